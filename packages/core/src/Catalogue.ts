@@ -1,0 +1,90 @@
+/**
+ * The course catalogue use cases: create, page through, read, change and delete courses.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import type {
+  Course,
+  CourseCreate,
+  CourseId,
+  CourseListItem,
+  CourseNotFound,
+  CoursePage,
+  CoursePageRequest,
+  CourseRecord,
+  CourseUpdate
+} from "./Course.ts"
+import { CourseRepo } from "./CourseRepo.ts"
+import { FileUrl } from "./FileUrl.ts"
+import type { PersistenceError } from "./PersistenceError.ts"
+import * as Slug from "./Slug.ts"
+
+/**
+ * The catalogue. Pages are ascending by id and the cursor is inclusive: a page holds
+ * the courses with `id >= cursor`, and `next` is the id the following page starts at.
+ */
+export class Catalogue extends Context.Service<Catalogue, {
+  create(input: CourseCreate): Effect.Effect<Course, PersistenceError>
+  list(request: CoursePageRequest): Effect.Effect<CoursePage, PersistenceError>
+  get(id: CourseId): Effect.Effect<Course, CourseNotFound | PersistenceError>
+  update(id: CourseId, changes: CourseUpdate): Effect.Effect<Course, CourseNotFound | PersistenceError>
+  delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
+}>()("@coursekit/core/Catalogue") {
+  /** The catalogue over whichever `CourseRepo` and `FileUrl` the caller provides. */
+  static readonly layerNoDeps: Layer.Layer<Catalogue, never, CourseRepo | FileUrl> = Layer.effect(
+    Catalogue,
+    Effect.gen(function*() {
+      const repo = yield* CourseRepo
+      const files = yield* FileUrl
+      const thumbnailUrl = (key: string | null) => key === null ? null : files.publicUrl(key)
+      const toCourse = (record: CourseRecord): Course => ({
+        ...record,
+        thumbnail_url: thumbnailUrl(record.thumbnail_key)
+      })
+
+      const create = Effect.fn("Catalogue.create")(function*(input: CourseCreate) {
+        const record = yield* repo.insert({
+          title: input.title,
+          slugBase: Slug.fromTitle(input.title),
+          content_html: input.content_html
+        })
+        return toCourse(record)
+      })
+
+      const list = Effect.fn("Catalogue.list")(function*(request: CoursePageRequest) {
+        // One row past the page tells whether a next page exists, and where it starts.
+        const rows = yield* repo.list({ cursor: request.cursor, limit: request.limit + 1 })
+        const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
+        const items: Array<CourseListItem> = pageRows.map((row) => ({
+          id: row.id,
+          title: row.title,
+          slug: row.slug,
+          thumbnail_url: thumbnailUrl(row.thumbnail_key)
+        }))
+        return { items, next: rows.length > request.limit ? rows[request.limit]!.id : undefined }
+      })
+
+      const get = Effect.fn("Catalogue.get")(function*(id: CourseId) {
+        return toCourse(yield* repo.findById(id))
+      })
+
+      const update = Effect.fn("Catalogue.update")(function*(id: CourseId, changes: CourseUpdate) {
+        return toCourse(yield* repo.update(id, changes))
+      })
+
+      const delete_ = Effect.fn("Catalogue.delete")(function*(id: CourseId) {
+        yield* repo.delete(id)
+      })
+
+      return Catalogue.of({ create, list, get, update, delete: delete_ })
+    })
+  )
+
+  /** The catalogue on in-memory storage, files under `cdnUrl`: for tests and trials. */
+  static readonly layerMemory = (cdnUrl = "http://localhost/files"): Layer.Layer<Catalogue | CourseRepo> =>
+    Catalogue.layerNoDeps.pipe(
+      Layer.provideMerge(CourseRepo.layerMemory),
+      Layer.provide(FileUrl.layer(cdnUrl))
+    )
+}

@@ -1,0 +1,123 @@
+/**
+ * The course: the catalogue's unit. Schemas use the JSON field names of the
+ * specification (snake_case) so the same values travel from the database to the wire
+ * without renaming.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/** Longest accepted title, in characters, after trimming. */
+export const titleMaxLength = 200
+/** Longest accepted HTML body, in characters (about 1 MB of ASCII). */
+export const contentHtmlMaxLength = 1_000_000
+/** Page size of the course list when the caller names none. */
+export const defaultPageSize = 10
+/** Largest page of the course list. */
+export const maxPageSize = 50
+
+/** A course identifier: a positive integer assigned by the service. */
+export const CourseId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(
+  Schema.brand("CourseId"),
+  Schema.annotate({ description: "Course identifier assigned by the service (a positive integer)." })
+)
+export type CourseId = typeof CourseId.Type
+
+/** A course title as accepted on input: trimmed, 1..200 characters. */
+export const CourseTitle = Schema.Trim.check(
+  Schema.isNonEmpty({ message: "title must not be empty" }),
+  Schema.isMaxLength(titleMaxLength, { message: `title must be at most ${titleMaxLength} characters` })
+).pipe(Schema.annotate({ description: `Course title, trimmed; 1 to ${titleMaxLength} characters.` }))
+
+/** An HTML body as accepted on input. */
+export const ContentHtml = Schema.String.check(
+  Schema.isMaxLength(contentHtmlMaxLength, {
+    message: `content_html must be at most ${contentHtmlMaxLength} characters`
+  })
+).pipe(Schema.annotate({ description: `HTML body; at most ${contentHtmlMaxLength} characters.` }))
+
+/** A course as stored: everything but the derived `thumbnail_url`. */
+export const CourseRecord = Schema.Struct({
+  id: CourseId,
+  title: Schema.String,
+  slug: Schema.String,
+  content_html: Schema.String,
+  thumbnail_key: Schema.NullOr(Schema.String),
+  created_at: Schema.DateTimeUtcFromString,
+  updated_at: Schema.DateTimeUtcFromString
+})
+export type CourseRecord = typeof CourseRecord.Type
+
+/** The specification's CourseResponse, plus creation and update instants. */
+export const Course = Schema.Struct({
+  id: CourseId,
+  title: Schema.String,
+  slug: Schema.String.annotate({
+    description: "Generated from the title at creation; unique; never changes afterwards."
+  }),
+  content_html: Schema.String,
+  thumbnail_key: Schema.NullOr(Schema.String).annotate({
+    description: "Storage key of the thumbnail; null until an upload is finalized."
+  }),
+  thumbnail_url: Schema.NullOr(Schema.String).annotate({
+    description: "Public address of the thumbnail; null until an upload is finalized."
+  }),
+  created_at: Schema.DateTimeUtcFromString,
+  updated_at: Schema.DateTimeUtcFromString
+}).annotate({ identifier: "Course" })
+export type Course = typeof Course.Type
+
+/** A row of the course list as stored. */
+export const CourseListRow = Schema.Struct({
+  id: CourseId,
+  title: Schema.String,
+  slug: Schema.String,
+  thumbnail_key: Schema.NullOr(Schema.String)
+})
+export type CourseListRow = typeof CourseListRow.Type
+
+/** An element of the course list: no body, no storage key. */
+export const CourseListItem = Schema.Struct({
+  id: CourseId,
+  title: Schema.String,
+  slug: Schema.String,
+  thumbnail_url: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "CourseListItem" })
+export type CourseListItem = typeof CourseListItem.Type
+
+/** The body of `POST /courses`. */
+export const CourseCreate = Schema.Struct({
+  title: CourseTitle,
+  content_html: ContentHtml
+}).annotate({ identifier: "CourseCreate" })
+export type CourseCreate = typeof CourseCreate.Type
+
+/** The body of `PATCH /courses/{id}`: the fields to change. The slug never changes. */
+export const CourseUpdate = Schema.Struct({
+  title: Schema.optionalKey(CourseTitle),
+  content_html: Schema.optionalKey(ContentHtml)
+}).annotate({ identifier: "CourseUpdate" })
+export type CourseUpdate = typeof CourseUpdate.Type
+
+/** A request for one page of the course list: ids ≥ `cursor`, ascending. */
+export interface CoursePageRequest {
+  readonly cursor: CourseId | undefined
+  readonly limit: number
+}
+
+/** One page of the course list and the cursor of the next page, if any. */
+export interface CoursePage {
+  readonly items: ReadonlyArray<CourseListItem>
+  readonly next: CourseId | undefined
+}
+
+/** No course has this id. */
+export class CourseNotFound extends Schema.TaggedError<CourseNotFound>()(
+  "CourseNotFound",
+  { id: CourseId },
+  { httpApiStatus: 404, description: "No course has this id." }
+) {
+  override get message(): string {
+    return `No course has id ${this.id}.`
+  }
+}

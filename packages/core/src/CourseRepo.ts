@@ -1,0 +1,129 @@
+/**
+ * The course repository port: where courses are stored. Adapters (PostgreSQL, PGlite,
+ * the in-memory layer here) all pass the conformance suite in `@coursekit/core/testing`.
+ *
+ * @since 0.1.0
+ */
+import { Context, DateTime, Effect, Layer, Ref } from "effect"
+import { type CourseId, CourseNotFound, type CourseListRow, type CourseRecord } from "./Course.ts"
+import type { PersistenceError } from "./PersistenceError.ts"
+import * as Slug from "./Slug.ts"
+
+/** What the catalogue hands the repository to create a course. */
+export interface NewCourse {
+  readonly title: string
+  /** Base slug from {@link Slug.fromTitle}; may be `""`. */
+  readonly slugBase: string
+  readonly content_html: string
+}
+
+/** Fields of a stored course that may change. The slug is not among them. */
+export interface CourseChanges {
+  readonly title?: string
+  readonly content_html?: string
+}
+
+/**
+ * Stores courses.
+ *
+ * `insert` owns slug uniqueness, because only the store can make it atomic: the stored
+ * slug is the first free one of `Slug.candidate(slugBase, 1)`, `…(slugBase, 2)`, …; when
+ * `slugBase` is `""` the base is `Slug.fallback(id)`. Concurrent inserts of one title
+ * must all succeed with distinct slugs.
+ *
+ * `list` returns rows with `id >= cursor` (all rows without a cursor) in ascending id
+ * order, at most `limit` of them.
+ */
+export class CourseRepo extends Context.Service<CourseRepo, {
+  insert(course: NewCourse): Effect.Effect<CourseRecord, PersistenceError>
+  findById(id: CourseId): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
+  list(request: {
+    readonly cursor: CourseId | undefined
+    readonly limit: number
+  }): Effect.Effect<ReadonlyArray<CourseListRow>, PersistenceError>
+  update(id: CourseId, changes: CourseChanges): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
+  delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
+}>()("@coursekit/core/CourseRepo") {
+  /** An in-memory repository: for tests and for trying the core without a database. */
+  static readonly layerMemory: Layer.Layer<CourseRepo> = Layer.effect(
+    CourseRepo,
+    Effect.gen(function*() {
+      const state = yield* Ref.make({ nextId: 1, courses: new Map<number, CourseRecord>() })
+
+      const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse) {
+        const now = yield* DateTime.now
+        // Ref.modify runs the whole read-choose-write step atomically, as the port requires.
+        return yield* Ref.modify(state, ({ nextId, courses }) => {
+          const id = nextId as CourseId
+          const base = course.slugBase === "" ? Slug.fallback(id) : course.slugBase
+          const taken = new Set<string>()
+          for (const stored of courses.values()) taken.add(stored.slug)
+          let n = 1
+          while (taken.has(Slug.candidate(base, n))) n++
+          const record: CourseRecord = {
+            id,
+            title: course.title,
+            slug: Slug.candidate(base, n),
+            content_html: course.content_html,
+            thumbnail_key: null,
+            created_at: now,
+            updated_at: now
+          }
+          return [record, { nextId: nextId + 1, courses: new Map(courses).set(id, record) }]
+        })
+      })
+
+      const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId) {
+        const { courses } = yield* Ref.get(state)
+        const record = courses.get(id)
+        if (record === undefined) return yield* new CourseNotFound({ id })
+        return record
+      })
+
+      const list = Effect.fn("CourseRepo.list")(function*(request: {
+        readonly cursor: CourseId | undefined
+        readonly limit: number
+      }) {
+        const { courses } = yield* Ref.get(state)
+        const from = request.cursor ?? 0
+        const rows: Array<CourseListRow> = []
+        // Map iteration follows insertion order, which is ascending id order.
+        for (const record of courses.values()) {
+          if (rows.length >= request.limit) break
+          if (record.id < from) continue
+          rows.push({ id: record.id, title: record.title, slug: record.slug, thumbnail_key: record.thumbnail_key })
+        }
+        return rows
+      })
+
+      const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
+        const now = yield* DateTime.now
+        const updated = yield* Ref.modify(state, (current) => {
+          const record = current.courses.get(id)
+          if (record === undefined) return [undefined, current]
+          const next: CourseRecord = {
+            ...record,
+            ...(changes.title === undefined ? {} : { title: changes.title }),
+            ...(changes.content_html === undefined ? {} : { content_html: changes.content_html }),
+            updated_at: now
+          }
+          return [next, { ...current, courses: new Map(current.courses).set(id, next) }]
+        })
+        if (updated === undefined) return yield* new CourseNotFound({ id })
+        return updated
+      })
+
+      const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {
+        const deleted = yield* Ref.modify(state, (current) => {
+          if (!current.courses.has(id)) return [false, current]
+          const courses = new Map(current.courses)
+          courses.delete(id)
+          return [true, { ...current, courses }]
+        })
+        if (!deleted) return yield* new CourseNotFound({ id })
+      })
+
+      return CourseRepo.of({ insert, findById, list, update, delete: delete_ })
+    })
+  )
+}

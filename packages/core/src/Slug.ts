@@ -1,0 +1,92 @@
+/**
+ * Course slugs: URL-safe names derived from a title.
+ *
+ * A slug is lower case ASCII letters and digits in words joined by single hyphens
+ * (`^[a-z0-9]+(-[a-z0-9]+)*$`), at most {@link maxLength} characters. Diacritics are
+ * removed, a few letters that Unicode does not decompose are transliterated (ß→ss, æ→ae,
+ * œ→oe, ø→o, ł→l, đ→d, þ→th), apostrophes vanish inside a word, and every other character
+ * separates words. The functions are pure; uniqueness is the repository's job because it
+ * needs the stored data.
+ *
+ * @since 0.1.0
+ */
+
+/** Longest slug the service stores, suffix included. */
+export const maxLength = 80
+
+/** The shape every slug has. */
+export const pattern = /^[a-z0-9]+(-[a-z0-9]+)*$/
+
+// Letters NFKD leaves whole (no combining mark to strip), mapped after lower-casing.
+const transliterations: Record<string, string> = {
+  "ß": "ss",
+  "æ": "ae",
+  "œ": "oe",
+  "ø": "o",
+  "ł": "l",
+  "đ": "d",
+  "ð": "d",
+  "þ": "th",
+  "ı": "i",
+  "ħ": "h",
+  "ŧ": "t"
+}
+const transliterable = new RegExp(`[${Object.keys(transliterations).join("")}]`, "g")
+const combiningMarks = /\p{M}+/gu
+const apostrophes = /['’ʼ`]/g
+const separators = /[^a-z0-9]+/g
+
+/**
+ * Cuts `slug` to at most `limit` characters, at a hyphen when the cut would split a word
+ * (a single word longer than the limit is cut hard).
+ */
+const truncateAtWord = (slug: string, limit: number): string => {
+  if (slug.length <= limit) return slug
+  const hard = slug.slice(0, limit)
+  // The cut lands on a word boundary when the next character is a hyphen.
+  if (slug[limit] === "-") return hard.replace(/-+$/, "")
+  const lastHyphen = hard.lastIndexOf("-")
+  return lastHyphen > 0 ? hard.slice(0, lastHyphen) : hard
+}
+
+/**
+ * Derives the base slug of a title. Returns `""` when the title has no letter or digit
+ * that survives (for example only emoji or punctuation); callers then fall back to
+ * {@link fallback}.
+ */
+export const fromTitle = (title: string): string => {
+  const ascii = title
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(combiningMarks, "")
+    .replace(transliterable, (letter) => transliterations[letter]!)
+    .replace(apostrophes, "")
+  const joined = ascii.replace(separators, "-").replace(/^-+|-+$/g, "")
+  return truncateAtWord(joined, maxLength)
+}
+
+/** The slug of a course whose title yields no base slug. */
+export const fallback = (id: number): string => `course-${id}`
+
+/**
+ * The `n`-th candidate for a base slug: `base` itself for `n = 1`, then `base-2`,
+ * `base-3`, … with the base shortened at a word boundary so the whole stays within
+ * {@link maxLength}.
+ */
+export const candidate = (base: string, n: number): string => {
+  if (n <= 1) return base
+  const suffix = `-${n}`
+  return `${truncateAtWord(base, maxLength - suffix.length)}${suffix}`
+}
+
+/**
+ * Parses the suffix number of `slug` when it is a candidate of `base` (`base` → 1,
+ * `base-7` → 7), else `undefined`. Used to find the next free candidate.
+ */
+export const candidateNumber = (base: string, slug: string): number | undefined => {
+  if (slug === base) return 1
+  const match = /^(.*)-([0-9]+)$/.exec(slug)
+  if (match === null) return undefined
+  const n = Number(match[2])
+  return n >= 2 && candidate(base, n) === slug ? n : undefined
+}

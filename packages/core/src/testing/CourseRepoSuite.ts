@@ -1,0 +1,140 @@
+/**
+ * The conformance suite every `CourseRepo` adapter runs. It assumes nothing about rows
+ * already stored: each test creates its own courses under unique titles and reads
+ * pages from cursors it owns, so adapters can share one database across tests.
+ *
+ * @since 0.1.0
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, type Layer } from "effect"
+import type { CourseId } from "../Course.ts"
+import { CourseRepo } from "../CourseRepo.ts"
+import * as Slug from "../Slug.ts"
+
+const unique = (label: string) => `${label} ${Math.random().toString(36).slice(2, 10)}`
+
+/**
+ * Registers the `CourseRepo` conformance tests for `repoLayer` under `name`.
+ * The layer is built once for the whole suite.
+ */
+export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRepo, E>): void => {
+  describe(`CourseRepo conformance: ${name}`, () => {
+    layer(repoLayer, { timeout: 60_000 })((it) => {
+      it.effect("insert stores the course and derives the slug from the base", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const title = unique("Intro to Rust")
+          const base = Slug.fromTitle(title)
+          const created = yield* repo.insert({ title, slugBase: base, content_html: "<p>hi</p>" })
+          assert.strictEqual(created.title, title)
+          assert.strictEqual(created.slug, base)
+          assert.strictEqual(created.content_html, "<p>hi</p>")
+          assert.isNull(created.thumbnail_key)
+          assert.isTrue(created.id > 0)
+          const found = yield* repo.findById(created.id)
+          assert.deepStrictEqual(found, created)
+        }))
+
+      it.effect("a taken slug gets -2, -3 and so on", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const title = unique("Same title")
+          const base = Slug.fromTitle(title)
+          const slugs: Array<string> = []
+          for (let i = 0; i < 3; i++) {
+            slugs.push((yield* repo.insert({ title, slugBase: base, content_html: "" })).slug)
+          }
+          assert.deepStrictEqual(slugs, [base, `${base}-2`, `${base}-3`])
+        }))
+
+      it.effect("a suffixed slug stays within the maximum length", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const base = Slug.fromTitle(`${unique("x")} ${"word ".repeat(30)}`)
+          assert.isTrue(base.length <= Slug.maxLength)
+          yield* repo.insert({ title: "long", slugBase: base, content_html: "" })
+          const second = yield* repo.insert({ title: "long", slugBase: base, content_html: "" })
+          assert.isTrue(second.slug.endsWith("-2"))
+          assert.isTrue(second.slug.length <= Slug.maxLength)
+          assert.match(second.slug, Slug.pattern)
+        }))
+
+      it.effect("an empty base falls back to course-<id>", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const created = yield* repo.insert({ title: "!!!", slugBase: "", content_html: "" })
+          assert.strictEqual(created.slug, Slug.fallback(created.id))
+        }))
+
+      it.effect("20 concurrent inserts of one title get 20 distinct slugs", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const title = unique("Concurrent")
+          const base = Slug.fromTitle(title)
+          const created = yield* Effect.forEach(
+            Array.from({ length: 20 }, () => ({ title, slugBase: base, content_html: "" })),
+            (course) => repo.insert(course),
+            { concurrency: "unbounded" }
+          )
+          const slugs = new Set(created.map((course) => course.slug))
+          assert.strictEqual(slugs.size, 20)
+          assert.isTrue(slugs.has(base))
+          for (let n = 2; n <= 20; n++) assert.isTrue(slugs.has(Slug.candidate(base, n)), `missing -${n}`)
+        }))
+
+      it.effect("list pages ascend by id from an inclusive cursor", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const ids: Array<CourseId> = []
+          for (let i = 0; i < 5; i++) {
+            ids.push((yield* repo.insert({ title: unique("Page"), slugBase: unique("page").replace(" ", "-"), content_html: "<p>body</p>" })).id)
+          }
+          const first = yield* repo.list({ cursor: ids[0], limit: 3 })
+          assert.deepStrictEqual(first.map((row) => row.id), ids.slice(0, 3))
+          const second = yield* repo.list({ cursor: ids[3], limit: 3 })
+          assert.deepStrictEqual(second.slice(0, 2).map((row) => row.id), ids.slice(3, 5))
+          assert.deepStrictEqual(Object.keys(first[0]!).sort(), ["id", "slug", "thumbnail_key", "title"])
+          const all = yield* repo.list({ cursor: undefined, limit: 1 })
+          assert.strictEqual(all.length, 1)
+          assert.isTrue(all[0]!.id <= ids[0]!)
+        }))
+
+      it.effect("a cursor past the data gives an empty page", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const rows = yield* repo.list({ cursor: 2_000_000_000 as CourseId, limit: 10 })
+          assert.deepStrictEqual(rows, [])
+        }))
+
+      it.effect("update changes title and body, keeps the slug, moves updated_at", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const title = unique("Before")
+          const created = yield* repo.insert({ title, slugBase: Slug.fromTitle(title), content_html: "<p>a</p>" })
+          const renamed = yield* repo.update(created.id, { title: "After" })
+          assert.strictEqual(renamed.title, "After")
+          assert.strictEqual(renamed.slug, created.slug)
+          assert.strictEqual(renamed.content_html, "<p>a</p>")
+          const rewritten = yield* repo.update(created.id, { content_html: "<p>b</p>" })
+          assert.strictEqual(rewritten.title, "After")
+          assert.strictEqual(rewritten.content_html, "<p>b</p>")
+          assert.isTrue(rewritten.updated_at.epochMilliseconds >= created.updated_at.epochMilliseconds)
+          assert.deepStrictEqual(yield* repo.findById(created.id), rewritten)
+        }))
+
+      it.effect("delete removes the course; missing ids fail with CourseNotFound", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const created = yield* repo.insert({ title: "gone", slugBase: unique("gone").replace(" ", "-"), content_html: "" })
+          yield* repo.delete(created.id)
+          for (const failure of [
+            yield* Effect.flip(repo.findById(created.id)),
+            yield* Effect.flip(repo.update(created.id, { title: "x" })),
+            yield* Effect.flip(repo.delete(created.id))
+          ]) {
+            assert.strictEqual(failure._tag, "CourseNotFound")
+          }
+        }))
+    })
+  })
+}

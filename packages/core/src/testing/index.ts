@@ -1,0 +1,7 @@
+/**
+ * Conformance suites for adapter authors: run the suite of each port you implement
+ * (`courseRepoSuite("my adapter", MyRepo.layer)`) inside a Vitest file.
+ *
+ * @since 0.1.0
+ */
+export * from "./CourseRepoSuite.ts"

@@ -1,0 +1,72 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { Catalogue, type CourseId } from "../src/index.ts"
+
+const withCatalogue = Effect.provide(Catalogue.layerMemory("https://cdn.example.com/"))
+
+describe("Catalogue", () => {
+  it.effect("create derives the slug and returns the spec's fields", () =>
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      const course = yield* catalogue.create({ title: "Crème Brûlée 101", content_html: "<p>x</p>" })
+      assert.strictEqual(course.slug, "creme-brulee-101")
+      assert.isNull(course.thumbnail_key)
+      assert.isNull(course.thumbnail_url)
+      assert.deepStrictEqual(yield* catalogue.get(course.id), course)
+    }).pipe(withCatalogue))
+
+  it.effect("a title without letters gets course-<id>", () =>
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      const course = yield* catalogue.create({ title: "🎓", content_html: "" })
+      assert.strictEqual(course.slug, `course-${course.id}`)
+    }).pipe(withCatalogue))
+
+  it.effect("list walks pages with an inclusive cursor and names the next one", () =>
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      for (let i = 1; i <= 7; i++) yield* catalogue.create({ title: `Course ${i}`, content_html: "<p>body</p>" })
+      const seen: Array<number> = []
+      let cursor: CourseId | undefined
+      let pages = 0
+      do {
+        const page = yield* catalogue.list({ cursor, limit: 3 })
+        seen.push(...page.items.map((item) => item.id))
+        assert.deepStrictEqual(Object.keys(page.items[0]!).sort(), ["id", "slug", "thumbnail_url", "title"])
+        cursor = page.next
+        pages++
+      } while (cursor !== undefined)
+      assert.deepStrictEqual(seen, [1, 2, 3, 4, 5, 6, 7])
+      assert.strictEqual(pages, 3)
+      const exact = yield* catalogue.list({ cursor: 5 as CourseId, limit: 3 })
+      assert.deepStrictEqual(exact.items.map((item) => item.id), [5, 6, 7])
+      assert.isUndefined(exact.next)
+      const beyond = yield* catalogue.list({ cursor: 99 as CourseId, limit: 3 })
+      assert.deepStrictEqual(beyond, { items: [], next: undefined })
+    }).pipe(withCatalogue))
+
+  it.effect("update keeps the slug; delete makes the course unknown", () =>
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      const course = yield* catalogue.create({ title: "Original", content_html: "<p>1</p>" })
+      const updated = yield* catalogue.update(course.id, { title: "Renamed", content_html: "<p>2</p>" })
+      assert.strictEqual(updated.slug, "original")
+      assert.strictEqual(updated.title, "Renamed")
+      assert.strictEqual(updated.content_html, "<p>2</p>")
+      yield* catalogue.delete(course.id)
+      const error = yield* Effect.flip(catalogue.get(course.id))
+      assert.strictEqual(error._tag, "CourseNotFound")
+      assert.strictEqual(error.message, `No course has id ${course.id}.`)
+    }).pipe(withCatalogue))
+
+  it.effect("20 concurrent creates of one title give 20 distinct slugs", () =>
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      const courses = yield* Effect.forEach(
+        Array.from({ length: 20 }, () => ({ title: "Popular", content_html: "" })),
+        (input) => catalogue.create(input),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(new Set(courses.map((course) => course.slug)).size, 20)
+    }).pipe(withCatalogue))
+})
