@@ -1,14 +1,15 @@
+import { defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
-// Workspace sources are imported through the "@coursekit/source" export condition, so
+// Workspace packages are imported through the "@coursekit/source" export condition, so
 // tests run on the TypeScript sources without a build.
-const resolve = { conditions: ["@coursekit/source"] }
+const source = "@coursekit/source"
+const ssr = { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } }
 
 export default defineConfig({
-  resolve,
   test: {
     projects: ["core", "postgres", "http", "server"].map((name) => ({
-      resolve,
+      ssr,
       test: {
         name,
         root: `packages/${name}`,

@@ -78,15 +78,3 @@ export const candidate = (base: string, n: number): string => {
   const suffix = `-${n}`
   return `${truncateAtWord(base, maxLength - suffix.length)}${suffix}`
 }
-
-/**
- * Parses the suffix number of `slug` when it is a candidate of `base` (`base` → 1,
- * `base-7` → 7), else `undefined`. Used to find the next free candidate.
- */
-export const candidateNumber = (base: string, slug: string): number | undefined => {
-  if (slug === base) return 1
-  const match = /^(.*)-([0-9]+)$/.exec(slug)
-  if (match === null) return undefined
-  const n = Number(match[2])
-  return n >= 2 && candidate(base, n) === slug ? n : undefined
-}

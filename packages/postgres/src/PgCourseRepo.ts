@@ -1,0 +1,144 @@
+/**
+ * `CourseRepo` on PostgreSQL (and PGlite) through `effect/sql`.
+ *
+ * Slug uniqueness: an insert runs in a transaction that takes its id from the sequence,
+ * takes a transaction-scoped advisory lock on the base slug (so concurrent creates of one
+ * title queue instead of colliding), picks the first free candidate, and inserts. The
+ * unique constraint stays the source of truth: a collision between different bases
+ * (`intro` taking `intro-2` while `Intro 2` wants it) is retried.
+ *
+ * @since 0.1.0
+ */
+import {
+  type CourseChanges,
+  type CourseId,
+  CourseNotFound,
+  CourseRepo,
+  type CourseListRow,
+  type CourseRecord,
+  type NewCourse,
+  PersistenceError,
+  Slug
+} from "@coursekit/core"
+import { DateTime, Effect, Layer, Schedule } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+
+interface CourseRow {
+  readonly id: number
+  readonly title: string
+  readonly slug: string
+  readonly content_html: string
+  readonly thumbnail_key: string | null
+  readonly created_at: Date | string
+  readonly updated_at: Date | string
+}
+
+const toRecord = (row: CourseRow): CourseRecord => ({
+  id: row.id as CourseId,
+  title: row.title,
+  slug: row.slug,
+  content_html: row.content_html,
+  thumbnail_key: row.thumbnail_key,
+  created_at: DateTime.makeUnsafe(row.created_at),
+  updated_at: DateTime.makeUnsafe(row.updated_at)
+})
+
+const persistenceError = (operation: string) => (cause: SqlError.SqlError) =>
+  new PersistenceError({ operation, cause })
+
+class SlugTaken {
+  readonly _tag = "SlugTaken"
+}
+
+/** The PostgreSQL course repository; needs an `effect/sql` `SqlClient` for PostgreSQL. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const insertOnce = (course: NewCourse) =>
+    Effect.gen(function*() {
+      const [{ id }] = (yield* sql<{ id: number }>`
+        SELECT nextval(pg_get_serial_sequence('courses', 'id'))::integer AS id
+      `) as unknown as [{ id: number }]
+      const base = course.slugBase === "" ? Slug.fallback(id) : course.slugBase
+      yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`coursekit/slug/${base}`}, 0))`
+      // Candidates are looked up by exact value, in batches: a long base is shortened to
+      // fit its suffix, so a prefix match would miss some of them.
+      let n = 1
+      for (;;) {
+        const batch = Array.from({ length: 50 }, (_, i) => Slug.candidate(base, n + i))
+        const taken = new Set(
+          (yield* sql<{ slug: string }>`SELECT slug FROM courses WHERE slug IN ${sql.in(batch)}`).map((row) => row.slug)
+        )
+        const free = batch.findIndex((slug) => !taken.has(slug))
+        if (free >= 0) {
+          n += free
+          break
+        }
+        n += batch.length
+      }
+      const rows = yield* sql<CourseRow>`
+        INSERT INTO courses (id, title, slug, content_html)
+        VALUES (${id}, ${course.title}, ${Slug.candidate(base, n)}, ${course.content_html})
+        ON CONFLICT (slug) DO NOTHING
+        RETURNING *
+      `
+      if (rows.length === 0) return yield* Effect.fail(new SlugTaken())
+      return toRecord(rows[0]!)
+    }).pipe(sql.withTransaction)
+
+  const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse) {
+    return yield* insertOnce(course).pipe(
+      Effect.retry({ while: (error) => error instanceof SlugTaken, schedule: Schedule.recurs(20) }),
+      Effect.catch((error) =>
+        error instanceof SlugTaken
+          ? Effect.fail(new PersistenceError({ operation: "insert course", cause: "no free slug after 20 attempts" }))
+          : Effect.fail(persistenceError("insert course")(error))
+      )
+    )
+  })
+
+  const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId) {
+    const rows = yield* sql<CourseRow>`SELECT * FROM courses WHERE id = ${id}`.pipe(
+      Effect.mapError(persistenceError("find course"))
+    )
+    if (rows.length === 0) return yield* new CourseNotFound({ id })
+    return toRecord(rows[0]!)
+  })
+
+  const list = Effect.fn("CourseRepo.list")(function*(request: {
+    readonly cursor: CourseId | undefined
+    readonly limit: number
+  }) {
+    return yield* sql<CourseListRow>`
+      SELECT id, title, slug, thumbnail_key FROM courses
+      WHERE id >= ${request.cursor ?? 0}
+      ORDER BY id
+      LIMIT ${request.limit}
+    `.pipe(Effect.mapError(persistenceError("list courses")))
+  })
+
+  const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
+    const rows = yield* sql<CourseRow>`
+      UPDATE courses SET
+        title = COALESCE(${changes.title ?? null}, title),
+        content_html = COALESCE(${changes.content_html ?? null}, content_html),
+        updated_at = now()
+      WHERE id = ${id}
+      RETURNING *
+    `.pipe(Effect.mapError(persistenceError("update course")))
+    if (rows.length === 0) return yield* new CourseNotFound({ id })
+    return toRecord(rows[0]!)
+  })
+
+  const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {
+    const rows = yield* sql`DELETE FROM courses WHERE id = ${id} RETURNING id`.pipe(
+      Effect.mapError(persistenceError("delete course"))
+    )
+    if (rows.length === 0) return yield* new CourseNotFound({ id })
+  })
+
+  return CourseRepo.of({ insert, findById, list, update, delete: delete_ })
+})
+
+/** `CourseRepo` over the `SqlClient` in context. */
+export const layer: Layer.Layer<CourseRepo, never, SqlClient.SqlClient> = Layer.effect(CourseRepo, make)

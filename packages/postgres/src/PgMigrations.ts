@@ -1,0 +1,31 @@
+/**
+ * The versioned schema of Coursekit's PostgreSQL tables, one file per step under
+ * `migrations/`, applied in id order at start. PostgreSQL and the embedded PGlite run
+ * the same steps. Concurrent starts are safe: the migrator locks its table.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer } from "effect"
+import { Migrator, type SqlClient, type SqlError } from "effect/sql"
+import createCourses from "./migrations/0001_create_courses.ts"
+
+/** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
+export const migrations = {
+  "0001_create_courses": createCourses
+}
+
+/** Table where applied migrations are recorded. */
+export const migrationsTable = "coursekit_migrations"
+
+// The plain migrator: no schema dump, so it needs no file system or child processes.
+const runMigrator = Migrator.make({})
+
+/** Applies pending migrations; returns the ids and names it applied. */
+export const migrate: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient
+> = runMigrator({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+
+/** A layer that migrates the database once when it is built. */
+export const layerMigrations = Layer.effectDiscard(migrate)

@@ -1,0 +1,9 @@
+/**
+ * PostgreSQL adapters for Coursekit's ports, the migrations they need, and the embedded
+ * PGlite database that runs the same SQL.
+ *
+ * @since 0.1.0
+ */
+export * as PgCourseRepo from "./PgCourseRepo.ts"
+export * as PgDatabase from "./PgDatabase.ts"
+export * as PgMigrations from "./PgMigrations.ts"
