@@ -6,6 +6,11 @@ import { defineConfig } from "vitest/config"
 const source = "@coursekit/source"
 const ssr = { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } }
 
+// Suites that need a PostgreSQL server (`*.postgres.test.ts`) run when TEST_DATABASE_URL
+// names one, and always in CI, where a missing server must fail the run.
+const postgresSuites = process.env.TEST_DATABASE_URL !== undefined || process.env.CI !== undefined
+const exclude = postgresSuites ? [] : ["test/**/*.postgres.test.ts"]
+
 export default defineConfig({
   test: {
     projects: ["core", "postgres", "http", "server"].map((name) => ({
@@ -14,6 +19,7 @@ export default defineConfig({
         name,
         root: `packages/${name}`,
         include: ["test/**/*.test.ts"],
+        exclude,
         testTimeout: 30_000,
         hookTimeout: 60_000
       }

@@ -7,3 +7,4 @@
 export * as PgCourseRepo from "./PgCourseRepo.ts"
 export * as PgDatabase from "./PgDatabase.ts"
 export * as PgMigrations from "./PgMigrations.ts"
+export * as PgliteDatabase from "./PgliteDatabase.ts"

@@ -1,0 +1,16 @@
+/**
+ * The admin guard of the contract: `Authorization: Bearer <admin token>` on every write.
+ * This file holds only the definition, so a client can import it; the server's check
+ * lives in `AdminAuthLive.ts`.
+ *
+ * @since 0.1.0
+ */
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { UnauthorizedResponse } from "./Problems.ts"
+
+/** Requires an admin bearer token; fails with a 401 problem otherwise. */
+export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("@coursekit/http/AdminAuth", {
+  requiredForClient: true,
+  security: { adminToken: HttpApiSecurity.bearer },
+  error: UnauthorizedResponse
+}) {}

@@ -1,0 +1,31 @@
+/**
+ * The admin bearer tokens the server accepts, and their constant-time check.
+ *
+ * @since 0.1.0
+ */
+import { Context, Layer, Redacted } from "effect"
+import { createHash, timingSafeEqual } from "node:crypto"
+
+const digest = (value: string) => createHash("sha256").update(value, "utf8").digest()
+
+/**
+ * Checks a presented token against the configured admin tokens. Both sides are hashed to
+ * equal-length digests and every configured token is compared, so neither the length nor
+ * the position of a match shows in the timing.
+ */
+export class AdminTokens extends Context.Service<AdminTokens, {
+  isAdmin(presented: Redacted.Redacted<string>): boolean
+}>()("@coursekit/http/AdminTokens") {
+  /** Accepts exactly `tokens` (empty strings are ignored). */
+  static readonly layer = (tokens: ReadonlyArray<Redacted.Redacted<string>>): Layer.Layer<AdminTokens> => {
+    const digests = tokens.map(Redacted.value).filter((token) => token.length > 0).map(digest)
+    return Layer.succeed(AdminTokens, AdminTokens.of({
+      isAdmin: (presented) => {
+        const candidate = digest(Redacted.value(presented))
+        let match = false
+        for (const known of digests) match = timingSafeEqual(known, candidate) || match
+        return match
+      }
+    }))
+  }
+}

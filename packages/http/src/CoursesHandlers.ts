@@ -1,0 +1,51 @@
+/**
+ * Handlers of the course catalogue endpoints, over the core's {@link Catalogue}.
+ *
+ * @since 0.1.0
+ */
+import { Catalogue, defaultPageSize } from "@coursekit/core"
+import { Effect } from "effect"
+import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
+import { CoursekitApi } from "./CoursekitApi.ts"
+import { problems } from "./DomainProblems.ts"
+
+// Links are built from the path the request came in on, so they stay right when the
+// API is mounted under a prefix.
+const requestPath = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/** The `courses` group. Needs the `Catalogue`. */
+export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(function*(handlers) {
+  const catalogue = yield* Catalogue
+  return handlers.handleAll({
+    list: ({ query, request }) => {
+      const limit = query.limit ?? defaultPageSize
+      return catalogue.list({ cursor: query.cursor, limit }).pipe(
+        Effect.map((page) =>
+          HttpApiSchema.withHeaders({
+            body: page.items,
+            headers: page.next === undefined
+              ? {}
+              : { link: `<${requestPath(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
+          })
+        ),
+        problems
+      )
+    },
+    get: ({ params }) => problems(catalogue.get(params.id)),
+    create: ({ payload, request }) =>
+      catalogue.create(payload).pipe(
+        Effect.map((course) =>
+          HttpApiSchema.withHeaders({
+            body: course,
+            headers: { location: `${requestPath(request.url)}/${course.id}` }
+          })
+        ),
+        problems
+      ),
+    update: ({ params, payload }) => problems(catalogue.update(params.id, payload)),
+    delete: ({ params }) => problems(catalogue.delete(params.id))
+  })
+}))

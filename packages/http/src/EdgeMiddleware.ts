@@ -1,0 +1,97 @@
+/**
+ * The middleware around every route, Coursekit's and any added beside it:
+ * request ids, one log line per request, and problem details for everything the typed
+ * API does not render itself (unknown routes, unsupported media types, defects).
+ *
+ * @since 0.1.0
+ */
+import { Cause, Context, Effect } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { RequestId, RequestLogger } from "./RequestLog.ts"
+
+const statusTitles: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  500: "Internal Server Error",
+  503: "Service Unavailable"
+}
+
+const problem = (status: number, detail: string) =>
+  ProblemDetails.toResponse({ type: "about:blank", title: statusTitles[status] ?? "Error", status, detail })
+
+const isProblem = (response: HttpServerResponse.HttpServerResponse) =>
+  "contentType" in response.body && response.body.contentType?.startsWith(ProblemDetails.contentType) === true
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const validRequestId = /^[\w.:-]{1,128}$/
+
+/** Renders any error response or failure that is not already a problem as one. */
+const problemFallback = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  app.pipe(
+    Effect.catchCause((cause) => {
+      // Interruption keeps its own handling (client gone, server shutting down).
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+      const error = Cause.findErrorOption(cause)
+      if (
+        error._tag === "Some" && HttpServerError.isHttpServerError(error.value) &&
+        error.value.reason._tag === "RouteNotFound"
+      ) {
+        const request = error.value.reason.request
+        return Effect.succeed(problem(404, `No route for ${request.method} ${pathOf(request.url)}.`))
+      }
+      // The cause goes to the log only: a 500 body never carries internals.
+      return Effect.as(
+        Effect.logError("unhandled failure", cause),
+        problem(500, "An unexpected error occurred. It has been logged.")
+      )
+    }),
+    Effect.map((response) => {
+      if (response.status < 400 || isProblem(response)) return response
+      // Keep the response's own headers but not its body's type and length.
+      const { "content-type": _type, "content-length": _length, ...headers } = response.headers
+      const detail = response.body._tag === "Uint8Array"
+        ? new TextDecoder().decode(response.body.body)
+        : statusTitles[response.status] ?? "Error"
+      return HttpServerResponse.setHeaders(problem(response.status, detail || (statusTitles[response.status] ?? "Error")), headers)
+    })
+  )
+
+/** The global middleware: add it beside the routes (`Layer.mergeAll(routes, layer)`). */
+export const layer = HttpRouter.middleware(
+  Effect.gen(function*() {
+    const logger = yield* RequestLogger
+    return (app) =>
+      Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+        const incoming = request.headers["x-request-id"]
+        const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : crypto.randomUUID()
+        const start = performance.now()
+        return problemFallback(app).pipe(
+          Effect.provideService(RequestId, requestId),
+          Effect.onExit((exit) =>
+            Effect.sync(() =>
+              logger.log({
+                requestId,
+                method: request.method,
+                path: pathOf(request.url),
+                status: exit._tag === "Success" ? exit.value.status : 499,
+                durationMs: Math.round((performance.now() - start) * 100) / 100
+              })
+            )
+          ),
+          Effect.map(HttpServerResponse.setHeader("x-request-id", requestId))
+        )
+      })
+  }),
+  { global: true }
+)

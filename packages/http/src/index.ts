@@ -1,0 +1,15 @@
+/**
+ * Coursekit's HTTP API: the contract (shareable with clients), its handlers, and ways to
+ * serve it.
+ *
+ * @since 0.1.0
+ */
+export * from "./AdminAuth.ts"
+export * as AdminAuthLive from "./AdminAuthLive.ts"
+export * from "./AdminTokens.ts"
+export * from "./ApiProblems.ts"
+export * from "./CoursekitApi.ts"
+export * as CoursekitHttp from "./CoursekitHttp.ts"
+export * from "./Problems.ts"
+export * from "./Readiness.ts"
+export * from "./RequestLog.ts"

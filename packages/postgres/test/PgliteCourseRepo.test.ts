@@ -1,0 +1,14 @@
+import { courseRepoSuite } from "@coursekit/core/testing"
+import { Layer } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as PgCourseRepo from "../src/PgCourseRepo.ts"
+import * as PgliteDatabase from "../src/PgliteDatabase.ts"
+
+courseRepoSuite(
+  "PGlite",
+  PgCourseRepo.layer.pipe(
+    Layer.provide(PgliteDatabase.layer({ dataDir: join(mkdtempSync(join(tmpdir(), "coursekit-pglite-")), "db") }))
+  )
+)

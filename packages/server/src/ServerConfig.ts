@@ -1,0 +1,67 @@
+/**
+ * The standalone server's configuration, read only through Effect's `Config` (environment
+ * variables by default). Every variable is listed in the README and `.env.example`.
+ *
+ * @since 0.1.0
+ */
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+
+/** Resolved settings of the standalone server. */
+export interface ServerSettings {
+  readonly port: number
+  readonly host: string
+  /** Base URL clients use to reach this server, without a trailing slash. */
+  readonly publicUrl: string
+  readonly dataDir: string
+  /** PostgreSQL URL; absent means the embedded PGlite database in `dataDir`. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly databasePoolSize: number
+  /** Base URL of stored files. */
+  readonly cdnUrl: string
+  /** Admin tokens from `ADMIN_TOKENS`; empty means the token file in `dataDir`. */
+  readonly adminTokens: ReadonlyArray<Redacted.Redacted<string>>
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, "")
+
+/** Reads {@link ServerSettings}. */
+export const settings: Config.Config<ServerSettings> = Config.all({
+  port: Config.Port("PORT").pipe(Config.withDefault(3000)),
+  host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
+  publicUrl: Config.URL("PUBLIC_URL").pipe(Config.option),
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
+  databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
+  databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  cdnUrl: Config.URL("CDN_URL").pipe(Config.option),
+  adminTokens: Config.Redacted("ADMIN_TOKENS").pipe(Config.option)
+}).pipe(Config.map((raw) => {
+  const publicUrl = Option.match(raw.publicUrl, {
+    onNone: () => `http://localhost:${raw.port}`,
+    onSome: (url) => trimSlash(url.toString())
+  })
+  return {
+    port: raw.port,
+    host: raw.host,
+    publicUrl,
+    dataDir: raw.dataDir,
+    databaseUrl: raw.databaseUrl,
+    databasePoolSize: raw.databasePoolSize,
+    cdnUrl: Option.match(raw.cdnUrl, { onNone: () => `${publicUrl}/files`, onSome: (url) => trimSlash(url.toString()) }),
+    adminTokens: Option.match(raw.adminTokens, {
+      onNone: () => [],
+      onSome: (tokens) =>
+        Redacted.value(tokens).split(",").map((token) => token.trim()).filter((token) => token.length > 0).map((
+          token
+        ) => Redacted.make(token))
+    })
+  }
+}))
+
+/** The settings as a service, so layers can share one reading. */
+export class ServerConfig extends Context.Service<ServerConfig, ServerSettings>()("@coursekit/server/ServerConfig") {
+  /** Reads the settings from `Config` once. */
+  static readonly layer: Layer.Layer<ServerConfig, Config.ConfigError> = Layer.effect(
+    ServerConfig,
+    Effect.map(settings, ServerConfig.of)
+  )
+}

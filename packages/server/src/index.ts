@@ -1,0 +1,8 @@
+/**
+ * The standalone Coursekit service as a layer, and its configuration.
+ *
+ * @since 0.1.0
+ */
+export * as AdminTokenFile from "./AdminTokenFile.ts"
+export * from "./ServerConfig.ts"
+export * as StandaloneServer from "./StandaloneServer.ts"
