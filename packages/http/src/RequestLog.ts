@@ -22,9 +22,11 @@ export class RequestLogger extends Context.Service<RequestLogger, {
   log(entry: RequestLogEntry): void
 }>()("@coursekit/http/RequestLogger") {
   /**
-   * One JSON object per line (`{"level","time","msg":"request",…}`) to `write`, standard
-   * output by default. Written directly rather than through Effect's logger: the
-   * per-request logger pipeline costs a large share of a fast route's throughput.
+   * One JSON object per line to `write` (standard output by default), shaped like
+   * Effect's `Logger.consoleJson` lines so one parser reads both:
+   * `{"message":"GET /courses 200","level":"INFO","timestamp":…,"annotations":{requestId,…}}`.
+   * Written directly rather than through Effect's logger: the per-request logger
+   * pipeline costs a large share of a fast route's throughput.
    */
   static readonly layerJsonLines = (
     write: (line: string) => void = (line) => process.stdout.write(line)
@@ -32,9 +34,10 @@ export class RequestLogger extends Context.Service<RequestLogger, {
     Layer.succeed(RequestLogger, RequestLogger.of({
       log: (entry) =>
         write(
-          `{"level":"${entry.status >= 500 ? "error" : "info"}","time":"${new Date().toISOString()}","msg":"request",` +
-            `"requestId":${JSON.stringify(entry.requestId)},"method":${JSON.stringify(entry.method)},` +
-            `"path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${entry.durationMs}}\n`
+          `{"message":${JSON.stringify(`${entry.method} ${entry.path} ${entry.status}`)},` +
+            `"level":"${entry.status >= 500 ? "ERROR" : "INFO"}","timestamp":"${new Date().toISOString()}",` +
+            `"annotations":{"requestId":${JSON.stringify(entry.requestId)},"method":${JSON.stringify(entry.method)},` +
+            `"path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${entry.durationMs}}}\n`
         )
     }))
 

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, type LogLevel, Option, Redacted } from "effect"
 
 /** Resolved settings of the standalone server. */
 export interface ServerSettings {
@@ -20,6 +20,8 @@ export interface ServerSettings {
   readonly cdnUrl: string
   /** Admin tokens from `ADMIN_TOKENS`; empty means the token file in `dataDir`. */
   readonly adminTokens: ReadonlyArray<Redacted.Redacted<string>>
+  /** Least severe level logged; request lines are `Info`. */
+  readonly logLevel: LogLevel.LogLevel
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "")
@@ -33,7 +35,8 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
   databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
   cdnUrl: Config.URL("CDN_URL").pipe(Config.option),
-  adminTokens: Config.Redacted("ADMIN_TOKENS").pipe(Config.option)
+  adminTokens: Config.Redacted("ADMIN_TOKENS").pipe(Config.option),
+  logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info"))
 }).pipe(Config.map((raw) => {
   const publicUrl = Option.match(raw.publicUrl, {
     onNone: () => `http://localhost:${raw.port}`,
@@ -53,15 +56,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
         Redacted.value(tokens).split(",").map((token) => token.trim()).filter((token) => token.length > 0).map((
           token
         ) => Redacted.make(token))
-    })
+    }),
+    logLevel: raw.logLevel
   }
 }))
-
-/** The settings as a service, so layers can share one reading. */
-export class ServerConfig extends Context.Service<ServerConfig, ServerSettings>()("@coursekit/server/ServerConfig") {
-  /** Reads the settings from `Config` once. */
-  static readonly layer: Layer.Layer<ServerConfig, Config.ConfigError> = Layer.effect(
-    ServerConfig,
-    Effect.map(settings, ServerConfig.of)
-  )
-}

@@ -1,5 +1,5 @@
 /**
- * The standalone Coursekit service, wired from {@link ServerConfig}: PostgreSQL when
+ * The standalone Coursekit service, wired from {@link ServerSettings}: PostgreSQL when
  * `DATABASE_URL` is set, else the embedded PGlite in `DATA_DIR`; admin tokens from
  * `ADMIN_TOKENS`, else the token file in `DATA_DIR`; the HTTP server on `HOST:PORT`.
  *
@@ -9,35 +9,33 @@ import { Catalogue, FileUrl } from "@coursekit/core"
 import { AdminTokens, CoursekitHttp, Readiness, RequestLogger } from "@coursekit/http"
 import { PgCourseRepo, PgDatabase, PgliteDatabase } from "@coursekit/postgres"
 import { NodeServices } from "@effect/platform-node"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, LogLevel, Option, Redacted, References } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import * as AdminTokenFile from "./AdminTokenFile.ts"
-import { ServerConfig } from "./ServerConfig.ts"
+import { type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
 
-const layerDatabase = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* ServerConfig
-  return Option.match(config.databaseUrl, {
-    onNone: () => PgliteDatabase.layer({ dataDir: join(config.dataDir, "pglite") }),
-    onSome: (url) => PgDatabase.layer({ url, maxConnections: config.databasePoolSize })
+const layerDatabase = (settings: ServerSettings) =>
+  Option.match(settings.databaseUrl, {
+    onNone: () => PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite") }),
+    onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize })
   })
-}))
 
-const layerAdminTokens = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* ServerConfig
-  if (config.adminTokens.length > 0) {
-    yield* Effect.logInfo(`Admin tokens: ${config.adminTokens.length} from ADMIN_TOKENS.`)
-    return AdminTokens.layer(config.adminTokens)
-  }
-  const file = yield* AdminTokenFile.ensure(config.dataDir)
-  yield* file.created
-    ? Effect.logInfo(`Created an admin token in ${file.path} (mode 0600); it is printed this once.`).pipe(
-      Effect.annotateLogs({ adminToken: Redacted.value(file.token) })
-    )
-    : Effect.logInfo(`Admin token: read it from ${file.path}.`)
-  return AdminTokens.layer([file.token])
-}))
+const layerAdminTokens = (settings: ServerSettings) =>
+  Layer.unwrap(Effect.gen(function*() {
+    if (settings.adminTokens.length > 0) {
+      yield* Effect.logInfo(`Admin tokens: ${settings.adminTokens.length} from ADMIN_TOKENS.`)
+      return AdminTokens.layer(settings.adminTokens)
+    }
+    const file = yield* AdminTokenFile.ensure(settings.dataDir)
+    yield* file.created
+      ? Effect.logInfo(`Created an admin token in ${file.path} (mode 0600); it is printed this once.`).pipe(
+        Effect.annotateLogs({ adminToken: Redacted.value(file.token) })
+      )
+      : Effect.logInfo(`Admin token: read it from ${file.path}.`)
+    return AdminTokens.layer([file.token])
+  }))
 
 const layerReadiness = Layer.effect(
   Readiness,
@@ -47,30 +45,33 @@ const layerReadiness = Layer.effect(
   })
 )
 
-const layerCatalogue = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* ServerConfig
-  return Catalogue.layerNoDeps.pipe(Layer.provide([PgCourseRepo.layer, FileUrl.layer(config.cdnUrl)]))
-}))
+const announce = (settings: ServerSettings) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const server = yield* HttpServer.HttpServer
+    yield* Effect.logInfo(
+      `Coursekit is listening on ${HttpServer.formatAddress(server.address)}; ` +
+        `public URL ${settings.publicUrl}, API docs ${settings.publicUrl}/docs, ` +
+        `OpenAPI ${settings.publicUrl}/openapi.json`
+    )
+  }))
 
-const layerHttp = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* ServerConfig
-  return CoursekitHttp.layerNodeServer({ port: config.port, host: config.host })
-}))
-
-const announce = Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* ServerConfig
-  const server = yield* HttpServer.HttpServer
-  yield* Effect.logInfo(
-    `Coursekit is listening on ${HttpServer.formatAddress(server.address)}; ` +
-      `public URL ${config.publicUrl}, API docs ${config.publicUrl}/docs, OpenAPI ${config.publicUrl}/openapi.json`
+/**
+ * The whole service for `settings`. Build it to serve; release it to shut down
+ * gracefully. `HttpServer` is in the output, so callers can read the bound address.
+ */
+export const layerFrom = (settings: ServerSettings) =>
+  announce(settings).pipe(
+    Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host })),
+    Layer.provide([
+      Catalogue.layerNoDeps.pipe(Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl)])),
+      layerReadiness,
+      layerAdminTokens(settings),
+      LogLevel.isGreaterThan(settings.logLevel, "Info") ? RequestLogger.layerSilent : RequestLogger.layerJsonLines()
+    ]),
+    Layer.provide(layerDatabase(settings)),
+    Layer.provide(NodeServices.layer),
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))
   )
-}))
 
-/** The whole standalone service. Build it to serve; release it to shut down gracefully. */
-export const layer = announce.pipe(
-  Layer.provideMerge(layerHttp),
-  Layer.provide([layerCatalogue, layerReadiness, layerAdminTokens, RequestLogger.layerJsonLines()]),
-  Layer.provide(layerDatabase),
-  Layer.provide(NodeServices.layer),
-  Layer.provideMerge(ServerConfig.layer)
-)
+/** The service configured from the environment (see the README's configuration table). */
+export const layer = Layer.unwrap(Effect.map(readSettings, layerFrom))

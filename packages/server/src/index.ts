@@ -4,5 +4,5 @@
  * @since 0.1.0
  */
 export * as AdminTokenFile from "./AdminTokenFile.ts"
-export * from "./ServerConfig.ts"
+export * as ServerConfig from "./ServerConfig.ts"
 export * as StandaloneServer from "./StandaloneServer.ts"

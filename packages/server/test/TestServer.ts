@@ -1,0 +1,71 @@
+/**
+ * Starts the real standalone server (PGlite or PostgreSQL) on an ephemeral loopback
+ * port for a test file, and small fetch helpers that speak HTTP to it.
+ */
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { HttpServer } from "effect/http"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { ServerSettings } from "../src/ServerConfig.ts"
+import * as StandaloneServer from "../src/StandaloneServer.ts"
+
+export const adminToken = "test-admin-token-0123456789"
+
+/** Where the server under test listens. */
+export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("test/TestServer") {}
+
+/** The standalone server on 127.0.0.1:<random>, quiet logs, a fresh data directory. */
+export const layerTestServer = (overrides: Partial<ServerSettings> = {}) =>
+  Layer.effect(
+    TestServer,
+    Effect.gen(function*() {
+      const server = yield* HttpServer.HttpServer
+      const address = server.address
+      if (address._tag === "UnixPathAddress") return yield* Effect.die("expected a TCP address")
+      return TestServer.of({ url: `http://127.0.0.1:${address.port}` })
+    })
+  ).pipe(Layer.provide(StandaloneServer.layerFrom({
+    port: 0,
+    host: "127.0.0.1",
+    publicUrl: "http://127.0.0.1",
+    dataDir: mkdtempSync(join(tmpdir(), "coursekit-server-")),
+    databaseUrl: Option.none(),
+    databasePoolSize: 4,
+    cdnUrl: "https://cdn.test/files",
+    adminTokens: [Redacted.make(adminToken)],
+    logLevel: "Warn",
+    ...overrides
+  })))
+
+/** A response with its body read once, as JSON when it is JSON. */
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly text: string
+}
+
+/** Sends a request to the server under test. */
+export const call = (path: string, init: RequestInit & { json?: unknown; admin?: boolean } = {}) =>
+  Effect.gen(function*() {
+    const { url } = yield* TestServer
+    const headers = new Headers(init.headers)
+    if (init.admin) headers.set("authorization", `Bearer ${adminToken}`)
+    let body = init.body
+    if (init.json !== undefined) {
+      headers.set("content-type", "application/json")
+      body = JSON.stringify(init.json)
+    }
+    return yield* Effect.promise(async (): Promise<Reply> => {
+      const response = await fetch(url + path, { ...init, headers, body: body ?? null })
+      const text = await response.text()
+      const type = response.headers.get("content-type") ?? ""
+      return {
+        status: response.status,
+        headers: response.headers,
+        text,
+        body: type.includes("json") && text !== "" ? JSON.parse(text) : text
+      }
+    })
+  })
