@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Config, type LogLevel, Option, Redacted } from "effect"
+import { Config, type LogLevel, Option, Redacted, Schema } from "effect"
 
 /** Resolved settings of the standalone server. */
 export interface ServerSettings {
@@ -28,7 +28,10 @@ const trimSlash = (url: string) => url.replace(/\/+$/, "")
 
 /** Reads {@link ServerSettings}. */
 export const settings: Config.Config<ServerSettings> = Config.all({
-  port: Config.Port("PORT").pipe(Config.withDefault(3000)),
+  // 0 asks the system for a free port (the start-up line names it).
+  port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(
+    Config.withDefault(3000)
+  ),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
   publicUrl: Config.URL("PUBLIC_URL").pipe(Config.option),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),

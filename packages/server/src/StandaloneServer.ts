@@ -48,6 +48,9 @@ const layerReadiness = Layer.effect(
 const announce = (settings: ServerSettings) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
+    yield* Effect.addFinalizer(() =>
+      Effect.logInfo("Shutting down: finishing requests in flight, then closing the database.")
+    )
     yield* Effect.logInfo(
       `Coursekit is listening on ${HttpServer.formatAddress(server.address)}; ` +
         `public URL ${settings.publicUrl}, API docs ${settings.publicUrl}/docs, ` +

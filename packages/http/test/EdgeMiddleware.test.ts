@@ -1,0 +1,91 @@
+import { Catalogue } from "@coursekit/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { AdminTokens, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger } from "../src/index.ts"
+
+// The API on in-memory layers as a Web handler, with one extra route that fails with a
+// defect carrying a secret, as a bug in a handler would.
+const makeHandler = (logged: Array<RequestLogEntry>) =>
+  HttpRouter.toWebHandler(
+    Layer.mergeAll(
+      CoursekitHttp.layerRoutes,
+      HttpRouter.add("GET", "/explode", Effect.die(new Error("password=hunter2 at db.internal:5432")))
+    ).pipe(
+      Layer.provide([
+        Catalogue.layerMemory(),
+        Readiness.layer([]),
+        AdminTokens.layer([]),
+        Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logged.push(entry) }))
+      ]),
+      Layer.provide(HttpServer.layerServices)
+    ),
+    { disableLogger: true }
+  )
+
+describe("edge middleware", () => {
+  it.effect("a defect is a 500 problem that leaks neither the message nor a stack", () =>
+    Effect.gen(function*() {
+      const logged: Array<RequestLogEntry> = []
+      const { handler, dispose } = makeHandler(logged)
+      const response = yield* Effect.promise(() => handler(new Request("http://test/explode")))
+      const text = yield* Effect.promise(() => response.text())
+      yield* Effect.promise(dispose)
+      assert.strictEqual(response.status, 500)
+      assert.strictEqual(response.headers.get("content-type"), "application/problem+json")
+      const body = JSON.parse(text)
+      assert.strictEqual(body.status, 500)
+      assert.strictEqual(body.title, "Internal Server Error")
+      assert.notInclude(text, "hunter2")
+      assert.notInclude(text, "db.internal")
+      assert.notMatch(text, /\bat \S+:\d+/)
+      assert.strictEqual(logged.length, 1)
+      assert.strictEqual(logged[0]!.status, 500)
+      assert.strictEqual(logged[0]!.path, "/explode")
+      assert.strictEqual(response.headers.get("x-request-id"), logged[0]!.requestId)
+    }))
+
+  it.effect("with no admin token configured every write is refused", () =>
+    Effect.gen(function*() {
+      const { handler, dispose } = makeHandler([])
+      const response = yield* Effect.promise(() =>
+        handler(
+          new Request("http://test/courses", {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: "Bearer " },
+            body: JSON.stringify({ title: "t", content_html: "" })
+          })
+        )
+      )
+      yield* Effect.promise(dispose)
+      assert.strictEqual(response.status, 401)
+    }))
+
+  it.effect("GET /health/ready answers 503 naming the dependency that is down", () =>
+    Effect.gen(function*() {
+      const { handler, dispose } = HttpRouter.toWebHandler(
+        CoursekitHttp.layerRoutes.pipe(
+          Layer.provide([
+            Catalogue.layerMemory(),
+            Readiness.layer([
+              { name: "database", check: Effect.void },
+              { name: "storage", check: Effect.fail(new Error("connection refused")) }
+            ]),
+            AdminTokens.layer([]),
+            RequestLogger.layerSilent
+          ]),
+          Layer.provide(HttpServer.layerServices)
+        ),
+        { disableLogger: true }
+      )
+      const response = yield* Effect.promise(() => handler(new Request("http://test/health/ready")))
+      const body = yield* Effect.promise(() => response.json())
+      yield* Effect.promise(dispose)
+      assert.strictEqual(response.status, 503)
+      assert.strictEqual(response.headers.get("content-type"), "application/problem+json")
+      assert.deepStrictEqual(body.checks, [
+        { name: "database", status: "up" },
+        { name: "storage", status: "down", detail: "connection refused" }
+      ])
+    }))
+})

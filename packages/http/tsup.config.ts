@@ -1,0 +1,11 @@
+import { defineConfig } from "tsup"
+
+export default defineConfig({
+  entry: ["src/index.ts"],
+  format: ["esm"],
+  dts: { compilerOptions: { customConditions: [] } },
+  sourcemap: true,
+  clean: true,
+  target: "node22",
+  tsconfig: "tsconfig.json"
+})

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "@effect/vitest"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "../../..")
+const token = "shutdown-test-token"
+
+interface Started {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly output: Array<string>
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+// Runs `npm start`'s entry point as its own process, the way a user runs it.
+const start = (dataDir: string): Promise<Started> =>
+  new Promise((resolveStart, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@coursekit/source", "--import", "tsx", "packages/server/src/main.ts"],
+      {
+        cwd: root,
+        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_TOKENS: token },
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
+    const output: Array<string> = []
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.on("exit", (code, signal) => done({ code, signal }))
+    )
+    let buffered = ""
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const lines = buffered.split("\n")
+      buffered = lines.pop()!
+      for (const line of lines) {
+        output.push(line)
+        const match = /listening on (http:\/\/[^;]+);/.exec(line)
+        if (match) resolveStart({ child, url: match[1]!, output, exit })
+      }
+    })
+    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString()))
+    void exit.then(() => reject(new Error(`server exited before listening:\n${output.join("\n")}`)))
+  })
+
+const create = (url: string, title: string) =>
+  fetch(`${url}/courses`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ title, content_html: "<p>kept</p>" })
+  }).then(async (response) => ({ status: response.status, body: await response.json() }))
+
+describe("standalone process", () => {
+  it("SIGTERM finishes requests in flight, exits 0, and keeps every acknowledged write", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coursekit-shutdown-"))
+    const first = await start(dataDir)
+    expect(first.output.some((line) => line.includes(`"level":"INFO"`))).toBe(true)
+    const inFlight = Array.from({ length: 10 }, (_, i) => create(first.url, `In flight ${i}`).catch(() => undefined))
+    // Let the requests reach the server, then ask it to stop while they run.
+    await new Promise((done) => setTimeout(done, 20))
+    first.child.kill("SIGTERM")
+    const results = await Promise.all(inFlight)
+    const { code } = await first.exit
+    expect(code).toBe(0)
+    const acknowledged = results.filter((result) => result?.status === 201)
+    expect(acknowledged.length).toBeGreaterThan(0)
+    for (const result of results) {
+      // Every answer that came back is whole: a created course, never a cut response.
+      if (result !== undefined) expect(result.body.content_html).toBe("<p>kept</p>")
+    }
+
+    // The embedded database was closed cleanly: a new process finds every acknowledged course.
+    const second = await start(dataDir)
+    const listed = await fetch(`${second.url}/courses?limit=50`).then((response) => response.json())
+    expect(new Set(listed.map((course: { id: number }) => course.id))).toEqual(
+      new Set(acknowledged.map((result) => result!.body.id))
+    )
+    second.child.kill("SIGINT")
+    expect((await second.exit).code).toBe(0)
+  }, 60_000)
+})
