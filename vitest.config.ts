@@ -20,11 +20,11 @@ const reporters: Array<string | [string, { outputFile: string }]> = report === u
 export default defineConfig({
   test: {
     reporters,
-    projects: ["core", "postgres", "http", "server"].map((name) => ({
+    projects: ["packages/core", "packages/postgres", "packages/http", "packages/server", "examples"].map((root) => ({
       ssr,
       test: {
-        name,
-        root: `packages/${name}`,
+        name: root.replace("packages/", ""),
+        root,
         include: ["test/**/*.test.ts"],
         exclude,
         testTimeout: 30_000,
