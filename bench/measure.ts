@@ -1,0 +1,94 @@
+/**
+ * Shared pieces of the benchmarks: servers as child processes, a load run with
+ * autocannon, and memory read from /proc.
+ */
+import autocannon from "autocannon"
+import { type ChildProcess, spawn } from "node:child_process"
+import { openSync, readFileSync } from "node:fs"
+import { resolve } from "node:path"
+
+export const root = resolve(import.meta.dirname, "..")
+
+export interface Server {
+  readonly name: string
+  readonly url: string
+  readonly child: ChildProcess
+}
+
+/**
+ * Starts `script` (TypeScript, run from sources) and waits until `readyPath` answers 200.
+ * Its standard output goes to /dev/null, as it would to a log shipper, so the load
+ * generator in this process does not pay for reading it.
+ */
+export const startServer = async (
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  port: number,
+  readyPath = "/courses?limit=1"
+): Promise<Server> => {
+  const child = spawn(process.execPath, ["--conditions=@coursekit/source", "--import", "tsx", script], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", openSync("/dev/null", "w"), "inherit"]
+  })
+  let exited = false
+  child.on("exit", () => (exited = true))
+  const url = `http://127.0.0.1:${port}`
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (exited) throw new Error(`${name} exited before it was ready`)
+    const ok = await fetch(url + readyPath).then((response) => response.ok, () => false)
+    if (ok) return { name, url, child }
+    await new Promise((done) => setTimeout(done, 100))
+  }
+  child.kill("SIGKILL")
+  throw new Error(`${name} was not ready after 30 s`)
+}
+
+export const stopServer = (server: Server) =>
+  new Promise<void>((done) => {
+    server.child.removeAllListeners("exit")
+    server.child.on("exit", () => done())
+    server.child.kill("SIGTERM")
+  })
+
+/** Resident memory of a process now and at its peak, in MiB. */
+export const memoryOf = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
+  return { rssMiB: kib("VmRSS") / 1024, peakMiB: kib("VmHWM") / 1024 }
+}
+
+export interface LoadResult {
+  readonly requestsPerSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+  readonly errors: number
+}
+
+/** Runs `connections` concurrent clients for `seconds` against `paths` in turn. */
+export const load = (url: string, paths: ReadonlyArray<string>, connections: number, seconds: number) =>
+  new Promise<LoadResult>((done, fail) => {
+    let next = 0
+    autocannon({
+      url,
+      connections,
+      duration: seconds,
+      requests: [{
+        setupRequest: (request) => {
+          request.path = paths[next++ % paths.length]!
+          return request
+        }
+      }]
+    }, (error: Error | null, result: any) => {
+      if (error) return fail(error)
+      done({
+        requestsPerSecond: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        non2xx: result.non2xx,
+        errors: result.errors
+      })
+    })
+  })

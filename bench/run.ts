@@ -1,0 +1,5 @@
+/**
+ * `npm run bench`: every benchmark, one after the other. Each prints its own ratios
+ * against a baseline measured in the same run.
+ */
+await import("./catalogue-list.ts")
