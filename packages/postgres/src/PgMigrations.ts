@@ -8,10 +8,12 @@
 import { Effect, Layer } from "effect"
 import { Migrator, type SqlClient, type SqlError } from "effect/sql"
 import createCourses from "./migrations/0001_create_courses.ts"
+import notifyCatalogueChanges from "./migrations/0002_notify_catalogue_changes.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
-  "0001_create_courses": createCourses
+  "0001_create_courses": createCourses,
+  "0002_notify_catalogue_changes": notifyCatalogueChanges
 }
 
 /** Table where applied migrations are recorded. */

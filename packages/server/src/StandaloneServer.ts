@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Catalogue, FileUrl } from "@coursekit/core"
+import { Catalogue, CatalogueChanges, FileUrl } from "@coursekit/core"
 import { AdminTokens, CoursekitHttp, Readiness, RequestLogger } from "@coursekit/http"
-import { PgCourseRepo, PgDatabase, PgliteDatabase } from "@coursekit/postgres"
+import { PgCatalogueChanges, PgCourseRepo, PgDatabase, PgliteDatabase } from "@coursekit/postgres"
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Layer, LogLevel, Option, Redacted, References } from "effect"
 import { HttpServer } from "effect/http"
@@ -21,6 +21,11 @@ const layerDatabase = (settings: ServerSettings) =>
     onNone: () => PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite") }),
     onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize })
   })
+
+// PGlite has one writer, this process; PostgreSQL may have many instances, which learn
+// of each other's changes through LISTEN/NOTIFY.
+const layerCatalogueChanges = (settings: ServerSettings) =>
+  Option.isSome(settings.databaseUrl) ? PgCatalogueChanges.layer : CatalogueChanges.layerSingleInstance
 
 const layerAdminTokens = (settings: ServerSettings) =>
   Layer.unwrap(Effect.gen(function*() {
@@ -66,7 +71,9 @@ export const layerFrom = (settings: ServerSettings) =>
   announce(settings).pipe(
     Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host })),
     Layer.provide([
-      Catalogue.layerNoDeps.pipe(Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl)])),
+      Catalogue.layerNoDeps.pipe(
+        Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl), layerCatalogueChanges(settings)])
+      ),
       layerReadiness,
       layerAdminTokens(settings),
       LogLevel.isGreaterThan(settings.logLevel, "Info") ? RequestLogger.layerSilent : RequestLogger.layerJsonLines()
