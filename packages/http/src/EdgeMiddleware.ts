@@ -1,12 +1,14 @@
 /**
  * The middleware around every route, Coursekit's and any added beside it:
- * request ids, one log line per request, and problem details for everything the typed
- * API does not render itself (unknown routes, unsupported media types, defects).
+ * request ids, one log line per request, problem details for everything the typed API
+ * does not render itself (unknown routes, unsupported media types, defects), and the
+ * course list cache.
  *
  * @since 0.1.0
  */
 import { Cause, Context, Effect } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { CourseListCache } from "./CourseListCache.ts"
 import { RequestId, RequestLogger } from "./RequestLog.ts"
 
 const statusTitles: Record<number, string> = {
@@ -70,13 +72,15 @@ const problemFallback = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerR
 export const layer = HttpRouter.middleware(
   Effect.gen(function*() {
     const logger = yield* RequestLogger
+    const listCache = yield* CourseListCache
     return (app) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         const incoming = request.headers["x-request-id"]
         const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : crypto.randomUUID()
         const start = performance.now()
-        return problemFallback(app).pipe(
+        const cached = listCache.around(request.method, request.url, request.headers["if-none-match"], app)
+        return problemFallback(cached).pipe(
           Effect.provideService(RequestId, requestId),
           Effect.onExit((exit) =>
             Effect.sync(() =>

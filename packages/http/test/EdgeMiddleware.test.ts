@@ -2,7 +2,7 @@ import { Catalogue } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { AdminTokens, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger } from "../src/index.ts"
+import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger } from "../src/index.ts"
 
 // The API on in-memory layers as a Web handler, with one extra route that fails with a
 // defect carrying a secret, as a bug in a handler would.
@@ -16,6 +16,7 @@ const makeHandler = (logged: Array<RequestLogEntry>) =>
         Catalogue.layerMemory(),
         Readiness.layer([]),
         AdminTokens.layer([]),
+        CourseListCache.layerDisabled,
         Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logged.push(entry) }))
       ]),
       Layer.provide(HttpServer.layerServices)
@@ -72,6 +73,7 @@ describe("edge middleware", () => {
               { name: "storage", check: Effect.fail(new Error("connection refused")) }
             ]),
             AdminTokens.layer([]),
+            CourseListCache.layerDisabled,
             RequestLogger.layerSilent
           ]),
           Layer.provide(HttpServer.layerServices)

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Catalogue, CatalogueChanges, FileUrl } from "@coursekit/core"
-import { AdminTokens, CoursekitHttp, Readiness, RequestLogger } from "@coursekit/http"
+import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, RequestLogger } from "@coursekit/http"
 import { PgCatalogueChanges, PgCourseRepo, PgDatabase, PgliteDatabase } from "@coursekit/postgres"
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Layer, LogLevel, Option, Redacted, References } from "effect"
@@ -71,13 +71,15 @@ export const layerFrom = (settings: ServerSettings) =>
   announce(settings).pipe(
     Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host })),
     Layer.provide([
-      Catalogue.layerNoDeps.pipe(
-        Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl), layerCatalogueChanges(settings)])
-      ),
+      Catalogue.layerNoDeps.pipe(Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl)])),
+      CourseListCache.layer(),
       layerReadiness,
       layerAdminTokens(settings),
       LogLevel.isGreaterThan(settings.logLevel, "Info") ? RequestLogger.layerSilent : RequestLogger.layerJsonLines()
     ]),
+    // One feed for the catalogue (which announces its writes) and the list cache (which
+    // listens): provided once so both share it.
+    Layer.provide(layerCatalogueChanges(settings)),
     Layer.provide(layerDatabase(settings)),
     Layer.provide(NodeServices.layer),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))

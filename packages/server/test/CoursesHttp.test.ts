@@ -232,5 +232,24 @@ describe("standalone server over HTTP (PGlite)", () => {
         assert.isTrue(slugs.has("concurrent-course"))
         for (let n = 2; n <= 20; n++) assert.isTrue(slugs.has(`concurrent-course-${n}`))
       }))
+
+    it.effect("the cached list shows this server's own writes at once, with a new ETag", () =>
+      Effect.gen(function*() {
+        const first = yield* createCourse("Cache A")
+        const url = `/courses?cursor=${first.body.id}&limit=5`
+        const before = yield* call(url)
+        const etag = before.headers.get("etag")!
+        assert.strictEqual((yield* call(url, { headers: { "if-none-match": etag } })).status, 304)
+        assert.strictEqual((yield* call(url, { headers: { "if-none-match": `W/${etag}, "other"` } })).status, 304)
+        yield* createCourse("Cache B")
+        const after = yield* call(url, { headers: { "if-none-match": etag } })
+        assert.strictEqual(after.status, 200)
+        assert.deepStrictEqual(after.body.map((item: any) => item.title), ["Cache A", "Cache B"])
+        assert.notStrictEqual(after.headers.get("etag"), etag)
+        yield* call(`/courses/${first.body.id}`, { method: "PATCH", admin: true, json: { title: "Cache A2" } })
+        assert.strictEqual((yield* call(url)).body[0].title, "Cache A2")
+        yield* call(`/courses/${first.body.id}`, { method: "DELETE", admin: true })
+        assert.deepStrictEqual((yield* call(url)).body.map((item: any) => item.title), ["Cache B"])
+      }))
   })
 })

@@ -1,8 +1,9 @@
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
-import { call, layerTestServer } from "./TestServer.ts"
+import * as StandaloneServer from "../src/StandaloneServer.ts"
+import { call, callAt, layerTestServer, testSettings, urlOf } from "./TestServer.ts"
 
 const serverUrl = process.env.TEST_DATABASE_URL
 const required = process.env.CI === "true" || process.env.CI === "1"
@@ -66,6 +67,109 @@ if (serverUrl !== undefined) {
           const back = yield* call("/courses")
           assert.strictEqual(back.status, 200)
           assert.strictEqual((yield* call("/health/ready")).status, 200)
+        }))
+    })
+  })
+
+  // Two instances of the service on one database: each caches list responses, and a
+  // write on either (or by anyone else) must reach the other's cache.
+  class Instances extends Context.Service<Instances, { readonly a: string; readonly b: string }>()("test/Instances") {}
+  const clusterDatabase = `${databaseName}_cluster`
+  const layerCluster = Layer.unwrap(Effect.gen(function*() {
+    yield* Effect.acquireRelease(
+      onServer(serverUrl, (sql) => sql`CREATE DATABASE ${sql(clusterDatabase)}`),
+      () => onServer(serverUrl, (sql) => sql`DROP DATABASE IF EXISTS ${sql(clusterDatabase)} WITH (FORCE)`)
+    )
+    const target = new URL(serverUrl)
+    target.pathname = `/${clusterDatabase}`
+    const settings = testSettings({ databaseUrl: Option.some(Redacted.make(target.toString())), databasePoolSize: 4 })
+    const a = yield* Layer.build(StandaloneServer.layerFrom(settings)).pipe(Effect.flatMap((context) => Effect.provide(urlOf, context)))
+    const b = yield* Layer.build(StandaloneServer.layerFrom({ ...settings, dataDir: `${settings.dataDir}-b` })).pipe(
+      Effect.flatMap((context) => Effect.provide(urlOf, context))
+    )
+    return Layer.succeed(Instances, Instances.of({ a, b }))
+  }))
+  const onCluster = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) => {
+    const target = new URL(serverUrl)
+    target.pathname = `/${clusterDatabase}`
+    return onServer(target.toString(), statement)
+  }
+  /** Reads until `holds` (a NOTIFY arrives shortly after its commit): every 20 ms, ~3 s at most. */
+  const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, holds: (value: A) => boolean, times = 150) =>
+    read.pipe(
+      Effect.filterOrFail(holds, (value) => new Error(`still ${JSON.stringify(value)}`)),
+      Effect.retry({ schedule: Schedule.spaced(Duration.millis(20)), times })
+    )
+  const titlesAt = (url: string, id: number) =>
+    callAt(url, `/courses?cursor=${id}&limit=5`).pipe(Effect.map((reply) => reply.body.map((item: any) => item.title)))
+  let probes = 0
+  /** Whether `url` answers the list from its cache: a change made with the notify trigger off is not seen. */
+  const servesFromCache = (url: string, id: number) =>
+    Effect.gen(function*() {
+      const before = (yield* titlesAt(url, id))[0]
+      const silent = `silent change ${++probes}`
+      yield* onCluster((sql) => sql`ALTER TABLE courses DISABLE TRIGGER courses_notify_catalogue`)
+      yield* onCluster((sql) => sql`UPDATE courses SET title = ${silent} WHERE id = ${id}`)
+      yield* onCluster((sql) => sql`ALTER TABLE courses ENABLE TRIGGER courses_notify_catalogue`)
+      const after = (yield* titlesAt(url, id))[0]
+      return after === before && after !== silent
+    })
+
+  describe("several instances on one PostgreSQL keep their list caches correct", () => {
+    layer(layerCluster, { timeout: 60_000, excludeTestServices: true })((it) => {
+      it.effect("a write on one instance reaches the other's cached list", () =>
+        Effect.gen(function*() {
+          const { a, b } = yield* Instances
+          const created = yield* callAt(a, "/courses", { method: "POST", admin: true, json: { title: "From A", content_html: "" } })
+          const id = created.body.id
+          // B answers this page from its cache…
+          assert.isTrue(yield* eventually(servesFromCache(b, id), (cached) => cached))
+          // …A renames the course and adds one; B sees both once the NOTIFY arrives.
+          yield* callAt(a, `/courses/${id}`, { method: "PATCH", admin: true, json: { title: "Renamed on A" } })
+          yield* callAt(a, "/courses", { method: "POST", admin: true, json: { title: "Second from A", content_html: "" } })
+          const seen = yield* eventually(titlesAt(b, id), (titles) => titles.length === 2)
+          assert.deepStrictEqual(seen, ["Renamed on A", "Second from A"])
+          // A plain SQL change by another client reaches both.
+          yield* onCluster((sql) => sql`UPDATE courses SET title = 'By SQL' WHERE id = ${id}`)
+          yield* eventually(titlesAt(a, id), (titles) => titles[0] === "By SQL")
+          yield* eventually(titlesAt(b, id), (titles) => titles[0] === "By SQL")
+        }))
+
+      it.effect("list responses carry an ETag; If-None-Match answers 304 until the list changes", () =>
+        Effect.gen(function*() {
+          const { a, b } = yield* Instances
+          const first = yield* callAt(a, "/courses?limit=3")
+          const etag = first.headers.get("etag")
+          assert.match(etag ?? "", /^"[A-Za-z0-9_-]+"$/)
+          assert.strictEqual(first.headers.get("cache-control"), "no-cache")
+          const again = yield* callAt(a, "/courses?limit=3", { headers: { "if-none-match": etag! } })
+          assert.strictEqual(again.status, 304)
+          assert.strictEqual(again.text, "")
+          // The same page has the same ETag on every instance.
+          assert.strictEqual((yield* callAt(b, "/courses?limit=3")).headers.get("etag"), etag)
+          const oldest = first.body[0].id
+          yield* callAt(b, `/courses/${oldest}`, { method: "PATCH", admin: true, json: { title: "Changed" } })
+          const changed = yield* eventually(
+            callAt(a, "/courses?limit=3", { headers: { "if-none-match": etag! } }),
+            (reply) => reply.status === 200
+          )
+          assert.notStrictEqual(changed.headers.get("etag"), etag)
+          assert.strictEqual(changed.body[0].title, "Changed")
+        }))
+
+      it.effect("when the database drops every connection, no stale list is served, and caching resumes", () =>
+        Effect.gen(function*() {
+          const { a } = yield* Instances
+          const id = (yield* callAt(a, "/courses", { method: "POST", admin: true, json: { title: "Deaf test", content_html: "" } })).body.id
+          assert.isTrue(yield* eventually(servesFromCache(a, id), (cached) => cached))
+          yield* onCluster((sql) => sql`
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+          yield* onCluster((sql) => sql`UPDATE courses SET title = 'Changed while deaf' WHERE id = ${id}`)
+          yield* eventually(titlesAt(a, id).pipe(Effect.orElseSucceed(() => [])), (titles) => titles[0] === "Changed while deaf")
+          assert.isTrue(yield* eventually(servesFromCache(a, id), (cached) => cached, 300))
+          yield* onCluster((sql) => sql`UPDATE courses SET title = 'After reconnect' WHERE id = ${id}`)
+          yield* eventually(titlesAt(a, id), (titles) => titles[0] === "After reconnect")
         }))
     })
   })

@@ -15,17 +15,8 @@ export const adminToken = "test-admin-token-0123456789"
 /** Where the server under test listens. */
 export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("test/TestServer") {}
 
-/** The standalone server on 127.0.0.1:<random>, quiet logs, a fresh data directory. */
-export const layerTestServer = (overrides: Partial<ServerSettings> = {}) =>
-  Layer.effect(
-    TestServer,
-    Effect.gen(function*() {
-      const server = yield* HttpServer.HttpServer
-      const address = server.address
-      if (address._tag === "UnixPathAddress") return yield* Effect.die("expected a TCP address")
-      return TestServer.of({ url: `http://127.0.0.1:${address.port}` })
-    })
-  ).pipe(Layer.provide(StandaloneServer.layerFrom({
+/** Settings of a test server: 127.0.0.1:<random>, quiet logs, a fresh data directory. */
+export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSettings => ({
     port: 0,
     host: "127.0.0.1",
     publicUrl: "http://127.0.0.1",
@@ -36,7 +27,21 @@ export const layerTestServer = (overrides: Partial<ServerSettings> = {}) =>
     adminTokens: [Redacted.make(adminToken)],
     logLevel: "Warn",
     ...overrides
-  })))
+  })
+
+/** The base URL of the standalone server in context. */
+export const urlOf = Effect.gen(function*() {
+  const server = yield* HttpServer.HttpServer
+  const address = server.address
+  if (address._tag === "UnixPathAddress") return yield* Effect.die("expected a TCP address")
+  return `http://127.0.0.1:${address.port}`
+})
+
+/** The standalone server for `overrides` as the {@link TestServer}. */
+export const layerTestServer = (overrides: Partial<ServerSettings> = {}) =>
+  Layer.effect(TestServer, Effect.map(urlOf, (url) => TestServer.of({ url }))).pipe(
+    Layer.provide(StandaloneServer.layerFrom(testSettings(overrides)))
+  )
 
 /** A response with its body read once, as JSON when it is JSON. */
 export interface Reply {
@@ -50,6 +55,12 @@ export interface Reply {
 export const call = (path: string, init: RequestInit & { json?: unknown; admin?: boolean } = {}) =>
   Effect.gen(function*() {
     const { url } = yield* TestServer
+    return yield* callAt(url, path, init)
+  })
+
+/** Sends a request to the server at `url`. */
+export const callAt = (url: string, path: string, init: RequestInit & { json?: unknown; admin?: boolean } = {}) =>
+  Effect.gen(function*() {
     const headers = new Headers(init.headers)
     if (init.admin) headers.set("authorization", `Bearer ${adminToken}`)
     let body = init.body
