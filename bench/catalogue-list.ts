@@ -1,11 +1,15 @@
 /**
  * GET /courses?cursor=…&limit=10 over 10,000 courses (5 KB bodies) on PostgreSQL,
  * 50 connections, for
- *   (a) Coursekit's standalone server, production middleware on (admin auth wired,
- *       request ids, one JSON log line per request, problem errors),
+ *   (a) Coursekit's standalone server as shipped: production middleware on (admin auth
+ *       wired, request ids, one JSON log line per request, problem errors) and its list
+ *       cache (kept correct across instances by LISTEN/NOTIFY) on,
+ *   (a') the same with the list cache off (LIST_CACHE_ENTRIES=0), to show the uncached path,
  *   (b) bare node:http + pg serving the same query and output (the baseline),
  *   (c) Fastify + the same pg client.
- * Prints req/s, p50, p99, memory, and the ratios to (b). Each server runs in its own
+ * Prints req/s, p50, p99, memory, and the ratios to (b). Coursekit runs from its build
+ * (`npm run bench` builds first), the others are plain JavaScript: no process under
+ * measurement carries a transpiler. Each server runs in its own
  * process; rounds alternate the order so no server always runs on a warmer machine.
  */
 import pg from "pg"
@@ -33,7 +37,7 @@ const paths = Array.from({ length: 5000 }, () => `/courses?cursor=${1 + Math.flo
 const servers = [
   {
     name: "coursekit",
-    script: "packages/server/src/main.ts",
+    script: "packages/server/dist/main.js",
     env: {
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_SIZE: "10",
@@ -43,8 +47,21 @@ const servers = [
       HOST: "127.0.0.1"
     }
   },
-  { name: "bare", script: "bench/servers/bare-node.ts", env: { DATABASE_URL: databaseUrl, POOL_SIZE: "10" } },
-  { name: "fastify", script: "bench/servers/fastify.ts", env: { DATABASE_URL: databaseUrl, POOL_SIZE: "10" } }
+  {
+    name: "ck-nocache",
+    script: "packages/server/dist/main.js",
+    env: {
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: "10",
+      ADMIN_TOKENS: "bench-admin-token",
+      CDN_URL: "http://localhost/files",
+      LOG_LEVEL: "Info",
+      HOST: "127.0.0.1",
+      LIST_CACHE_ENTRIES: "0"
+    }
+  },
+  { name: "bare", script: "bench/servers/bare-node.mjs", env: { DATABASE_URL: databaseUrl, POOL_SIZE: "10" } },
+  { name: "fastify", script: "bench/servers/fastify.mjs", env: { DATABASE_URL: databaseUrl, POOL_SIZE: "10" } }
 ] as const
 
 interface Sample extends LoadResult {
@@ -102,10 +119,10 @@ try {
     peak: Math.max(...list.map((sample) => sample.peakMiB))
   }]))
   const bare = summary.get("bare")!
-  console.log("\nserver      req/s    p50 ms  p99 ms  rss MiB  peak MiB  req/s ÷ bare  p99 ÷ bare")
+  console.log("\nserver       req/s    p50 ms  p99 ms  rss MiB  peak MiB  req/s ÷ bare  p99 ÷ bare")
   for (const [name, row] of summary) {
     console.log(
-      `${name.padEnd(9)} ${row.rps.toFixed(0).padStart(7)} ${row.p50.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(7)} ` +
+      `${name.padEnd(10)} ${row.rps.toFixed(0).padStart(7)} ${row.p50.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(7)} ` +
         `${row.rss.toFixed(0).padStart(8)} ${row.peak.toFixed(0).padStart(9)} ${(row.rps / bare.rps).toFixed(3).padStart(13)} ` +
         `${(row.p99 / bare.p99).toFixed(2).padStart(11)}`
     )

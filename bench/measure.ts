@@ -16,7 +16,8 @@ export interface Server {
 }
 
 /**
- * Starts `script` (TypeScript, run from sources) and waits until `readyPath` answers 200.
+ * Starts `script` with node (built JavaScript: no transpiler in the measured process)
+ * and waits until `readyPath` answers 200.
  * Its standard output goes to /dev/null, as it would to a log shipper, so the load
  * generator in this process does not pay for reading it.
  */
@@ -27,7 +28,7 @@ export const startServer = async (
   port: number,
   readyPath = "/courses?limit=1"
 ): Promise<Server> => {
-  const child = spawn(process.execPath, ["--conditions=@coursekit/source", "--import", "tsx", script], {
+  const child = spawn(process.execPath, [script], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", openSync("/dev/null", "w"), "inherit"]

@@ -10,8 +10,7 @@
  *
  * @since 0.1.0
  */
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import type { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
@@ -32,8 +31,10 @@ export class PgliteStartError extends Error {
 const openPglite = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => {
+      // Loaded on first use: a server on PostgreSQL never pays for PGlite's module.
+      try: async () => {
         if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true })
+        const { PGlite } = await import("@electric-sql/pglite")
         return PGlite.create({ dataDir })
       },
       catch: (cause) => new PgliteStartError(`PGlite could not open ${dataDir}: ${String(cause)}`, { cause })
@@ -46,6 +47,7 @@ const serveOnLoopback = (db: PGlite) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
+        const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket")
         const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 })
         await server.start()
         return server

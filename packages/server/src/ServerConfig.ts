@@ -20,6 +20,8 @@ export interface ServerSettings {
   readonly cdnUrl: string
   /** Admin tokens from `ADMIN_TOKENS`; empty means the token file in `dataDir`. */
   readonly adminTokens: ReadonlyArray<Redacted.Redacted<string>>
+  /** Most `GET /courses` responses cached per instance; 0 turns the cache off. */
+  readonly listCacheEntries: number
   /** Least severe level logged; request lines are `Info`. */
   readonly logLevel: LogLevel.LogLevel
 }
@@ -39,6 +41,9 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
   cdnUrl: Config.URL("CDN_URL").pipe(Config.option),
   adminTokens: Config.Redacted("ADMIN_TOKENS").pipe(Config.option),
+  listCacheEntries: Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), "LIST_CACHE_ENTRIES").pipe(
+    Config.withDefault(10_000)
+  ),
   logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info"))
 }).pipe(Config.map((raw) => {
   const publicUrl = Option.match(raw.publicUrl, {
@@ -60,6 +65,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
           token
         ) => Redacted.make(token))
     }),
+    listCacheEntries: raw.listCacheEntries,
     logLevel: raw.logLevel
   }
 }))

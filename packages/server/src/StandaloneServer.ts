@@ -72,7 +72,9 @@ export const layerFrom = (settings: ServerSettings) =>
     Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host })),
     Layer.provide([
       Catalogue.layerNoDeps.pipe(Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl)])),
-      CourseListCache.layer(),
+      settings.listCacheEntries > 0
+        ? CourseListCache.layer({ maxEntries: settings.listCacheEntries })
+        : CourseListCache.layerDisabled,
       layerReadiness,
       layerAdminTokens(settings),
       LogLevel.isGreaterThan(settings.logLevel, "Info") ? RequestLogger.layerSilent : RequestLogger.layerJsonLines()

@@ -25,6 +25,7 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     databasePoolSize: 4,
     cdnUrl: "https://cdn.test/files",
     adminTokens: [Redacted.make(adminToken)],
+    listCacheEntries: 10_000,
     logLevel: "Warn",
     ...overrides
   })

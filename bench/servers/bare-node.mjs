@@ -1,5 +1,5 @@
 /**
- * Baseline (b): bare `node:http` + `pg` serving the course list with the same query,
+ * Baseline (b), plain JavaScript run by node directly: bare `node:http` + `pg` serving the course list with the same query,
  * JSON shape and `Link` header as Coursekit — no framework, no middleware.
  */
 import { createServer } from "node:http"
@@ -26,7 +26,7 @@ createServer(async (req, res) => {
     slug: row.slug,
     thumbnail_url: row.thumbnail_key === null ? null : cdn + row.thumbnail_key
   }))
-  const headers: Record<string, string> = { "content-type": "application/json" }
+  const headers = { "content-type": "application/json" }
   if (rows.length > limit) headers.link = `</courses?cursor=${rows[limit].id}&limit=${limit}>; rel="next"`
   res.writeHead(200, headers).end(JSON.stringify(items))
 }).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"))
