@@ -34,34 +34,21 @@ let seed = 42
 const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
 const paths = Array.from({ length: 5000 }, () => `/courses?cursor=${1 + Math.floor(random() * courses)}&limit=10`)
 
+const coursekitEnv = {
+  DATABASE_URL: databaseUrl,
+  DATABASE_POOL_SIZE: "10",
+  ADMIN_TOKENS: "bench-admin-token",
+  CDN_URL: "http://localhost/files",
+  LOG_LEVEL: "Info",
+  HOST: "127.0.0.1"
+}
+const baselineEnv = { DATABASE_URL: databaseUrl, POOL_SIZE: "10" }
+
 const servers = [
-  {
-    name: "coursekit",
-    script: "packages/server/dist/main.js",
-    env: {
-      DATABASE_URL: databaseUrl,
-      DATABASE_POOL_SIZE: "10",
-      ADMIN_TOKENS: "bench-admin-token",
-      CDN_URL: "http://localhost/files",
-      LOG_LEVEL: "Info",
-      HOST: "127.0.0.1"
-    }
-  },
-  {
-    name: "ck-nocache",
-    script: "packages/server/dist/main.js",
-    env: {
-      DATABASE_URL: databaseUrl,
-      DATABASE_POOL_SIZE: "10",
-      ADMIN_TOKENS: "bench-admin-token",
-      CDN_URL: "http://localhost/files",
-      LOG_LEVEL: "Info",
-      HOST: "127.0.0.1",
-      LIST_CACHE_ENTRIES: "0"
-    }
-  },
-  { name: "bare", script: "bench/servers/bare-node.mjs", env: { DATABASE_URL: databaseUrl, POOL_SIZE: "10" } },
-  { name: "fastify", script: "bench/servers/fastify.mjs", env: { DATABASE_URL: databaseUrl, POOL_SIZE: "10" } }
+  { name: "coursekit", script: "packages/server/dist/main.js", env: coursekitEnv },
+  { name: "ck-nocache", script: "packages/server/dist/main.js", env: { ...coursekitEnv, LIST_CACHE_ENTRIES: "0" } },
+  { name: "bare", script: "bench/servers/bare-node.mjs", env: baselineEnv },
+  { name: "fastify", script: "bench/servers/fastify.mjs", env: baselineEnv }
 ] as const
 
 interface Sample extends LoadResult {
