@@ -4,7 +4,6 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import { CatalogueChanges } from "./CatalogueChanges.ts"
 import type {
   Course,
   CourseCreate,
@@ -25,8 +24,8 @@ import * as Slug from "./Slug.ts"
  * The catalogue. Pages are ascending by id and the cursor is inclusive: a page holds
  * the courses with `id >= cursor`, and `next` is the id the following page starts at.
  *
- * Every write is announced on {@link CatalogueChanges} (`committed`) once it is done, so
- * caches in this process drop what it changed before the caller can read again.
+ * `version` changes with every committed change to the catalogue, wherever it was made;
+ * caches of list pages key on it (see `CourseRepo`).
  */
 export class Catalogue extends Context.Service<Catalogue, {
   create(input: CourseCreate): Effect.Effect<Course, PersistenceError>
@@ -34,16 +33,14 @@ export class Catalogue extends Context.Service<Catalogue, {
   get(id: CourseId): Effect.Effect<Course, CourseNotFound | PersistenceError>
   update(id: CourseId, changes: CourseUpdate): Effect.Effect<Course, CourseNotFound | PersistenceError>
   delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
+  readonly version: Effect.Effect<string, PersistenceError>
 }>()("@coursekit/core/Catalogue") {
   /** The catalogue over whichever `CourseRepo` and `FileUrl` the caller provides. */
-  static readonly layerNoDeps: Layer.Layer<Catalogue, never, CourseRepo | FileUrl | CatalogueChanges> = Layer.effect(
+  static readonly layerNoDeps: Layer.Layer<Catalogue, never, CourseRepo | FileUrl> = Layer.effect(
     Catalogue,
     Effect.gen(function*() {
       const repo = yield* CourseRepo
       const files = yield* FileUrl
-      const feed = yield* CatalogueChanges
-      // Announced even when the write fails: it may have committed before the failure.
-      const announced = <A, E, R>(write: Effect.Effect<A, E, R>) => Effect.ensuring(write, feed.committed)
       const thumbnailUrl = (key: string | null) => key === null ? null : files.publicUrl(key)
       const toCourse = (record: CourseRecord): Course => ({
         ...record,
@@ -51,11 +48,11 @@ export class Catalogue extends Context.Service<Catalogue, {
       })
 
       const create = Effect.fn("Catalogue.create")(function*(input: CourseCreate) {
-        const record = yield* announced(repo.insert({
+        const record = yield* repo.insert({
           title: input.title,
           slugBase: Slug.fromTitle(input.title),
           content_html: input.content_html
-        }))
+        })
         return toCourse(record)
       })
 
@@ -78,14 +75,14 @@ export class Catalogue extends Context.Service<Catalogue, {
       })
 
       const update = Effect.fn("Catalogue.update")(function*(id: CourseId, changes: CourseUpdate) {
-        return toCourse(yield* announced(repo.update(id, changes)))
+        return toCourse(yield* repo.update(id, changes))
       })
 
       const delete_ = Effect.fn("Catalogue.delete")(function*(id: CourseId) {
-        yield* announced(repo.delete(id))
+        yield* repo.delete(id)
       })
 
-      return Catalogue.of({ create, list, get, update, delete: delete_ })
+      return Catalogue.of({ create, list, get, update, delete: delete_, version: repo.version })
     })
   )
 
@@ -93,6 +90,6 @@ export class Catalogue extends Context.Service<Catalogue, {
   static readonly layerMemory = (cdnUrl = "http://localhost/files"): Layer.Layer<Catalogue | CourseRepo> =>
     Catalogue.layerNoDeps.pipe(
       Layer.provideMerge(CourseRepo.layerMemory),
-      Layer.provide([FileUrl.layer(cdnUrl), CatalogueChanges.layerSingleInstance])
+      Layer.provide(FileUrl.layer(cdnUrl))
     )
 }

@@ -33,6 +33,12 @@ export interface CourseChanges {
  *
  * `list` returns rows with `id >= cursor` (all rows without a cursor) in ascending id
  * order, at most `limit` of them.
+ *
+ * `version` is a token that changes with every committed change to any course, made
+ * through this repository or beside it (another instance, plain SQL), and is read from
+ * the store itself. Caches key on it: a page read after reading version `v` is at least
+ * as new as `v`, so a cache keyed on the version never serves a change's predecessor
+ * once the change has committed.
  */
 export class CourseRepo extends Context.Service<CourseRepo, {
   insert(course: NewCourse): Effect.Effect<CourseRecord, PersistenceError>
@@ -43,17 +49,18 @@ export class CourseRepo extends Context.Service<CourseRepo, {
   }): Effect.Effect<ReadonlyArray<CourseListRow>, PersistenceError>
   update(id: CourseId, changes: CourseChanges): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
+  readonly version: Effect.Effect<string, PersistenceError>
 }>()("@coursekit/core/CourseRepo") {
   /** An in-memory repository: for tests and for trying the core without a database. */
   static readonly layerMemory: Layer.Layer<CourseRepo> = Layer.effect(
     CourseRepo,
     Effect.gen(function*() {
-      const state = yield* Ref.make({ nextId: 1, courses: new Map<number, CourseRecord>() })
+      const state = yield* Ref.make({ nextId: 1, version: 0, courses: new Map<number, CourseRecord>() })
 
       const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse) {
         const now = yield* DateTime.now
         // Ref.modify runs the whole read-choose-write step atomically, as the port requires.
-        return yield* Ref.modify(state, ({ nextId, courses }) => {
+        return yield* Ref.modify(state, ({ nextId, version, courses }) => {
           const id = nextId as CourseId
           const base = course.slugBase === "" ? Slug.fallback(id) : course.slugBase
           const taken = new Set<string>()
@@ -69,7 +76,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
             created_at: now,
             updated_at: now
           }
-          return [record, { nextId: nextId + 1, courses: new Map(courses).set(id, record) }]
+          return [record, { nextId: nextId + 1, version: version + 1, courses: new Map(courses).set(id, record) }]
         })
       })
 
@@ -107,7 +114,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
             ...(changes.content_html === undefined ? {} : { content_html: changes.content_html }),
             updated_at: now
           }
-          return [next, { ...current, courses: new Map(current.courses).set(id, next) }]
+          return [next, { ...current, version: current.version + 1, courses: new Map(current.courses).set(id, next) }]
         })
         if (updated === undefined) return yield* new CourseNotFound({ id })
         return updated
@@ -118,12 +125,14 @@ export class CourseRepo extends Context.Service<CourseRepo, {
           if (!current.courses.has(id)) return [false, current]
           const courses = new Map(current.courses)
           courses.delete(id)
-          return [true, { ...current, courses }]
+          return [true, { ...current, version: current.version + 1, courses }]
         })
         if (!deleted) return yield* new CourseNotFound({ id })
       })
 
-      return CourseRepo.of({ insert, findById, list, update, delete: delete_ })
+      const version = Effect.map(Ref.get(state), (current) => String(current.version))
+
+      return CourseRepo.of({ insert, findById, list, update, delete: delete_, version })
     })
   )
 }

@@ -5,7 +5,6 @@
  * @since 0.1.0
  */
 export * from "./Catalogue.ts"
-export * from "./CatalogueChanges.ts"
 export * from "./Course.ts"
 export * from "./CourseRepo.ts"
 export * from "./FileUrl.ts"

@@ -1,36 +1,52 @@
 /**
- * A cache of encoded `GET /courses` responses, kept correct by the catalogue's change
- * feed: entries are served only while the feed is live and all are dropped on every
- * change it signals (this process's writes at once; other instances' when their NOTIFY
- * arrives). Hits skip request decoding, the database and response encoding. Every list
- * response carries an `ETag`, and `If-None-Match` gets a 304.
+ * A cache of encoded `GET /courses` responses, keyed on the catalogue's version.
+ *
+ * Every list request reads the version (one primary-key read); a change to any course,
+ * by any instance or any other database client, commits a new version in the same
+ * transaction. So a response is served from the cache only if nothing has changed since
+ * it was produced — on every instance, with no window. A hit skips request decoding, the
+ * list query and response encoding. The ETag is derived from the version and the page,
+ * so `If-None-Match` is answered 304 without producing the page at all.
  *
  * @since 0.1.0
  */
-import { CatalogueChanges } from "@coursekit/core"
-import { Clock, Context, Duration, Effect, Layer, Schedule, Stream } from "effect"
+import { Catalogue, maxPageSize } from "@coursekit/core"
+import { Context, Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { createHash } from "node:crypto"
+import { pathOf } from "./RequestPath.ts"
 
 /** Options of {@link CourseListCache.layer}. */
 export interface CourseListCacheOptions {
-  /** Most responses kept (oldest dropped first). Default 10,000 (about 15 MB of JSON). */
+  /** Most responses kept for the current version. Default 10,000; 0 keeps none (ETags still work). */
   readonly maxEntries?: number
-  /** Longest an entry is served even without a change signal. Default 30 s. */
-  readonly maxAge?: Duration.Input
+  /** Most bytes of response bodies kept. Default 16 MiB. */
+  readonly maxBytes?: number
 }
 
 interface Entry {
   readonly body: Uint8Array
   readonly headers: Readonly<Record<string, string>>
-  readonly etag: string
-  readonly expiresAt: number
 }
 
 const listPath = "/courses"
 const revalidate = "no-cache"
+const positiveInt = /^[1-9][0-9]{0,9}$/
 
-const etagOf = (body: Uint8Array) => `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`
+/**
+ * The page a list URL asks for, as `cursor.limit`, or undefined when the query is not one
+ * the API would accept (the request then goes to the API, which answers 400). Other
+ * parameters do not change the response, so they do not change the key.
+ */
+const pageOf = (url: string): string | undefined => {
+  const query = url.indexOf("?")
+  const params = new URLSearchParams(query === -1 ? "" : url.slice(query + 1))
+  const cursor = params.getAll("cursor")
+  const limit = params.getAll("limit")
+  if (cursor.length > 1 || limit.length > 1) return undefined
+  if (cursor.length === 1 && (!positiveInt.test(cursor[0]!) || Number(cursor[0]) > 2_147_483_647)) return undefined
+  if (limit.length === 1 && (!positiveInt.test(limit[0]!) || Number(limit[0]) > maxPageSize)) return undefined
+  return `${cursor[0] ?? "0"}.${limit[0] ?? "10"}`
+}
 
 // RFC 9110 §13.1.2: weak comparison, a list of tags, or "*".
 const matches = (ifNoneMatch: string | undefined, etag: string) =>
@@ -40,14 +56,11 @@ const matches = (ifNoneMatch: string | undefined, etag: string) =>
     return trimmed === "*" || trimmed.replace(/^W\//, "") === etag
   })
 
-const notModified = (etag: string) =>
-  HttpServerResponse.empty({ status: 304, headers: { etag, "cache-control": revalidate } })
-
 /** Serves and fills the list cache around the routes (see `EdgeMiddleware`). */
 export class CourseListCache extends Context.Service<CourseListCache, {
   /**
-   * For `GET /courses?…`: answers from the cache, or runs `app` and keeps its 200
-   * response. Other requests go straight to `app`.
+   * For `GET /courses?…`: answers 304 or from the cache when the catalogue has not
+   * changed, else runs `app` and keeps its 200 response. Other requests go to `app`.
    */
   around<E, R>(
     method: string,
@@ -56,74 +69,75 @@ export class CourseListCache extends Context.Service<CourseListCache, {
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 }>()("@coursekit/http/CourseListCache") {
-  /** The cache, following the `CatalogueChanges` feed for the layer's lifetime. */
-  static readonly layer = (options: CourseListCacheOptions = {}): Layer.Layer<CourseListCache, never, CatalogueChanges> =>
+  /** The cache over the `Catalogue` in context. */
+  static readonly layer = (options: CourseListCacheOptions = {}): Layer.Layer<CourseListCache, never, Catalogue> =>
     Layer.effect(
       CourseListCache,
       Effect.gen(function*() {
+        const catalogue = yield* Catalogue
         const maxEntries = options.maxEntries ?? 10_000
-        const maxAgeMillis = Duration.toMillis(options.maxAge ?? Duration.seconds(30))
+        const maxBytes = options.maxBytes ?? 16 * 1024 * 1024
+        // Entries of the version last seen; a newer version empties the cache.
+        let cachedVersion = ""
         const entries = new Map<string, Entry>()
-        let live = false
-        // Bumped on every invalidation: a response produced while a change landed is not kept.
-        let generation = 0
-        const invalidate = () => {
-          generation++
-          entries.clear()
+        let bytes = 0
+
+        const keep = (page: string, entry: Entry) => {
+          if (maxEntries === 0 || entry.body.length > maxBytes) return
+          while (entries.size >= maxEntries || bytes + entry.body.length > maxBytes) {
+            const [oldestPage, oldest] = entries.entries().next().value!
+            entries.delete(oldestPage)
+            bytes -= oldest.body.length
+          }
+          entries.set(page, entry)
+          bytes += entry.body.length
         }
 
-        const feed = yield* CatalogueChanges
-        yield* Stream.runForEach(feed.signals, (signal) =>
-          Effect.sync(() => {
-            invalidate()
-            if (signal === "live") live = true
-          })).pipe(
-            Effect.ensuring(Effect.sync(() => {
-              live = false
-              invalidate()
-            })),
-            Effect.catchCause((cause) => Effect.logWarning("catalogue change feed lost; list cache off until it returns", cause)),
-            Effect.repeat(Schedule.spaced(Duration.seconds(1))),
-            Effect.forkScoped
-          )
-
+        // Not an Effect.fn: this runs on every list request, and a span per call costs
+        // more than the hit it serves.
         const around = <E, R>(
           method: string,
           url: string,
           ifNoneMatch: string | undefined,
           app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
         ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
-          if (method !== "GET") return app
-          const query = url.indexOf("?")
-          if ((query === -1 ? url : url.slice(0, query)) !== listPath) return app
-          return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            const hit = live ? entries.get(url) : undefined
-            if (hit !== undefined && hit.expiresAt > now) {
-              return Effect.succeed(
-                matches(ifNoneMatch, hit.etag)
-                  ? notModified(hit.etag)
-                  : HttpServerResponse.uint8Array(hit.body, { status: 200, headers: hit.headers })
-              )
-            }
-            const before = generation
-            return Effect.map(app, (response) => {
-              if (response.status !== 200 || response.body._tag !== "Uint8Array") return response
-              const etag = etagOf(response.body.body)
-              const headers = { ...response.headers, etag, "cache-control": revalidate }
-              if (live && generation === before && maxEntries > 0) {
-                if (entries.size >= maxEntries && !entries.has(url)) entries.delete(entries.keys().next().value!)
-                entries.set(url, { body: response.body.body, headers, etag, expiresAt: now + maxAgeMillis })
+          if (method !== "GET" || pathOf(url) !== listPath) return app
+          const page = pageOf(url)
+          if (page === undefined) return app
+          return catalogue.version.pipe(
+            Effect.flatMap((version) => {
+              if (version !== cachedVersion) {
+                cachedVersion = version
+                entries.clear()
+                bytes = 0
               }
-              return matches(ifNoneMatch, etag) ? notModified(etag) : HttpServerResponse.setHeaders(response, { etag, "cache-control": revalidate })
-            })
-          })
+              const etag = `"${version}.${page}"`
+              const validators = { etag, "cache-control": revalidate }
+              if (matches(ifNoneMatch, etag)) {
+                return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: validators }))
+              }
+              const hit = entries.get(page)
+              if (hit !== undefined) {
+                return Effect.succeed(HttpServerResponse.uint8Array(hit.body, { status: 200, headers: hit.headers }))
+              }
+              return Effect.map(app, (response) => {
+                if (response.status !== 200 || response.body._tag !== "Uint8Array") return response
+                const withValidators = HttpServerResponse.setHeaders(response, validators)
+                // Produced after reading `version`, so at least that new: safe to keep under it.
+                if (version === cachedVersion) keep(page, { body: response.body.body, headers: withValidators.headers })
+                return withValidators
+              })
+            }),
+            // Without a version nothing can be checked: the API answers (and reports the outage).
+            Effect.catchTag("PersistenceError", () => app)
+          )
         }
 
         return CourseListCache.of({ around })
       })
     )
 
-  /** No caching (responses still get an ETag from nothing: they pass through untouched). */
+  /** No cache and no validators: every request goes to the API. */
   static readonly layerDisabled: Layer.Layer<CourseListCache> = Layer.succeed(
     CourseListCache,
     CourseListCache.of({ around: (_method, _url, _ifNoneMatch, app) => app })

@@ -8,14 +8,10 @@ import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import { problems } from "./DomainProblems.ts"
+import { pathOf } from "./RequestPath.ts"
 
 // Links are built from the path the request came in on, so they stay right when the
 // API is mounted under a prefix.
-const requestPath = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
-
 /** The `courses` group. Needs the `Catalogue`. */
 export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(function*(handlers) {
   const catalogue = yield* Catalogue
@@ -28,7 +24,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
             body: page.items,
             headers: page.next === undefined
               ? {}
-              : { link: `<${requestPath(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
+              : { link: `<${pathOf(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
           })
         ),
         problems
@@ -40,7 +36,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
         Effect.map((course) =>
           HttpApiSchema.withHeaders({
             body: course,
-            headers: { location: `${requestPath(request.url)}/${course.id}` }
+            headers: { location: `${pathOf(request.url)}/${course.id}` }
           })
         ),
         problems

@@ -9,7 +9,8 @@
 import { Cause, Context, Effect } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { CourseListCache } from "./CourseListCache.ts"
-import { RequestId, RequestLogger } from "./RequestLog.ts"
+import { RequestLogger } from "./RequestLogger.ts"
+import { pathOf } from "./RequestPath.ts"
 
 const statusTitles: Record<number, string> = {
   400: "Bad Request",
@@ -29,11 +30,6 @@ const problem = (status: number, detail: string) =>
 
 const isProblem = (response: HttpServerResponse.HttpServerResponse) =>
   "contentType" in response.body && response.body.contentType?.startsWith(ProblemDetails.contentType) === true
-
-const pathOf = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
 
 const validRequestId = /^[\w.:-]{1,128}$/
 
@@ -81,7 +77,8 @@ export const layer = HttpRouter.middleware(
         const start = performance.now()
         const cached = listCache.around(request.method, request.url, request.headers["if-none-match"], app)
         return problemFallback(cached).pipe(
-          Effect.provideService(RequestId, requestId),
+          // Every log line written while handling the request names it.
+          Effect.annotateLogs("requestId", requestId),
           Effect.onExit((exit) =>
             Effect.sync(() =>
               logger.log({

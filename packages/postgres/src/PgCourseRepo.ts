@@ -20,7 +20,7 @@ import {
   PersistenceError,
   Slug
 } from "@coursekit/core"
-import { DateTime, Effect, Layer, Schedule } from "effect"
+import { Data, DateTime, Effect, Layer, Schedule } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 
 interface CourseRow {
@@ -46,9 +46,8 @@ const toRecord = (row: CourseRow): CourseRecord => ({
 const persistenceError = (operation: string) => (cause: SqlError.SqlError) =>
   new PersistenceError({ operation, cause })
 
-class SlugTaken {
-  readonly _tag = "SlugTaken"
-}
+/** An insert lost its slug to a concurrent insert of another base; it is retried. */
+class SlugTaken extends Data.TaggedError("SlugTaken") {}
 
 /** The PostgreSQL course repository; needs an `effect/sql` `SqlClient` for PostgreSQL. */
 export const make = Effect.gen(function*() {
@@ -137,7 +136,14 @@ export const make = Effect.gen(function*() {
     if (rows.length === 0) return yield* new CourseNotFound({ id })
   })
 
-  return CourseRepo.of({ insert, findById, list, update, delete: delete_ })
+  // Bumped by the trigger of migration 0002 in the same transaction as every change.
+  const version = sql<{ version: string }>`SELECT version::text AS version FROM coursekit_catalogue_version`.pipe(
+    Effect.map((rows) => rows[0]!.version),
+    Effect.mapError(persistenceError("read the catalogue version")),
+    Effect.withSpan("CourseRepo.version")
+  )
+
+  return CourseRepo.of({ insert, findById, list, update, delete: delete_, version })
 })
 
 /** `CourseRepo` over the `SqlClient` in context. */

@@ -8,12 +8,12 @@
 import { Effect, Layer } from "effect"
 import { Migrator, type SqlClient, type SqlError } from "effect/sql"
 import createCourses from "./migrations/0001_create_courses.ts"
-import notifyCatalogueChanges from "./migrations/0002_notify_catalogue_changes.ts"
+import catalogueVersion from "./migrations/0002_catalogue_version.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
   "0001_create_courses": createCourses,
-  "0002_notify_catalogue_changes": notifyCatalogueChanges
+  "0002_catalogue_version": catalogueVersion
 }
 
 /** Table where applied migrations are recorded. */

@@ -4,7 +4,6 @@
  *
  * @since 0.1.0
  */
-export * as PgCatalogueChanges from "./PgCatalogueChanges.ts"
 export * as PgCourseRepo from "./PgCourseRepo.ts"
 export * as PgDatabase from "./PgDatabase.ts"
 export * as PgMigrations from "./PgMigrations.ts"

@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Catalogue, CatalogueChanges, FileUrl } from "@coursekit/core"
+import { Catalogue, FileUrl } from "@coursekit/core"
 import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, RequestLogger } from "@coursekit/http"
-import { PgCatalogueChanges, PgCourseRepo, PgDatabase, PgliteDatabase } from "@coursekit/postgres"
+import { PgCourseRepo, PgDatabase, PgliteDatabase } from "@coursekit/postgres"
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Layer, LogLevel, Option, Redacted, References } from "effect"
 import { HttpServer } from "effect/http"
@@ -21,11 +21,6 @@ const layerDatabase = (settings: ServerSettings) =>
     onNone: () => PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite") }),
     onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize })
   })
-
-// PGlite has one writer, this process; PostgreSQL may have many instances, which learn
-// of each other's changes through LISTEN/NOTIFY.
-const layerCatalogueChanges = (settings: ServerSettings) =>
-  Option.isSome(settings.databaseUrl) ? PgCatalogueChanges.layer : CatalogueChanges.layerSingleInstance
 
 const layerAdminTokens = (settings: ServerSettings) =>
   Layer.unwrap(Effect.gen(function*() {
@@ -71,17 +66,12 @@ export const layerFrom = (settings: ServerSettings) =>
   announce(settings).pipe(
     Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host })),
     Layer.provide([
-      Catalogue.layerNoDeps.pipe(Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl)])),
-      settings.listCacheEntries > 0
-        ? CourseListCache.layer({ maxEntries: settings.listCacheEntries })
-        : CourseListCache.layerDisabled,
+      CourseListCache.layer({ maxEntries: settings.listCacheEntries }),
       layerReadiness,
       layerAdminTokens(settings),
       LogLevel.isGreaterThan(settings.logLevel, "Info") ? RequestLogger.layerSilent : RequestLogger.layerJsonLines()
     ]),
-    // One feed for the catalogue (which announces its writes) and the list cache (which
-    // listens): provided once so both share it.
-    Layer.provide(layerCatalogueChanges(settings)),
+    Layer.provideMerge(Catalogue.layerNoDeps.pipe(Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl)]))),
     Layer.provide(layerDatabase(settings)),
     Layer.provide(NodeServices.layer),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))

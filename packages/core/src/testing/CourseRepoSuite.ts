@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Duration, Effect, type Layer } from "effect"
+import { TestClock } from "effect/testing"
 import type { CourseId } from "../Course.ts"
 import { CourseRepo } from "../CourseRepo.ts"
 import * as Slug from "../Slug.ts"
@@ -111,6 +112,10 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           const repo = yield* CourseRepo
           const title = unique("Before")
           const created = yield* repo.insert({ title, slugBase: Slug.fromTitle(title), content_html: "<p>a</p>" })
+          // Adapters whose clock is Effect's (the test clock here) need time to pass;
+          // database clocks move by themselves.
+          yield* TestClock.adjust(Duration.seconds(1))
+          yield* Effect.sleep(Duration.millis(5)).pipe(TestClock.withLive)
           const renamed = yield* repo.update(created.id, { title: "After" })
           assert.strictEqual(renamed.title, "After")
           assert.strictEqual(renamed.slug, created.slug)
@@ -118,8 +123,31 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           const rewritten = yield* repo.update(created.id, { content_html: "<p>b</p>" })
           assert.strictEqual(rewritten.title, "After")
           assert.strictEqual(rewritten.content_html, "<p>b</p>")
-          assert.isTrue(rewritten.updated_at.epochMilliseconds >= created.updated_at.epochMilliseconds)
+          assert.isTrue(rewritten.updated_at.epochMilliseconds > created.updated_at.epochMilliseconds)
+          assert.strictEqual(rewritten.created_at.epochMilliseconds, created.created_at.epochMilliseconds)
           assert.deepStrictEqual(yield* repo.findById(created.id), rewritten)
+        }))
+
+      it.effect("version changes with every write and only with writes", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const v0 = yield* repo.version
+          assert.strictEqual(yield* repo.version, v0)
+          const created = yield* repo.insert({ title: "versioned", slugBase: unique("versioned").replace(" ", "-"), content_html: "" })
+          const v1 = yield* repo.version
+          assert.notStrictEqual(v1, v0)
+          yield* repo.list({ cursor: created.id, limit: 5 })
+          yield* repo.findById(created.id)
+          assert.strictEqual(yield* repo.version, v1)
+          yield* repo.update(created.id, { title: "versioned again" })
+          const v2 = yield* repo.version
+          assert.notStrictEqual(v2, v1)
+          yield* repo.delete(created.id)
+          const v3 = yield* repo.version
+          assert.isFalse([v0, v1, v2].includes(v3))
+          // A failed write is not a change.
+          yield* Effect.flip(repo.update(created.id, { title: "gone" }))
+          assert.strictEqual(yield* repo.version, v3)
         }))
 
       it.effect("delete removes the course; missing ids fail with CourseNotFound", () =>

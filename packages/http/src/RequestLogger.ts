@@ -1,5 +1,5 @@
 /**
- * Request ids and the one structured log line written per request.
+ * The one structured log line written per request.
  *
  * @since 0.1.0
  */
@@ -13,9 +13,6 @@ export interface RequestLogEntry {
   readonly status: number
   readonly durationMs: number
 }
-
-/** The id of the request being handled (an incoming `x-request-id`, else a new UUID). */
-export const RequestId = Context.Reference<string>("@coursekit/http/RequestId", { defaultValue: () => "" })
 
 /** Where request log lines go. */
 export class RequestLogger extends Context.Service<RequestLogger, {
