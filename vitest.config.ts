@@ -7,8 +7,10 @@ const source = "@coursekit/source"
 const ssr = { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } }
 
 // Suites that need a PostgreSQL server (`*.postgres.test.ts`) run when TEST_DATABASE_URL
-// names one, and always in CI, where a missing server must fail the run.
-const postgresSuites = process.env.TEST_DATABASE_URL !== undefined || process.env.CI !== undefined
+// names one, and always in CI, where a missing server must fail the run. This is the one
+// definition: test files read COURSEKIT_REQUIRE_POSTGRES.
+const ci = process.env.CI === "true" || process.env.CI === "1"
+const postgresSuites = process.env.TEST_DATABASE_URL !== undefined || ci
 const exclude = postgresSuites ? [] : ["test/**/*.postgres.test.ts"]
 
 // CI asks for a JSON report as well, to prove no suite was skipped (.ci/run reads it).
@@ -27,6 +29,8 @@ export default defineConfig({
         root,
         include: ["test/**/*.test.ts"],
         exclude,
+        globalSetup: [`${import.meta.dirname}/scripts/vitest-global-setup.ts`],
+        env: { COURSEKIT_REQUIRE_POSTGRES: ci ? "1" : "" },
         testTimeout: 30_000,
         hookTimeout: 60_000
       }

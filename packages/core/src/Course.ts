@@ -23,14 +23,19 @@ export const CourseId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(
 )
 export type CourseId = typeof CourseId.Type
 
+// PostgreSQL text cannot hold NUL; refusing it here makes it a 400, not a failed write.
+const noNul = (field: string) => Schema.isPattern(/^[^\u0000]*$/, { message: `${field} must not contain NUL characters` })
+
 /** A course title as accepted on input: trimmed, 1..200 characters. */
 export const CourseTitle = Schema.Trim.check(
   Schema.isNonEmpty({ message: "title must not be empty" }),
+  noNul("title"),
   Schema.isMaxLength(titleMaxLength, { message: `title must be at most ${titleMaxLength} characters` })
 ).pipe(Schema.annotate({ description: `Course title, trimmed; 1 to ${titleMaxLength} characters.` }))
 
 /** An HTML body as accepted on input. */
 export const ContentHtml = Schema.String.check(
+  noNul("content_html"),
   Schema.isMaxLength(contentHtmlMaxLength, {
     message: `content_html must be at most ${contentHtmlMaxLength} characters`
   })

@@ -6,8 +6,8 @@
  * @since 0.1.0
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Duration, Layer } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { ByteSize, Duration, Layer } from "effect"
+import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
 import * as AdminAuthLive from "./AdminAuthLive.ts"
@@ -30,6 +30,9 @@ export const layerRoutes = Layer.mergeAll(
   EdgeMiddleware.layer
 )
 
+/** Largest request body read: above the 1 MB HTML limit plus JSON overhead; larger is a 413. */
+export const maxBodySize = ByteSize.mebibytes(2)
+
 /** Options of {@link layerNodeServer}. */
 export interface NodeServerOptions {
   readonly port: number
@@ -46,6 +49,7 @@ export interface NodeServerOptions {
  */
 export const layerNodeServer = (options: NodeServerOptions) =>
   HttpRouter.serve(layerRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),
     Layer.provideMerge(NodeHttpServer.layer(
       // A short keep-alive lets shutdown finish soon after the last response.
       () => createServer({ keepAliveTimeout: 5_000 }),
@@ -57,5 +61,3 @@ export const layerNodeServer = (options: NodeServerOptions) =>
     ))
   )
 
-/** The base URL of a bound server, for logs and tests (`http://127.0.0.1:PORT`). */
-export const formatAddress = HttpServer.formatAddress

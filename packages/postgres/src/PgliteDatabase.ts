@@ -1,8 +1,9 @@
 /**
  * The embedded database: PGlite (PostgreSQL compiled to WebAssembly) persisted in a
- * directory, served on a loopback port by `@electric-sql/pglite-socket`, and reached
- * through the same `@effect/sql-pg` client and migrations as a real PostgreSQL. One SQL
- * dialect everywhere; no server to install.
+ * directory, served by `@electric-sql/pglite-socket` on a Unix socket in a private
+ * directory (mode 0700, so no other local user can connect; it has no password), and
+ * reached through the same `@effect/sql-pg` client and migrations as a real PostgreSQL.
+ * One SQL dialect everywhere; no server to install.
  *
  * PGlite is a single session: the client keeps one connection, so statements and
  * transactions run one at a time. That suits one instance on one machine; deploy on
@@ -12,9 +13,11 @@
  */
 import type { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer } from "effect"
+import { Data, Effect, Layer } from "effect"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
-import { mkdirSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { layerMigrations } from "./PgMigrations.ts"
 
 /** Options of {@link layer}. */
@@ -24,9 +27,10 @@ export interface PgliteDatabaseOptions {
 }
 
 /** PGlite failed to open its directory or to listen. */
-export class PgliteStartError extends Error {
-  override readonly name = "PgliteStartError"
-}
+export class PgliteStartError extends Data.TaggedError("PgliteStartError")<{
+  readonly message: string
+  readonly cause: unknown
+}> {}
 
 const openPglite = (dataDir: string) =>
   Effect.acquireRelease(
@@ -37,24 +41,32 @@ const openPglite = (dataDir: string) =>
         const { PGlite } = await import("@electric-sql/pglite")
         return PGlite.create({ dataDir })
       },
-      catch: (cause) => new PgliteStartError(`PGlite could not open ${dataDir}: ${String(cause)}`, { cause })
+      catch: (cause) => new PgliteStartError({ message: `PGlite could not open ${dataDir}: ${String(cause)}`, cause })
     }),
     // Closing flushes PGlite's files, so the next start finds a consistent directory.
     (db) => Effect.promise(() => db.close())
   )
 
-const serveOnLoopback = (db: PGlite) =>
+// The socket lives in a fresh private directory: short enough for the 107-byte limit
+// on socket paths wherever the data directory is, and unreachable for other users.
+const serveOnPrivateSocket = (db: PGlite) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket")
-        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 })
+        const directory = mkdtempSync(join(tmpdir(), "coursekit-pglite-"))
+        chmodSync(directory, 0o700)
+        const path = join(directory, ".s.PGSQL.5432")
+        // More than one slot: the client's replacement connection may arrive before the
+        // old one is released. The client itself keeps one (see below).
+        const server = new PGLiteSocketServer({ db, path, maxConnections: 4 })
         await server.start()
-        return server
+        return { server, directory, path }
       },
-      catch: (cause) => new PgliteStartError(`PGlite could not listen on loopback: ${String(cause)}`, { cause })
+      catch: (cause) => new PgliteStartError({ message: `PGlite could not listen: ${String(cause)}`, cause })
     }),
-    (server) => Effect.promise(() => server.stop())
+    ({ directory, server }) =>
+      Effect.promise(() => server.stop()).pipe(Effect.andThen(Effect.sync(() => rmSync(directory, { recursive: true, force: true }))))
   )
 
 /**
@@ -70,11 +82,9 @@ export const layer = (
   layerMigrations.pipe(
     Layer.provideMerge(Layer.unwrap(Effect.gen(function*() {
       const db = yield* openPglite(options.dataDir)
-      const server = yield* serveOnLoopback(db)
-      const [host, port] = server.getServerConn().split(":")
+      const { path } = yield* serveOnPrivateSocket(db)
       return PgClient.layer({
-        host: host!,
-        port: Number(port),
+        path,
         username: "postgres",
         database: "postgres",
         maxConnections: 1,

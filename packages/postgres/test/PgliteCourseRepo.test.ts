@@ -9,6 +9,6 @@ import * as PgliteDatabase from "../src/PgliteDatabase.ts"
 courseRepoSuite(
   "PGlite",
   PgCourseRepo.layer.pipe(
-    Layer.provide(PgliteDatabase.layer({ dataDir: join(mkdtempSync(join(tmpdir(), "coursekit-pglite-")), "db") }))
+    Layer.provide(PgliteDatabase.layer({ dataDir: join(mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "pglite-")), "db") }))
   )
 )

@@ -12,6 +12,8 @@ export interface ServerSettings {
   readonly host: string
   /** Base URL clients use to reach this server, without a trailing slash. */
   readonly publicUrl: string
+  /** Whether `PUBLIC_URL` was given (else it is derived from `PORT`, and the start-up line uses the bound port). */
+  readonly publicUrlConfigured: boolean
   readonly dataDir: string
   /** PostgreSQL URL; absent means the embedded PGlite database in `dataDir`. */
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
@@ -54,6 +56,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     port: raw.port,
     host: raw.host,
     publicUrl,
+    publicUrlConfigured: Option.isSome(raw.publicUrl),
     dataDir: raw.dataDir,
     databaseUrl: raw.databaseUrl,
     databasePoolSize: raw.databasePoolSize,

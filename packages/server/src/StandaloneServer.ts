@@ -48,13 +48,17 @@ const layerReadiness = Layer.effect(
 const announce = (settings: ServerSettings) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
+    const address = server.address
+    // With PORT=0 only the bound address knows the port.
+    const publicUrl = settings.publicUrlConfigured || address._tag === "UnixPathAddress"
+      ? settings.publicUrl
+      : `http://localhost:${address.port}`
     yield* Effect.addFinalizer(() =>
       Effect.logInfo("Shutting down: finishing requests in flight, then closing the database.")
     )
     yield* Effect.logInfo(
       `Coursekit is listening on ${HttpServer.formatAddress(server.address)}; ` +
-        `public URL ${settings.publicUrl}, API docs ${settings.publicUrl}/docs, ` +
-        `OpenAPI ${settings.publicUrl}/openapi.json`
+        `public URL ${publicUrl}, API docs ${publicUrl}/docs, OpenAPI ${publicUrl}/openapi.json`
     )
   }))
 

@@ -54,7 +54,7 @@ const create = (url: string, title: string) =>
 
 describe("standalone process", () => {
   it("SIGTERM finishes requests in flight, exits 0, and keeps every acknowledged write", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "coursekit-shutdown-"))
+    const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "shutdown-"))
     const first = await start(dataDir)
     expect(first.output.some((line) => line.includes(`"level":"INFO"`))).toBe(true)
     const inFlight = Array.from({ length: 10 }, (_, i) => create(first.url, `In flight ${i}`).catch(() => undefined))
