@@ -1,20 +1,27 @@
 /**
  * Coursekit as HTTP: the routes of {@link CoursekitApi} with their handlers, the OpenAPI
  * document (`/openapi.json`), the interactive explorer (`/docs`) and the edge middleware,
- * served by Node or turned into a Web `Request → Response` handler.
+ * served by Node ({@link layerNodeServer}) or as a Web `Request → Response` handler
+ * ({@link webHandler}).
  *
  * @since 0.1.0
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { ByteSize, Duration, Layer } from "effect"
-import { HttpRouter, HttpServerRequest } from "effect/http"
+import { Duration, Layer } from "effect"
+import { HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
+import type { Catalogue } from "@coursekit/core"
 import * as AdminAuthLive from "./AdminAuthLive.ts"
+import type { AdminTokens } from "./AdminTokens.ts"
 import * as ApiProblemsLive from "./ApiProblemsLive.ts"
 import { CoursekitApi } from "./CoursekitApi.ts"
+import type { CourseListCache } from "./CourseListCache.ts"
 import * as CoursesHandlers from "./CoursesHandlers.ts"
 import * as EdgeMiddleware from "./EdgeMiddleware.ts"
+import type { Readiness } from "./Readiness.ts"
+import { maxBodySize } from "./RequestLimits.ts"
+import type { RequestLogger } from "./RequestLogger.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
 
 /** The API routes and `/openapi.json`. Needs `Catalogue`, `Readiness`, `AdminTokens`. */
@@ -30,8 +37,22 @@ export const layerRoutes = Layer.mergeAll(
   EdgeMiddleware.layer
 )
 
-/** Largest request body read: above the 1 MB HTML limit plus JSON overhead; larger is a 413. */
-export const maxBodySize = ByteSize.mebibytes(2)
+/** What the routes need: the use cases and the HTTP-side services. */
+export type RouteServices = Catalogue | Readiness | AdminTokens | CourseListCache | RequestLogger
+
+/**
+ * The routes as a Web `Request → Response` handler, for hosts that speak Fetch (Next.js
+ * route handlers, Hono, Bun, Deno, workers). Call `dispose` when the host shuts down.
+ */
+export const webHandler = <E>(services: Layer.Layer<RouteServices, E>) =>
+  HttpRouter.toWebHandler(
+    layerRoutes.pipe(
+      Layer.provide(services),
+      Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),
+      Layer.provide(HttpServer.layerServices)
+    ),
+    { disableLogger: true }
+  )
 
 /** Options of {@link layerNodeServer}. */
 export interface NodeServerOptions {

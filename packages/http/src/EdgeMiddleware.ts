@@ -6,10 +6,11 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect } from "effect"
+import { ByteSize, Cause, Context, Effect } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { CourseListCache } from "./CourseListCache.ts"
 import { RequestLogger } from "./RequestLogger.ts"
+import { maxBodySize } from "./RequestLimits.ts"
 import { pathOf } from "./RequestPath.ts"
 
 const statusTitles: Record<number, string> = {
@@ -39,13 +40,21 @@ const problemFallback = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerR
     Effect.catchCause((cause) => {
       // Interruption keeps its own handling (client gone, server shutting down).
       if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-      const error = Cause.findErrorOption(cause)
-      if (
-        error._tag === "Some" && HttpServerError.isHttpServerError(error.value) &&
-        error.value.reason._tag === "RouteNotFound"
-      ) {
-        const request = error.value.reason.request
-        return Effect.succeed(problem(404, `No route for ${request.method} ${pathOf(request.url)}.`))
+      // Failures of the server itself (no route, an unreadable or oversized body) carry
+      // their own status; anything else is ours to log.
+      const error = Cause.squash(cause)
+      if (HttpServerError.isHttpServerError(error)) {
+        const { reason } = error
+        if (reason._tag === "RouteNotFound") {
+          return Effect.succeed(problem(404, `No route for ${reason.request.method} ${pathOf(reason.request.url)}.`))
+        }
+        if (reason._tag === "RequestParseError") {
+          return Effect.succeed(
+            reason.reason === "BodyTooLarge"
+              ? problem(413, `The request body is larger than the server accepts (${ByteSize.format(maxBodySize)}).`)
+              : problem(400, "The request body could not be read.")
+          )
+        }
       }
       // The cause goes to the log only: a 500 body never carries internals.
       return Effect.as(

@@ -53,7 +53,7 @@ describe("edge middleware", () => {
         handler(
           new Request("http://test/courses", {
             method: "POST",
-            headers: { "content-type": "application/json", authorization: "Bearer " },
+            headers: { "content-type": "application/json", authorization: "Bearer some-plausible-token-value" },
             body: JSON.stringify({ title: "t", content_html: "" })
           })
         )
@@ -64,22 +64,16 @@ describe("edge middleware", () => {
 
   it.effect("GET /health/ready answers 503 naming the dependency that is down", () =>
     Effect.gen(function*() {
-      const { handler, dispose } = HttpRouter.toWebHandler(
-        CoursekitHttp.layerRoutes.pipe(
-          Layer.provide([
-            Catalogue.layerMemory(),
-            Readiness.layer([
-              { name: "database", check: Effect.void },
-              { name: "storage", check: Effect.fail(new Error("connection refused")) }
-            ]),
-            AdminTokens.layer([]),
-            CourseListCache.layerDisabled,
-            RequestLogger.layerSilent
-          ]),
-          Layer.provide(HttpServer.layerServices)
-        ),
-        { disableLogger: true }
-      )
+      const { handler, dispose } = CoursekitHttp.webHandler(Layer.mergeAll(
+        Catalogue.layerMemory(),
+        Readiness.layer([
+          { name: "database", check: Effect.void },
+          { name: "storage", check: Effect.fail(new Error("connection refused")) }
+        ]),
+        AdminTokens.layer([]),
+        CourseListCache.layerDisabled,
+        RequestLogger.layerSilent
+      ))
       const response = yield* Effect.promise(() => handler(new Request("http://test/health/ready")))
       const body = yield* Effect.promise(() => response.json())
       yield* Effect.promise(dispose)

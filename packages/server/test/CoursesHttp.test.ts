@@ -138,6 +138,25 @@ describe("standalone server over HTTP (PGlite)", () => {
         assert.strictEqual(patchExtra.body.errors[0].path, "body.slug")
       }))
 
+    it.effect("text with a NUL character is a 400, not a failed write", () =>
+      Effect.gen(function*() {
+        const title = yield* call("/courses", { method: "POST", admin: true, json: { title: "a\u0000b", content_html: "" } })
+        assertProblem(title, 400)
+        assert.include(title.body.detail, "NUL")
+        const body = yield* call("/courses", { method: "POST", admin: true, json: { title: "ok", content_html: "<p>\u0000</p>" } })
+        assertProblem(body, 400)
+      }))
+
+    it.effect("a body over 2 MiB is a 413 problem", () =>
+      Effect.gen(function*() {
+        const reply = yield* call("/courses", {
+          method: "POST",
+          admin: true,
+          json: { title: "big", content_html: "x".repeat(3 * 1024 * 1024) }
+        })
+        assertProblem(reply, 413)
+      }))
+
     it.effect("a body that is not JSON is 415", () =>
       Effect.gen(function*() {
         const reply = yield* call("/courses", {

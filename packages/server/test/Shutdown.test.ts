@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
+import { request as httpRequest } from "node:http"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -45,6 +46,24 @@ const start = (dataDir: string): Promise<Started> =>
     void exit.then(() => reject(new Error(`server exited before listening:\n${output.join("\n")}`)))
   })
 
+// A create whose body arrives in two parts, `gapMs` apart: in flight for that long.
+const slowCreate = (url: string, gapMs: number, onFirstPart: () => void) =>
+  new Promise<{ status: number; body: any }>((done, fail) => {
+    const body = JSON.stringify({ title: "Slow upload of a body", content_html: "<p>kept</p>" })
+    const request = httpRequest(`${url}/courses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+    }, (response) => {
+      let text = ""
+      response.on("data", (chunk) => (text += chunk))
+      response.on("end", () => done({ status: response.statusCode!, body: JSON.parse(text) }))
+    })
+    request.on("error", fail)
+    request.write(body.slice(0, 10))
+    setTimeout(onFirstPart, 50)
+    setTimeout(() => request.end(body.slice(10)), gapMs)
+  })
+
 const create = (url: string, title: string) =>
   fetch(`${url}/courses`, {
     method: "POST",
@@ -57,15 +76,17 @@ describe("standalone process", () => {
     const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "shutdown-"))
     const first = await start(dataDir)
     expect(first.output.some((line) => line.includes(`"level":"INFO"`))).toBe(true)
+    const before = await create(first.url, "Before the signal")
+    // A request still receiving its body when SIGTERM arrives must be finished, not cut.
+    const slow = slowCreate(first.url, 600, () => first.child.kill("SIGTERM"))
     const inFlight = Array.from({ length: 10 }, (_, i) => create(first.url, `In flight ${i}`).catch(() => undefined))
-    // Let the requests reach the server, then ask it to stop while they run.
-    await new Promise((done) => setTimeout(done, 20))
-    first.child.kill("SIGTERM")
-    const results = await Promise.all(inFlight)
+    const slowResult = await slow
+    expect(slowResult.status).toBe(201)
+    expect(slowResult.body.title).toBe("Slow upload of a body")
+    const results = [slowResult, ...(await Promise.all(inFlight))]
     const { code } = await first.exit
     expect(code).toBe(0)
-    const acknowledged = results.filter((result) => result?.status === 201)
-    expect(acknowledged.length).toBeGreaterThan(0)
+    const acknowledged = [before, ...results.filter((result) => result?.status === 201)]
     for (const result of results) {
       // Every answer that came back is whole: a created course, never a cut response.
       if (result !== undefined) expect(result.body.content_html).toBe("<p>kept</p>")

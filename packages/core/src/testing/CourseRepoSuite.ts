@@ -83,6 +83,19 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           for (let n = 2; n <= 20; n++) assert.isTrue(slugs.has(Slug.candidate(base, n)), `missing -${n}`)
         }))
 
+      it.effect("concurrent inserts whose bases collide (intro / intro-2) all get distinct slugs", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const base = Slug.fromTitle(unique("Intro"))
+          const created = yield* Effect.forEach(
+            Array.from({ length: 20 }, (_, i) => ({ title: "t", slugBase: i % 2 === 0 ? base : `${base}-2`, content_html: "" })),
+            (course) => repo.insert(course),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(new Set(created.map((course) => course.slug)).size, 20)
+          for (const course of created) assert.match(course.slug, Slug.pattern)
+        }))
+
       it.effect("list pages ascend by id from an inclusive cursor", () =>
         Effect.gen(function*() {
           const repo = yield* CourseRepo

@@ -1,0 +1,105 @@
+import { Catalogue, CourseRepo } from "@coursekit/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { CourseListCache } from "../src/index.ts"
+
+// The cache in front of a stand-in for the API that counts how often it is reached.
+const setup = (options?: { maxEntries?: number; maxBytes?: number }) =>
+  Effect.gen(function*() {
+    const cache = yield* CourseListCache
+    const repo = yield* CourseRepo
+    let reached = 0
+    const api = Effect.sync(() => {
+      reached++
+      return HttpServerResponse.text(`page ${reached}`, { contentType: "application/json" })
+    })
+    const get = (url: string, ifNoneMatch?: string) => cache.around("GET", url, ifNoneMatch, api)
+    const change = repo.insert({ title: "x", slugBase: `x-${Math.random()}`.replace(".", ""), content_html: "" })
+    return { get, change, reached: () => reached }
+  }).pipe(Effect.provide(CourseListCache.layer(options).pipe(Layer.provideMerge(Catalogue.layerMemory()))))
+
+const text = (response: HttpServerResponse.HttpServerResponse) =>
+  response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
+
+describe("CourseListCache", () => {
+  it.effect("serves a page again without the API until the catalogue changes", () =>
+    Effect.gen(function*() {
+      const { get, change, reached } = yield* setup()
+      const first = yield* get("/courses?limit=5")
+      assert.strictEqual(text(first), "page 1")
+      assert.strictEqual(text(yield* get("/courses?limit=5")), "page 1")
+      assert.strictEqual(reached(), 1)
+      yield* change
+      assert.strictEqual(text(yield* get("/courses?limit=5")), "page 2")
+      assert.strictEqual(reached(), 2)
+    }))
+
+  it.effect("keys on cursor and limit only: other parameters and their order share an entry", () =>
+    Effect.gen(function*() {
+      const { get, reached } = yield* setup()
+      yield* get("/courses?cursor=3&limit=5")
+      yield* get("/courses?limit=5&cursor=3&utm_source=x")
+      yield* get("/courses?limit=5&cursor=3&junk=1")
+      assert.strictEqual(reached(), 1)
+      yield* get("/courses?cursor=4&limit=5")
+      yield* get("/courses")
+      yield* get("/courses?limit=10")
+      assert.strictEqual(reached(), 3)
+    }))
+
+  it.effect("invalid queries and other routes always reach the API", () =>
+    Effect.gen(function*() {
+      const { get, reached } = yield* setup()
+      for (const url of ["/courses?limit=0", "/courses?limit=51", "/courses?cursor=abc", "/courses?cursor=1&cursor=2", "/courses/1"]) {
+        yield* get(url)
+        yield* get(url)
+      }
+      assert.strictEqual(reached(), 10)
+    }))
+
+  it.effect("If-None-Match with the current ETag is a 304 without the API", () =>
+    Effect.gen(function*() {
+      const { get, change, reached } = yield* setup()
+      const first = yield* get("/courses?limit=2")
+      const etag = first.headers.etag!
+      assert.strictEqual(first.headers["cache-control"], "no-cache")
+      const revalidated = yield* get("/courses?limit=2", etag)
+      assert.strictEqual(revalidated.status, 304)
+      assert.strictEqual(revalidated.headers.etag, etag)
+      assert.strictEqual((yield* get("/courses?limit=2", `"other", W/${etag}`)).status, 304)
+      assert.strictEqual(reached(), 1)
+      yield* change
+      const fresh = yield* get("/courses?limit=2", etag)
+      assert.strictEqual(fresh.status, 200)
+      assert.notStrictEqual(fresh.headers.etag, etag)
+    }))
+
+  it.effect("keeps at most maxEntries pages and maxBytes bytes, oldest dropped first", () =>
+    Effect.gen(function*() {
+      const { get, reached } = yield* setup({ maxEntries: 2 })
+      yield* get("/courses?cursor=1")
+      yield* get("/courses?cursor=2")
+      yield* get("/courses?cursor=3")
+      yield* get("/courses?cursor=3")
+      yield* get("/courses?cursor=2")
+      assert.strictEqual(reached(), 3)
+      yield* get("/courses?cursor=1")
+      assert.strictEqual(reached(), 4)
+      const small = yield* setup({ maxBytes: 10 })
+      yield* small.get("/courses?cursor=1")
+      yield* small.get("/courses?cursor=2")
+      yield* small.get("/courses?cursor=1")
+      assert.strictEqual(small.reached(), 3)
+    }))
+
+  it.effect("with maxEntries 0 nothing is kept but ETags still answer 304", () =>
+    Effect.gen(function*() {
+      const { get, reached } = yield* setup({ maxEntries: 0 })
+      const first = yield* get("/courses")
+      yield* get("/courses")
+      assert.strictEqual(reached(), 2)
+      assert.strictEqual((yield* get("/courses", first.headers.etag)).status, 304)
+      assert.strictEqual(reached(), 2)
+    }))
+})

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
+import * as Api from "../src/api.ts"
+
+describe("@coursekit/http/api", () => {
+  it("exports exactly the contract", () => {
+    expect(Object.keys(Api).sort()).toEqual([
+      "AdminAuth",
+      "ApiProblems",
+      "CoursekitApi",
+      "CoursesApi",
+      "DependencyCheck",
+      "Forbidden",
+      "InternalProblem",
+      "NotFound",
+      "NotReady",
+      "ProblemIssue",
+      "ReadinessReport",
+      "ServiceUnavailable",
+      "SystemApi",
+      "Unauthorized",
+      "UnauthorizedResponse",
+      "ValidationProblem",
+      "Welcome",
+      "bearerChallenge"
+    ])
+  })
+
+  it("its modules import no server code", () => {
+    for (const file of ["AdminAuth.ts", "ApiProblems.ts", "CoursekitApi.ts", "Problems.ts"]) {
+      const source = readFileSync(resolve(import.meta.dirname, "../src", file), "utf8")
+      const imports = [...source.matchAll(/from "([^"]+)"/g)].map((match) => match[1])
+      for (const specifier of imports) {
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(effect(\/[a-z-]+)?|@coursekit\/core|\.\/(AdminAuth|ApiProblems|CoursekitApi|Problems)\.ts)$/)
+      }
+    }
+  })
+})
