@@ -15,9 +15,15 @@ if (results.length === 0) problems.push("no test ran")
 for (const test of results.filter((test) => test.status !== "passed" && test.status !== "failed")) {
   problems.push(`not run (${test.status}): ${test.fullName}`)
 }
+// Each file of a required kind must pass at least one test of its own.
 for (const suite of requiredSuites) {
-  const ran = results.filter((test) => test.file.includes(suite) && test.status === "passed").length
-  if (ran === 0) problems.push(`required suite ${suite} ran no passing test`)
+  const files = report.testResults.filter((file) => file.name.endsWith(suite))
+  if (files.length === 0) problems.push(`no ${suite} file ran`)
+  for (const file of files) {
+    if (!file.assertionResults.some((test) => test.status === "passed")) {
+      problems.push(`required suite ${file.name} ran no passing test`)
+    }
+  }
 }
 for (const problem of problems) console.error(`check-test-report: ${problem}`)
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`)

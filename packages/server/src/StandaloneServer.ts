@@ -9,9 +9,9 @@ import { Catalogue, FileUrl } from "@coursekit/core"
 import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, RequestLogger } from "@coursekit/http"
 import { PgCourseRepo, PgDatabase, PgliteDatabase } from "@coursekit/postgres"
 import { NodeServices } from "@effect/platform-node"
-import { Effect, Layer, LogLevel, Option, Redacted, References } from "effect"
-import { HttpServer } from "effect/http"
-import { SqlClient } from "effect/sql"
+import { type Config, Effect, Layer, LogLevel, Option, type PlatformError, Redacted, References } from "effect"
+import { HttpServer, type HttpServerError } from "effect/http"
+import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { join } from "node:path"
 import * as AdminTokenFile from "./AdminTokenFile.ts"
 import { type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
@@ -62,11 +62,20 @@ const announce = (settings: ServerSettings) =>
     )
   }))
 
+/** Why the service could not start. */
+export type StartError =
+  | HttpServerError.ServeError
+  | SqlError.SqlError
+  | Migrator.MigrationError
+  | PgliteDatabase.PgliteStartError
+  | PlatformError.PlatformError
+  | AdminTokenFile.AdminTokenFileInvalid
+
 /**
  * The whole service for `settings`. Build it to serve; release it to shut down
  * gracefully. `HttpServer` is in the output, so callers can read the bound address.
  */
-export const layerFrom = (settings: ServerSettings) =>
+export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.HttpServer | Catalogue, StartError> =>
   announce(settings).pipe(
     Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host })),
     Layer.provide([
@@ -82,4 +91,6 @@ export const layerFrom = (settings: ServerSettings) =>
   )
 
 /** The service configured from the environment (see the README's configuration table). */
-export const layer = Layer.unwrap(Effect.map(readSettings, layerFrom))
+export const layer: Layer.Layer<HttpServer.HttpServer | Catalogue, StartError | Config.ConfigError> = Layer.unwrap(
+  Effect.map(readSettings, layerFrom)
+)
