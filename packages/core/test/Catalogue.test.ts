@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { Catalogue, type CourseId } from "../src/index.ts"
+import { ConfigProvider, Effect } from "effect"
+import { Catalogue, type CourseId, FileUrl } from "../src/index.ts"
 
 const withCatalogue = Effect.provide(Catalogue.layerMemory("https://cdn.example.com/"))
 
@@ -69,4 +69,15 @@ describe("Catalogue", () => {
       )
       assert.strictEqual(new Set(courses.map((course) => course.slug)).size, 20)
     }).pipe(withCatalogue))
+})
+
+describe("FileUrl", () => {
+  it.effect("joins the CDN base and an escaped key; layerConfig reads CDN_URL", () =>
+    Effect.gen(function*() {
+      const files = yield* FileUrl
+      assert.strictEqual(files.publicUrl("courses/12/a b.jpg"), "https://cdn.test/files/courses/12/a%20b.jpg")
+    }).pipe(
+      Effect.provide(FileUrl.layerConfig),
+      Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { CDN_URL: "https://cdn.test/files" } })))
+    ))
 })
