@@ -3,7 +3,7 @@
  * 50 connections, for
  *   (a) Coursekit's standalone server as shipped: production middleware on (admin auth
  *       wired, request ids, one JSON log line per request, problem errors) and its list
- *       cache (kept correct across instances by LISTEN/NOTIFY) on,
+ *       cache (exact across instances: keyed on the catalogue version) on,
  *   (a') the same with the list cache off (LIST_CACHE_ENTRIES=0), to show the uncached path,
  *   (b) bare node:http + pg serving the same query and output (the baseline),
  *   (c) Fastify + the same pg client.

@@ -1,12 +1,23 @@
 import { Catalogue } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer, Logger, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger } from "../src/index.ts"
 
 // The API on in-memory layers as a Web handler, with one extra route that fails with a
 // defect carrying a secret, as a bug in a handler would.
-const makeHandler = (logged: Array<RequestLogEntry>) =>
+// Effect log lines written while serving, with their annotations.
+const collectLogs = (lines: Array<{ message: unknown; annotations: Record<string, unknown> }>) =>
+  Logger.layer([
+    Logger.make((options) => {
+      lines.push({
+        message: options.message,
+        annotations: { ...Context.get(options.fiber.context, References.CurrentLogAnnotations) }
+      })
+    })
+  ])
+
+const makeHandler = (logged: Array<RequestLogEntry>, logLines: Array<{ message: unknown; annotations: Record<string, unknown> }> = []) =>
   HttpRouter.toWebHandler(
     Layer.mergeAll(
       CoursekitHttp.layerRoutes,
@@ -19,7 +30,8 @@ const makeHandler = (logged: Array<RequestLogEntry>) =>
         CourseListCache.layerDisabled,
         Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logged.push(entry) }))
       ]),
-      Layer.provide(HttpServer.layerServices)
+      Layer.provide(HttpServer.layerServices),
+      Layer.provideMerge(collectLogs(logLines))
     ),
     { disableLogger: true }
   )
@@ -28,7 +40,8 @@ describe("edge middleware", () => {
   it.effect("a defect is a 500 problem that leaks neither the message nor a stack", () =>
     Effect.gen(function*() {
       const logged: Array<RequestLogEntry> = []
-      const { handler, dispose } = makeHandler(logged)
+      const logLines: Array<{ message: unknown; annotations: Record<string, unknown> }> = []
+      const { handler, dispose } = makeHandler(logged, logLines)
       const response = yield* Effect.promise(() => handler(new Request("http://test/explode")))
       const text = yield* Effect.promise(() => response.text())
       yield* Effect.promise(dispose)
@@ -44,6 +57,10 @@ describe("edge middleware", () => {
       assert.strictEqual(logged[0]!.status, 500)
       assert.strictEqual(logged[0]!.path, "/explode")
       assert.strictEqual(response.headers.get("x-request-id"), logged[0]!.requestId)
+      // The cause is logged, and the log line names the request.
+      const failure = logLines.find((line) => String(line.message).includes("unhandled failure"))
+      assert.isDefined(failure)
+      assert.strictEqual(failure!.annotations.requestId, logged[0]!.requestId)
     }))
 
   it.effect("with no admin token configured every write is refused", () =>
