@@ -17,6 +17,7 @@ import type {
 } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
 import { FileUrl } from "./FileUrl.ts"
+import { HtmlSanitizer } from "./HtmlSanitizer.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import * as Slug from "./Slug.ts"
 
@@ -26,6 +27,9 @@ import * as Slug from "./Slug.ts"
  *
  * `version` changes with every committed change to the catalogue, wherever it was made;
  * caches of list pages key on it (see `CourseRepo`).
+ *
+ * `content_html` is sanitized on every write (the pipeline's stages 2 and 3, for HTML a
+ * person wrote) and stored as sanitized; what is read back is what was stored.
  */
 export class Catalogue extends Context.Service<Catalogue, {
   create(input: CourseCreate): Effect.Effect<Course, PersistenceError>
@@ -35,12 +39,13 @@ export class Catalogue extends Context.Service<Catalogue, {
   delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
 }>()("@coursekit/core/Catalogue") {
-  /** The catalogue over whichever `CourseRepo` and `FileUrl` the caller provides. */
-  static readonly layerNoDeps: Layer.Layer<Catalogue, never, CourseRepo | FileUrl> = Layer.effect(
+  /** The catalogue over whichever `CourseRepo`, `FileUrl` and `HtmlSanitizer` the caller provides. */
+  static readonly layerNoDeps: Layer.Layer<Catalogue, never, CourseRepo | FileUrl | HtmlSanitizer> = Layer.effect(
     Catalogue,
     Effect.gen(function*() {
       const repo = yield* CourseRepo
       const files = yield* FileUrl
+      const sanitizer = yield* HtmlSanitizer
       const thumbnailUrl = (key: string | null) => key === null ? null : files.publicUrl(key)
       const toCourse = (record: CourseRecord): Course => ({
         ...record,
@@ -51,7 +56,7 @@ export class Catalogue extends Context.Service<Catalogue, {
         const record = yield* repo.insert({
           title: input.title,
           slugBase: Slug.fromTitle(input.title),
-          content_html: input.content_html
+          content_html: yield* sanitizer.sanitizeAuthored(input.content_html)
         })
         return toCourse(record)
       })
@@ -75,7 +80,10 @@ export class Catalogue extends Context.Service<Catalogue, {
       })
 
       const update = Effect.fn("Catalogue.update")(function*(id: CourseId, changes: CourseUpdate) {
-        return toCourse(yield* repo.update(id, changes))
+        const sanitized = changes.content_html === undefined
+          ? changes
+          : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) }
+        return toCourse(yield* repo.update(id, sanitized))
       })
 
       const delete_ = Effect.fn("Catalogue.delete")(function*(id: CourseId) {
@@ -90,6 +98,6 @@ export class Catalogue extends Context.Service<Catalogue, {
   static readonly layerMemory = (cdnUrl = "http://localhost/files"): Layer.Layer<Catalogue | CourseRepo> =>
     Catalogue.layerNoDeps.pipe(
       Layer.provideMerge(CourseRepo.layerMemory),
-      Layer.provide(FileUrl.layer(cdnUrl))
+      Layer.provide([FileUrl.layer(cdnUrl), HtmlSanitizer.layer])
     )
 }

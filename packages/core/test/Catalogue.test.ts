@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
-import { Catalogue, type CourseId, FileUrl } from "../src/index.ts"
+import { Catalogue, type CourseId, CourseRepo, FileUrl } from "../src/index.ts"
 
 const withCatalogue = Effect.provide(Catalogue.layerMemory("https://cdn.example.com/"))
 
@@ -57,6 +57,20 @@ describe("Catalogue", () => {
       const error = yield* Effect.flip(catalogue.get(course.id))
       assert.strictEqual(error._tag, "CourseNotFound")
       assert.strictEqual(error.message, `No course has id ${course.id}.`)
+    }).pipe(withCatalogue))
+
+  it.effect("content_html is sanitized on create and update, and stored as sanitized", () =>
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      const repo = yield* CourseRepo
+      const dirty = "Sure! <p onclick=\"steal()\" class=\"text-center evil\">Hi<script>alert(1)</script></p><p></p>"
+      const course = yield* catalogue.create({ title: "Sanitized", content_html: dirty })
+      // A person's lead-in text stays (stage 1 is for model output only).
+      assert.strictEqual(course.content_html, "Sure!<p class=\"text-center\">Hi</p>")
+      assert.strictEqual((yield* repo.findById(course.id)).content_html, course.content_html)
+      const updated = yield* catalogue.update(course.id, { content_html: "<a href=\"javascript:x\" target=\"_blank\">l</a>" })
+      assert.strictEqual(updated.content_html, "<a target=\"_blank\" rel=\"noopener noreferrer\">l</a>")
+      assert.strictEqual((yield* catalogue.update(course.id, { title: "Renamed" })).content_html, updated.content_html)
     }).pipe(withCatalogue))
 
   it.effect("20 concurrent creates of one title give 20 distinct slugs", () =>

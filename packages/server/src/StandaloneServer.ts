@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Catalogue, FileUrl } from "@coursekit/core"
+import { Catalogue, FileUrl, HtmlSanitizer } from "@coursekit/core"
 import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, RequestLogger } from "@coursekit/http"
 import { PgCourseRepo, PgDatabase, PgliteDatabase } from "@coursekit/postgres"
 import { NodeServices } from "@effect/platform-node"
@@ -84,7 +84,7 @@ export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.Http
       layerAdminTokens(settings),
       LogLevel.isGreaterThan(settings.logLevel, "Info") ? RequestLogger.layerSilent : RequestLogger.layerJsonLines()
     ]),
-    Layer.provideMerge(Catalogue.layerNoDeps.pipe(Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl)]))),
+    Layer.provideMerge(Catalogue.layerNoDeps.pipe(Layer.provide([PgCourseRepo.layer, FileUrl.layer(settings.cdnUrl), HtmlSanitizer.layer]))),
     Layer.provide(layerDatabase(settings)),
     Layer.provide(NodeServices.layer),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))

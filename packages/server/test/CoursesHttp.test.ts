@@ -138,6 +138,14 @@ describe("standalone server over HTTP (PGlite)", () => {
         assert.strictEqual(patchExtra.body.errors[0].path, "body.slug")
       }))
 
+    it.effect("the API stores and returns sanitized HTML", () =>
+      Effect.gen(function*() {
+        const created = yield* createCourse("Dirty", "<h2 id=\"x\" style=\"color:red\">T</h2><img src=x onerror=alert(1)><script>alert(2)</script>")
+        assert.strictEqual(created.status, 201)
+        assert.strictEqual(created.body.content_html, "<h2>T</h2><img src=\"x\">")
+        assert.strictEqual((yield* call(`/courses/${created.body.id}`)).body.content_html, "<h2>T</h2><img src=\"x\">")
+      }))
+
     it.effect("text with a NUL character is a 400, not a failed write", () =>
       Effect.gen(function*() {
         const title = yield* call("/courses", { method: "POST", admin: true, json: { title: "a\u0000b", content_html: "" } })

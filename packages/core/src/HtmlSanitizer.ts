@@ -1,0 +1,80 @@
+/**
+ * The sanitization pipeline every stored HTML body passes (specification §1.2), on
+ * unified/rehype: HTML is parsed as a fragment by parse5 ({@link rehypeParseFragment}),
+ * transformed as a hast tree by three named plugins, and serialized again by
+ * rehype-stringify — no hand-written HTML parsing.
+ *
+ * 1. {@link rehypeStripModelWrapping} — model output only: code fences, lead-ins, sign-offs.
+ * 2. {@link rehypeNormalizeStructure} — empty and redundant nodes, whitespace.
+ * 3. {@link rehypeEnforceAllowList} — tags, attributes, classes and URL schemes of the
+ *    allow-list; dangerous elements dropped with their content.
+ *
+ * The result is idempotent: sanitizing it again changes nothing. Bad input gets a clean
+ * result, never an error.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import rehypeStringify from "rehype-stringify"
+import { unified } from "unified"
+import { defaultAllowList, type HtmlAllowList } from "./HtmlAllowList.ts"
+import { rehypeEnforceAllowList } from "./html/rehypeEnforceAllowList.ts"
+import { rehypeNormalizeStructure } from "./html/rehypeNormalizeStructure.ts"
+import { rehypeParseFragment } from "./html/rehypeParseFragment.ts"
+import { rehypeStripModelWrapping, stripModelWrapping } from "./html/rehypeStripModelWrapping.ts"
+
+export { rehypeEnforceAllowList, toSanitizeSchema } from "./html/rehypeEnforceAllowList.ts"
+export { rehypeNormalizeStructure } from "./html/rehypeNormalizeStructure.ts"
+export { maxNestingDepth, rehypeParseFragment } from "./html/rehypeParseFragment.ts"
+export { rehypeStripModelWrapping } from "./html/rehypeStripModelWrapping.ts"
+
+/** Builds the two pipelines for `allowList` once; they are reused for every call. */
+const makePipelines = (allowList: HtmlAllowList) => {
+  const authored = unified()
+    .use(rehypeParseFragment)
+    .use(rehypeNormalizeStructure)
+    .use(rehypeEnforceAllowList(allowList))
+    .use(rehypeStringify)
+    .freeze()
+  const modelOutput = unified()
+    .use(rehypeParseFragment)
+    .use(rehypeStripModelWrapping)
+    .use(rehypeNormalizeStructure)
+    .use(rehypeEnforceAllowList(allowList))
+    // Stage 3 can drop the last elements, leaving prose that was between elements at the
+    // edge; stripping again (a scan of the top level only) keeps the result idempotent.
+    .use(() => stripModelWrapping)
+    .use(rehypeStringify)
+    .freeze()
+  return {
+    authored: (html: string) => String(authored.processSync(html)),
+    modelOutput: (html: string) => String(modelOutput.processSync(html))
+  }
+}
+
+/**
+ * Sanitizes HTML before it is stored. `sanitizeAuthored` is for HTML a person wrote
+ * (stages 2 and 3: stage 1's prose stripping must never eat a human's first words);
+ * `sanitizeModelOutput` is for model output (all three stages).
+ */
+export class HtmlSanitizer extends Context.Service<HtmlSanitizer, {
+  sanitizeAuthored(html: string): Effect.Effect<string>
+  sanitizeModelOutput(html: string): Effect.Effect<string>
+}>()("@coursekit/core/HtmlSanitizer") {
+  /** The pipeline with `allowList` (see {@link mergeAllowLists} to extend the default). */
+  static readonly layerWith = (allowList: HtmlAllowList): Layer.Layer<HtmlSanitizer> =>
+    Layer.sync(HtmlSanitizer, () => {
+      const pipelines = makePipelines(allowList)
+      return HtmlSanitizer.of({
+        sanitizeAuthored: Effect.fn("HtmlSanitizer.sanitizeAuthored")(function*(html: string) {
+          return pipelines.authored(html)
+        }),
+        sanitizeModelOutput: Effect.fn("HtmlSanitizer.sanitizeModelOutput")(function*(html: string) {
+          return pipelines.modelOutput(html)
+        })
+      })
+    })
+
+  /** The pipeline with Coursekit's {@link defaultAllowList}. */
+  static readonly layer: Layer.Layer<HtmlSanitizer> = HtmlSanitizer.layerWith(defaultAllowList)
+}
