@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs"
 import { defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
@@ -11,7 +12,13 @@ const ssr = { resolve: { conditions: [source, ...defaultServerConditions], exter
 // definition: test files read COURSEKIT_REQUIRE_POSTGRES.
 const ci = process.env.CI === "true" || process.env.CI === "1"
 const postgresSuites = process.env.TEST_DATABASE_URL !== undefined || ci
-const exclude = postgresSuites ? [] : ["test/**/*.postgres.test.ts"]
+// Browser suites (`*.browser.test.ts`) run with Debian's chromium: always in CI, and
+// wherever CHROMIUM_PATH (default /usr/bin/chromium) exists.
+const browserSuites = ci || existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")
+const exclude = [
+  ...(postgresSuites ? [] : ["test/**/*.postgres.test.ts"]),
+  ...(browserSuites ? [] : ["test/**/*.browser.test.ts"])
+]
 
 // CI asks for a JSON report as well, to prove no suite was skipped (.ci/run reads it).
 const report = process.env.COURSEKIT_TEST_REPORT
@@ -30,7 +37,7 @@ export default defineConfig({
         include: ["test/**/*.test.ts"],
         exclude,
         globalSetup: [`${import.meta.dirname}/scripts/vitest-global-setup.ts`],
-        env: { COURSEKIT_REQUIRE_POSTGRES: ci ? "1" : "" },
+        env: { COURSEKIT_REQUIRE_POSTGRES: ci ? "1" : "", COURSEKIT_REQUIRE_BROWSER: ci ? "1" : "" },
         testTimeout: 30_000,
         hookTimeout: 60_000
       }
