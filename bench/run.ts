@@ -3,3 +3,4 @@
  * against a baseline measured in the same run.
  */
 await import("./catalogue-list.ts")
+await import("./html-sanitize.ts")

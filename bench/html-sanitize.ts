@@ -1,0 +1,109 @@
+/**
+ * Sanitizer throughput: Coursekit's three-stage pipeline (model output: strip,
+ * normalize, allow-list) against sanitize-html and DOMPurify + jsdom configured with the
+ * same allow-list (tags, attributes, classes, URL schemes), side by side in one run, on
+ * 240 generated lesson documents of 3–30 KB with fences, lead-ins, empty paragraphs,
+ * style/id/onclick and utility classes. Prints docs/s and the ratios to sanitize-html.
+ * Target (issue #3): Coursekit ≥ 1.0× sanitize-html.
+ */
+import { defaultAllowList, HtmlSanitizer } from "@coursekit/core"
+import DOMPurify from "dompurify"
+import { Effect } from "effect"
+import { JSDOM } from "jsdom"
+import sanitizeHtml from "sanitize-html"
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+
+// --- corpus -------------------------------------------------------------------------
+let seed = 7
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
+const words = "loop variable function array index value compile memory thread module type error test".split(" ")
+const sentence = () => Array.from({ length: 8 + Math.floor(random() * 12) }, () => pick(words)).join(" ")
+const classes = ["text-center", "font-bold", "mt-4", "evil-class", "p-4 bg-gray-100", "list-disc ml-6"]
+const block = (): string =>
+  pick([
+    () => `<p class="${pick(classes)}" style="color:red" id="p${Math.floor(random() * 1e6)}">${sentence()} <b>${pick(words)}</b> <a href="https://example.com/${pick(words)}" onclick="track()">${pick(words)}</a>.</p>`,
+    () => `<p></p><p> </p><h2 id="h">${sentence()}</h2>`,
+    () => `<ul class="list-disc ml-6">${Array.from({ length: 4 }, () => `<li><span>${sentence()}</span></li>`).join("")}</ul>`,
+    () => `<table class="table-auto"><tr><th>${pick(words)}</th><th>${pick(words)}</th></tr><tr><td>${sentence()}</td><td style="x">${sentence()}</td></tr></table>`,
+    () => `<details><summary>${pick(words)}</summary><pre><code>for (let i = 0; i &lt; 10; i++) {\n  ${pick(words)}(i)\n}</code></pre></details>`,
+    () => `<div class="p-4 bg-gray-100" onmouseover="x()"><p>${sentence()}</p><img src="/img/${pick(words)}.png" alt="${pick(words)}" onerror="x()"></div>`,
+    () => `<p>${sentence()}<script>track()</script> <em><em>${pick(words)}</em></em></p>`
+  ])()
+const lesson = () => {
+  const target = 3_000 + Math.floor(random() * 27_000)
+  let body = ""
+  while (body.length < target) body += block() + "\n"
+  return `${pick(["Sure! Here is the lesson:", "Certainly.", ""])}\n\`\`\`html\n${body}\`\`\`\n${pick(["Let me know if you need more!", ""])}`
+}
+const corpus = Array.from({ length: 240 }, lesson)
+const corpusBytes = corpus.reduce((sum, doc) => sum + doc.length, 0)
+
+// --- the same allow-list for everyone ----------------------------------------------------
+const tags = Object.keys(defaultAllowList.tags)
+const attributeName = (name: string) => (name === "className" ? "class" : name.toLowerCase())
+const attributesByTag: Record<string, Array<string>> = {}
+for (const [tag, names] of Object.entries(defaultAllowList.attributes)) {
+  attributesByTag[tag] = Object.keys(names).map(attributeName)
+}
+const allowedClasses = Object.keys(defaultAllowList.classes)
+
+const sanitizeHtmlOptions: sanitizeHtml.IOptions = {
+  allowedTags: tags,
+  allowedAttributes: attributesByTag,
+  allowedClasses: { "*": allowedClasses },
+  allowedSchemes: [...defaultAllowList.protocols.href!],
+  allowedSchemesByTag: { img: [...defaultAllowList.protocols.src!] },
+  nonTextTags: [...defaultAllowList.dropWithContent]
+}
+
+const window = new JSDOM("").window
+const purify = DOMPurify(window as unknown as Parameters<typeof DOMPurify>[0])
+const allClassSet = new Set(allowedClasses)
+purify.addHook("uponSanitizeAttribute", (_node, data) => {
+  if (data.attrName === "class") data.attrValue = data.attrValue.split(/\s+/).filter((c) => allClassSet.has(c)).join(" ")
+})
+const purifyOptions = {
+  ALLOWED_TAGS: tags,
+  ALLOWED_ATTR: [...new Set(Object.values(attributesByTag).flat())],
+  ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
+  FORBID_CONTENTS: [...defaultAllowList.dropWithContent]
+}
+
+const coursekit = Effect.runSync(Effect.provide(
+  Effect.gen(function*() {
+    return yield* HtmlSanitizer
+  }),
+  HtmlSanitizer.layer
+))
+
+const contenders: ReadonlyArray<readonly [string, (html: string) => string]> = [
+  ["coursekit (3 stages)", (html) => Effect.runSync(coursekit.sanitizeModelOutput(html))],
+  ["sanitize-html", (html) => sanitizeHtml(html, sanitizeHtmlOptions)],
+  ["dompurify+jsdom", (html) => purify.sanitize(html, purifyOptions) as unknown as string]
+]
+
+// --- measure -------------------------------------------------------------------------
+const measure = (run: (html: string) => string) => {
+  for (const doc of corpus.slice(0, 40)) run(doc) // warm-up
+  let docs = 0
+  const start = performance.now()
+  while (performance.now() - start < seconds * 1000) {
+    run(corpus[docs % corpus.length]!)
+    docs++
+  }
+  return docs / ((performance.now() - start) / 1000)
+}
+
+console.log(`${corpus.length} lesson documents, ${(corpusBytes / corpus.length / 1024).toFixed(1)} KB on average; ${seconds}s per sanitizer`)
+const results = new Map<string, number>()
+for (const [name, run] of contenders) {
+  results.set(name, measure(run))
+  console.log(`${name.padEnd(22)} ${results.get(name)!.toFixed(0).padStart(6)} docs/s`)
+}
+const reference = results.get("sanitize-html")!
+console.log("\nsanitizer               docs/s   ÷ sanitize-html")
+for (const [name, rate] of results) console.log(`${name.padEnd(22)} ${rate.toFixed(0).padStart(7)} ${(rate / reference).toFixed(2).padStart(16)}`)
+const ratio = results.get("coursekit (3 stages)")! / reference
+console.log(`\ntarget: coursekit ≥ 1.0× sanitize-html (${ratio.toFixed(2)}×): ${ratio >= 1 ? "met" : "MISSED"}`)
