@@ -2,7 +2,8 @@
  * Stage 2 of the sanitization pipeline: one recursive walk that removes comments and
  * doctypes, unwraps attribute-less `span`s and an inline element nested directly in the
  * same element (`<b><b>x</b></b>`), removes elements left empty (keeping `img`, `br`,
- * `hr`, table cells and anything with content), merges adjacent text, and normalizes
+ * `hr`, table cells and anything with content), unwraps an `li` or `a` nested where the
+HTML parser would have closed the outer one, merges adjacent text, and normalizes
  * whitespace: runs collapse to one space, and whitespace at the edges of blocks and
  * between blocks goes; inside `pre`, `code`, `kbd` and `samp` nothing changes but the
  * newline that starts a `pre`, which the HTML parser drops anyway.
@@ -52,11 +53,21 @@ type Child = RootContent | ElementContent
  * children of a block); false when they are about to be hoisted into their parent,
  * whose own pass then decides.
  */
+/** What the HTML parser would close on seeing another `li` or `a`. */
+interface Context {
+  /** The nearest of `li`, `ul`, `ol`, `menu` above, if any. */
+  readonly list: string | undefined
+  readonly inAnchor: boolean
+}
+
+const listTags = new Set(["li", "ul", "ol", "menu"])
+
 const normalizeChildren = (
   children: ReadonlyArray<Child>,
   parentTag: string | undefined,
   inPre: boolean,
-  trimEdges: boolean
+  trimEdges: boolean,
+  context: Context
 ): Array<Child> => {
   const flat: Array<Child> = []
   for (const child of children) {
@@ -67,14 +78,24 @@ const normalizeChildren = (
     }
     // Decided before descending: an unwrapped element's children sit in its parent, so
     // they are normalized against that parent (<i><span><i>x</i></span></i> → <i>x</i>).
+    // The parser closes an open li when another starts and an open a when another
+    // starts, so such nesting (left behind when a table or template between them is
+    // removed) would be rearranged by the next parse: unwrap the inner one instead.
     const unwrap = (child.tagName === "span" && !hasProperties(child)) ||
-      (parentTag === child.tagName && unwrappedWhenNested.has(child.tagName) && !hasProperties(child))
+      (parentTag === child.tagName && unwrappedWhenNested.has(child.tagName) && !hasProperties(child)) ||
+      (child.tagName === "li" && context.list === "li") ||
+      (child.tagName === "a" && context.inAnchor)
+    const childContext: Context = unwrap ? context : {
+      list: listTags.has(child.tagName) ? child.tagName : context.list,
+      inAnchor: context.inAnchor || child.tagName === "a"
+    }
     const childPre = inPre || preformatted.has(child.tagName)
     child.children = normalizeChildren(
       child.children,
       unwrap ? parentTag : child.tagName,
       childPre,
-      !unwrap && !inlineTags.has(child.tagName)
+      !unwrap && !inlineTags.has(child.tagName),
+      childContext
     ) as Array<ElementContent>
     if (unwrap) {
       flat.push(...child.children)
@@ -120,7 +141,7 @@ const normalizeChildren = (
 
 /** Normalizes `tree` in place (the plugin's transform, also run after stage 3). */
 export const normalizeTree = (tree: Root): void => {
-  tree.children = normalizeChildren(tree.children, undefined, false, true) as Array<RootContent>
+  tree.children = normalizeChildren(tree.children, undefined, false, true, { list: undefined, inAnchor: false }) as Array<RootContent>
 }
 
 /** The unified plugin. */
