@@ -9,6 +9,10 @@
  * 3. {@link rehypeEnforceAllowList} — tags, attributes, classes and URL schemes of the
  *    allow-list; dangerous elements dropped with their content.
  *
+ * The processor runs stage 3 before stage 2: the structure pass then also cleans what
+ * the allow-list removed (emptied elements, spans left bare), so a single structure walk
+ * gives what 2 → 3 → 2 would — one full tree walk fewer on every document.
+ *
  * The result is idempotent: sanitizing it again changes nothing. Bad input gets a clean
  * result, never an error.
  *
@@ -32,15 +36,15 @@ export { rehypeStripModelWrapping } from "./html/rehypeStripModelWrapping.ts"
 const makePipelines = (allowList: HtmlAllowList) => {
   const authored = unified()
     .use(rehypeParseFragment)
-    .use(rehypeNormalizeStructure)
     .use(rehypeEnforceAllowList(allowList))
+    .use(rehypeNormalizeStructure)
     .use(rehypeStringify)
     .freeze()
   const modelOutput = unified()
     .use(rehypeParseFragment)
     .use(rehypeStripModelWrapping)
-    .use(rehypeNormalizeStructure)
     .use(rehypeEnforceAllowList(allowList))
+    .use(rehypeNormalizeStructure)
     // Stage 3 can drop the last elements, leaving prose that was between elements at the
     // edge; stripping again (a scan of the top level only) keeps the result idempotent.
     .use(() => stripModelWrapping)

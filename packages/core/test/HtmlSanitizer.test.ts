@@ -175,7 +175,8 @@ describe("HtmlSanitizer: inputs the property test once broke", () => {
     ["<pre><script> </script>\n<br></pre>x<details></details>"],
     ["<i><span><i>```html  text  ```html</i> x&amp;</span></i>"],
     ["<table><pre><hr>Sure! Here:<hr>x</pre><tr></tr></table>  text  <style><hr></style>```htmlSure! Here:"],
-    ["<a href=\"/a\"><table><a href=\"/b\">inner</a></table></a>"]
+    ["<a href=\"/a\"><table><a href=\"/b\">inner</a></table></a>"],
+    ["<summary onclick=\"x\"><!-- c --><pre><style>a</style>\n\n<b><!-- c --> <br></b></pre></summary>"]
   ])("%j is a fixpoint after one pass", ([input]) =>
     Effect.gen(function*() {
       for (const run of [authored, model]) {

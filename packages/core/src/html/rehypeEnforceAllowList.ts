@@ -4,14 +4,13 @@
  * `style`, `id` and every event handler (`on*`) go because no tag lists them; dangerous
  * elements are dropped with their content. Links that open a new window get
  * `rel="noopener noreferrer"`. What the removals leave behind (emptied elements, bare
- * spans) is normalized again as in stage 2, which makes the pipeline idempotent.
+ * spans) is for the structure pass (stage 2) to clean: the pipeline runs it afterwards.
  *
  * @since 0.1.0
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { sanitize, type Schema } from "hast-util-sanitize"
 import type { HtmlAllowList } from "../HtmlAllowList.ts"
-import { normalizeTree } from "./rehypeNormalizeStructure.ts"
 
 /** The `hast-util-sanitize` schema of an allow-list. */
 export const toSanitizeSchema = (allowList: HtmlAllowList): Schema => {
@@ -56,7 +55,6 @@ export const rehypeEnforceAllowList = (allowList: HtmlAllowList) => {
   return () => (tree: Root): Root => {
     const clean = sanitize(tree, schema) as Root
     protectNewWindows(clean.children)
-    normalizeTree(clean)
     return clean
   }
 }

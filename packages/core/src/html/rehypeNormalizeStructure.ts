@@ -6,7 +6,8 @@
 HTML parser would have closed the outer one, merges adjacent text, and normalizes
  * whitespace: runs collapse to one space, and whitespace at the edges of blocks and
  * between blocks goes; inside `pre`, `code`, `kbd` and `samp` nothing changes but the
- * newline that starts a `pre`, which the HTML parser drops anyway.
+ * newlines that start a `pre` (the parser drops the first anyway, so they cannot survive
+ * a round trip).
  * `html`, `head` and `body` wrappers never appear: documents are parsed as fragments.
  *
  * @since 0.1.0
@@ -101,12 +102,13 @@ const normalizeChildren = (
       flat.push(...child.children)
       continue
     }
-    // The HTML parser drops a newline that starts a <pre>; drop it here too, or the
-    // output would change the next time it is parsed.
+    // The HTML parser drops a newline that starts a <pre> and the serializer does not
+    // add one back, so leading newlines cannot survive a round trip: drop them here.
     const first = child.children[0]
     if (child.tagName === "pre" && first?.type === "text" && first.value.startsWith("\n")) {
-      if (first.value.length === 1) child.children.shift()
-      else child.children[0] = { type: "text", value: first.value.slice(1) } satisfies Text
+      const rest = first.value.replace(/^\n+/, "")
+      if (rest === "") child.children.shift()
+      else child.children[0] = { type: "text", value: rest } satisfies Text
     }
     const empty = child.children.every((node) => node.type === "text" && !inPre && node.value.trim() === "")
     if (empty && !keptWhenEmpty.has(child.tagName)) continue
