@@ -39,7 +39,11 @@ export const ContentHtml = Schema.String.check(
   Schema.isMaxLength(contentHtmlMaxLength, {
     message: `content_html must be at most ${contentHtmlMaxLength} characters`
   })
-).pipe(Schema.annotate({ description: `HTML body; at most ${contentHtmlMaxLength} characters.` }))
+).pipe(Schema.annotate({
+  description: `HTML body; at most ${contentHtmlMaxLength} characters. Sanitized before it is stored ` +
+    "(allow-listed tags, attributes, classes and URL schemes; no scripts, handlers or styles): " +
+    "responses show what was stored."
+}))
 
 /** A course as stored: everything but the derived `thumbnail_url`. */
 export const CourseRecord = Schema.Struct({

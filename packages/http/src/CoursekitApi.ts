@@ -70,7 +70,12 @@ export class CoursesApi extends HttpApiGroup.make("courses")
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(CourseListItem), NextLink),
       error: ServiceUnavailable
-    }).annotate(OpenApi.Summary, "List courses, ascending by id, with cursor pagination"),
+    }).annotate(OpenApi.Summary, "List courses, ascending by id, with cursor pagination").annotate(
+      OpenApi.Description,
+      "Pages hold the courses with id >= cursor. When more exist, a Link header names the next page. " +
+        "Responses carry an ETag (the catalogue version and the page) and Cache-Control: no-cache; " +
+        "a request with If-None-Match naming the current ETag is answered 304 Not Modified without a body."
+    ),
     HttpApiEndpoint.get("get", "/courses/:id", {
       params: { id: CourseId },
       success: Course,
