@@ -29,11 +29,14 @@ export const layer = (
     }))
   )
 
-/** Reads `DATABASE_URL` (and `DATABASE_POOL_SIZE`, default 10). */
+/** Connections per instance when nothing says otherwise. */
+export const defaultPoolSize = 10
+
+/** Reads `DATABASE_URL` (and `DATABASE_POOL_SIZE`, default {@link defaultPoolSize}). */
 export const layerConfig = Layer.unwrap(Effect.map(
   Config.all({
     url: Config.Redacted("DATABASE_URL"),
-    maxConnections: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
+    maxConnections: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(defaultPoolSize))
   }),
   layer
 ))

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { PgDatabase } from "@coursekit/postgres"
 import { Config, type LogLevel, Option, Redacted, Schema } from "effect"
 
 /** Resolved settings of the standalone server. */
@@ -40,7 +41,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   publicUrl: Config.URL("PUBLIC_URL").pipe(Config.option),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
-  databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(PgDatabase.defaultPoolSize)),
   cdnUrl: Config.URL("CDN_URL").pipe(Config.option),
   adminTokens: Config.Redacted("ADMIN_TOKENS").pipe(Config.option),
   listCacheEntries: Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), "LIST_CACHE_ENTRIES").pipe(
