@@ -85,25 +85,34 @@ const contenders: ReadonlyArray<readonly [string, (html: string) => string]> = [
 ]
 
 // --- measure -------------------------------------------------------------------------
-const measure = (run: (html: string) => string) => {
-  for (const doc of corpus.slice(0, 40)) run(doc) // warm-up
+// Rounds interleave the contenders, so a machine that speeds up or slows down during the
+// run affects each of them alike; the ratio reported is the median of the rounds' ratios.
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
+const measure = (run: (html: string) => string, milliseconds: number) => {
   let docs = 0
   const start = performance.now()
-  while (performance.now() - start < seconds * 1000) {
+  while (performance.now() - start < milliseconds) {
     run(corpus[docs % corpus.length]!)
     docs++
   }
   return docs / ((performance.now() - start) / 1000)
 }
-
-console.log(`${corpus.length} lesson documents, ${(corpusBytes / corpus.length / 1024).toFixed(1)} KB on average; ${seconds}s per sanitizer`)
-const results = new Map<string, number>()
-for (const [name, run] of contenders) {
-  results.set(name, measure(run))
-  console.log(`${name.padEnd(22)} ${results.get(name)!.toFixed(0).padStart(6)} docs/s`)
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
 }
-const reference = results.get("sanitize-html")!
-console.log("\nsanitizer               docs/s   ÷ sanitize-html")
-for (const [name, rate] of results) console.log(`${name.padEnd(22)} ${rate.toFixed(0).padStart(7)} ${(rate / reference).toFixed(2).padStart(16)}`)
-const ratio = results.get("coursekit (3 stages)")! / reference
+
+console.log(`${corpus.length} lesson documents, ${(corpusBytes / corpus.length / 1024).toFixed(1)} KB on average; ${rounds} rounds of ${seconds}s per sanitizer`)
+for (const [, run] of contenders) for (const doc of corpus.slice(0, 40)) run(doc) // warm-up
+const rates = new Map<string, Array<number>>(contenders.map(([name]) => [name, []]))
+for (let round = 0; round < rounds; round++) {
+  for (const [name, run] of contenders) rates.get(name)!.push(measure(run, (seconds * 1000) / rounds))
+}
+const reference = rates.get("sanitize-html")!
+console.log("\nsanitizer               docs/s   ÷ sanitize-html (median of rounds)")
+for (const [name, list] of rates) {
+  const ratio = median(list.map((rate, round) => rate / reference[round]!))
+  console.log(`${name.padEnd(22)} ${median(list).toFixed(0).padStart(7)} ${ratio.toFixed(2).padStart(16)}`)
+}
+const ratio = median(rates.get("coursekit (3 stages)")!.map((rate, round) => rate / reference[round]!))
 console.log(`\ntarget: coursekit ≥ 1.0× sanitize-html (${ratio.toFixed(2)}×): ${ratio >= 1 ? "met" : "MISSED"}`)

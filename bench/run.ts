@@ -4,3 +4,4 @@
  */
 await import("./catalogue-list.ts")
 await import("./html-sanitize.ts")
+await import("./upload-finalize.ts")

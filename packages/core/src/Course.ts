@@ -130,3 +130,14 @@ export class CourseNotFound extends Schema.TaggedError<CourseNotFound>()(
     return `No course has id ${this.id}.`
   }
 }
+
+/** No course has this slug. */
+export class CourseSlugNotFound extends Schema.TaggedError<CourseSlugNotFound>()(
+  "CourseSlugNotFound",
+  { slug: Schema.String },
+  { httpApiStatus: 404, description: "No course has this slug." }
+) {
+  override get message(): string {
+    return `No course has the slug ${JSON.stringify(this.slug)}.`
+  }
+}

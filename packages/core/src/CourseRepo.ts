@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Context, DateTime, Effect, Layer, Ref } from "effect"
-import { type CourseId, CourseNotFound, type CourseListRow, type CourseRecord } from "./Course.ts"
+import { type CourseId, CourseNotFound, type CourseListRow, type CourseRecord, CourseSlugNotFound } from "./Course.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import * as Slug from "./Slug.ts"
 
@@ -21,6 +21,8 @@ export interface NewCourse {
 export interface CourseChanges {
   readonly title?: string
   readonly content_html?: string
+  /** Set by a finalized thumbnail upload; `null` clears it. */
+  readonly thumbnail_key?: string | null
 }
 
 /**
@@ -43,6 +45,7 @@ export interface CourseChanges {
 export class CourseRepo extends Context.Service<CourseRepo, {
   insert(course: NewCourse): Effect.Effect<CourseRecord, PersistenceError>
   findById(id: CourseId): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
+  findBySlug(slug: string): Effect.Effect<CourseRecord, CourseSlugNotFound | PersistenceError>
   list(request: {
     readonly cursor: CourseId | undefined
     readonly limit: number
@@ -87,6 +90,12 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return record
       })
 
+      const findBySlug = Effect.fn("CourseRepo.findBySlug")(function*(slug: string) {
+        const { courses } = yield* Ref.get(state)
+        for (const record of courses.values()) if (record.slug === slug) return record
+        return yield* new CourseSlugNotFound({ slug })
+      })
+
       const list = Effect.fn("CourseRepo.list")(function*(request: {
         readonly cursor: CourseId | undefined
         readonly limit: number
@@ -112,6 +121,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
             ...record,
             ...(changes.title === undefined ? {} : { title: changes.title }),
             ...(changes.content_html === undefined ? {} : { content_html: changes.content_html }),
+            ...(changes.thumbnail_key === undefined ? {} : { thumbnail_key: changes.thumbnail_key }),
             updated_at: now
           }
           return [next, { ...current, version: current.version + 1, courses: new Map(current.courses).set(id, next) }]
@@ -132,7 +142,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
 
       const version = Effect.map(Ref.get(state), (current) => String(current.version))
 
-      return CourseRepo.of({ insert, findById, list, update, delete: delete_, version })
+      return CourseRepo.of({ insert, findById, findBySlug, list, update, delete: delete_, version })
     })
   )
 }

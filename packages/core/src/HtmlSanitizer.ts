@@ -1,8 +1,9 @@
 /**
  * The sanitization pipeline every stored HTML body passes (specification §1.2), on
  * unified/rehype: HTML is parsed as a fragment by parse5 ({@link rehypeParseFragment}),
- * transformed as a hast tree by three named plugins, and serialized again by
- * rehype-stringify — no hand-written HTML parsing.
+ * transformed as a hast tree by three named plugins, and serialized again by the HTML
+ * standard's fragment serialization ({@link rehypeSerializeHtml}) — no hand-written HTML
+ * parsing.
  *
  * 1. {@link rehypeStripModelWrapping} — model output only: code fences, lead-ins, sign-offs.
  * 2. {@link rehypeNormalizeStructure} — empty and redundant nodes, whitespace.
@@ -19,17 +20,18 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import rehypeStringify from "rehype-stringify"
 import { unified } from "unified"
 import { defaultAllowList, type HtmlAllowList } from "./HtmlAllowList.ts"
 import { rehypeEnforceAllowList } from "./html/rehypeEnforceAllowList.ts"
 import { rehypeNormalizeStructure } from "./html/rehypeNormalizeStructure.ts"
 import { rehypeParseFragment } from "./html/rehypeParseFragment.ts"
+import { rehypeSerializeHtml } from "./html/rehypeSerializeHtml.ts"
 import { rehypeStripModelWrapping, stripModelWrapping } from "./html/rehypeStripModelWrapping.ts"
 
 export { rehypeEnforceAllowList, toSanitizeSchema } from "./html/rehypeEnforceAllowList.ts"
 export { rehypeNormalizeStructure } from "./html/rehypeNormalizeStructure.ts"
 export { maxNestingDepth, rehypeParseFragment } from "./html/rehypeParseFragment.ts"
+export { rehypeSerializeHtml, serializeHtml } from "./html/rehypeSerializeHtml.ts"
 export { rehypeStripModelWrapping } from "./html/rehypeStripModelWrapping.ts"
 
 /** Builds the two pipelines for `allowList` once; they are reused for every call. */
@@ -38,7 +40,7 @@ const makePipelines = (allowList: HtmlAllowList) => {
     .use(rehypeParseFragment)
     .use(rehypeEnforceAllowList(allowList))
     .use(rehypeNormalizeStructure)
-    .use(rehypeStringify)
+    .use(rehypeSerializeHtml)
     .freeze()
   const modelOutput = unified()
     .use(rehypeParseFragment)
@@ -48,7 +50,7 @@ const makePipelines = (allowList: HtmlAllowList) => {
     // Stage 3 can drop the last elements, leaving prose that was between elements at the
     // edge; stripping again (a scan of the top level only) keeps the result idempotent.
     .use(() => stripModelWrapping)
-    .use(rehypeStringify)
+    .use(rehypeSerializeHtml)
     .freeze()
   return {
     authored: (html: string) => String(authored.processSync(html)),
@@ -62,6 +64,8 @@ const makePipelines = (allowList: HtmlAllowList) => {
  * `sanitizeModelOutput` is for model output (all three stages).
  */
 export class HtmlSanitizer extends Context.Service<HtmlSanitizer, {
+  /** What stage 3 keeps: model prompts describe it, so that less is removed. */
+  readonly allowList: HtmlAllowList
   sanitizeAuthored(html: string): Effect.Effect<string>
   sanitizeModelOutput(html: string): Effect.Effect<string>
 }>()("@coursekit/core/HtmlSanitizer") {
@@ -70,6 +74,7 @@ export class HtmlSanitizer extends Context.Service<HtmlSanitizer, {
     Layer.sync(HtmlSanitizer, () => {
       const pipelines = makePipelines(allowList)
       return HtmlSanitizer.of({
+        allowList,
         sanitizeAuthored: Effect.fn("HtmlSanitizer.sanitizeAuthored")(function*(html: string) {
           return pipelines.authored(html)
         }),

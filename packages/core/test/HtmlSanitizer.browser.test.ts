@@ -166,6 +166,23 @@ if (available || required) {
       }, 30_000)
     }
 
+    it("chromium reads the output back and serializes it byte for byte the same", async () => {
+      const outputs = [
+        sanitize(benign),
+        sanitize("<p title='say \"hi\" &amp; <go>'>a &lt; b &amp;&amp; c&nbsp;d &gt; e</p><details open><summary>s</summary></details>"),
+        ...attacks.flatMap(([, payload]) => [sanitize(payload), sanitizeModel(payload)]).filter((html) => html.length < 100_000)
+      ]
+      const page = await open("")
+      const reserialized = await page.evaluate((htmls) =>
+        htmls.map((html) => {
+          const template = document.createElement("template")
+          template.innerHTML = html
+          return template.innerHTML
+        }), outputs)
+      await page.close()
+      expect(reserialized).toEqual(outputs)
+    })
+
     it("benign course HTML keeps its structure and allowed classes", async () => {
       const page = await open(sanitize(benign))
       const shape = await page.evaluate(() => {

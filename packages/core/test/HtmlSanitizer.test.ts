@@ -79,6 +79,8 @@ describe("HtmlSanitizer: stage 2 (structure)", () => {
     ["<p>  lots\n\n of   space  </p>\n\n<p>b</p>", "<p>lots of space</p><p>b</p>"],
     ["<pre>  keep\n   this  </pre><code>a   b</code>", "<pre>  keep\n   this  </pre><code>a   b</code>"],
     ["<p>a<br>b</p><hr><img src=\"/x.png\" alt=\"\">", "<p>a<br>b</p><hr><img src=\"/x.png\" alt=\"\">"],
+    // A non-breaking space is content: HTML collapses only ASCII whitespace.
+    ["<p>&nbsp;</p><p>10&nbsp;km \u00a0 <b> x </b></p>", "<p>&nbsp;</p><p>10&nbsp;km &nbsp; <b> x </b></p>"],
     ["<table><tr><td></td><th></th></tr></table>", "<table><tbody><tr><td></td><th></th></tr></tbody></table>"]
   ])("%j → %j", ([input, expected]) =>
     Effect.gen(function*() {
@@ -95,11 +97,11 @@ describe("HtmlSanitizer: stage 3 (allow-list)", () => {
     ["<img src=\"data:image/png;base64,AAAA\" alt=\"d\">", "<img alt=\"d\">"],
     ["<a href=\"https://ok.example\" target=\"_blank\">t</a>", "<a href=\"https://ok.example\" target=\"_blank\" rel=\"noopener noreferrer\">t</a>"],
     ["<a href=\"mailto:a@b.c\">m</a><a href=\"/relative\">r</a>", "<a href=\"mailto:a@b.c\">m</a><a href=\"/relative\">r</a>"],
-    ["<details open><summary>Solution</summary><p>42</p></details>", "<details open><summary>Solution</summary><p>42</p></details>"],
+    ["<details open><summary>Solution</summary><p>42</p></details>", "<details open=\"\"><summary>Solution</summary><p>42</p></details>"],
     ["<form><input value=\"x\"><button>go</button></form><iframe src=\"https://x\"></iframe><p>kept</p>", "<p>kept</p>"],
     ["<svg><script>alert(1)</script><p>in svg</p></svg><math><mtext><p>m</p></mtext></math>", "<p>in svg</p>"],
     // Parsed as a browser with scripting parses it: the img escapes the noscript, without its handler.
-    ["<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\"></p></noscript>", "<img src=\"x\">\">"],
+    ["<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\"></p></noscript>", "<img src=\"x\">\"&gt;"],
     ["<style><img src=x onerror=alert(1)></style><xmp><img src=x onerror=alert(1)></xmp>", ""],
     ["<template><img src=x onerror=alert(1)></template><p>t</p>", "<p>t</p>"],
     ["<img name=\"getElementById\"><form id=\"x\"></form><a id=\"location\" href=\"#\">c</a>", "<img><a href=\"#\">c</a>"]
@@ -196,6 +198,10 @@ describe("HtmlSanitizer: bad input gets a clean result", () => {
       const deep = yield* authored(`${"<div>".repeat(10_000)}deep${"</div>".repeat(10_000)}`)
       assert.include(deep, "deep")
       assert.isBelow(deep.length, 10_000)
+      const deepTemplate = yield* authored(`<template>${"<div>".repeat(10_000)}x</template><p>after</p>`)
+      assert.strictEqual(deepTemplate, "<p>after</p>")
+      const deepSvg = yield* authored(`<svg>${"<g>".repeat(10_000)}</svg><p>after</p>`)
+      assert.strictEqual(deepSvg, "<p>after</p>")
       const big = "<p class=\"font-bold\" onclick=\"x\">lorem <b>ipsum</b> dolor</p>".repeat(90_000)
       assert.isAbove(big.length, 5_000_000)
       const cleaned = yield* authored(big)

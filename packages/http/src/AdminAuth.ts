@@ -6,11 +6,14 @@
  * @since 0.1.0
  */
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { UnauthorizedResponse } from "./Problems.ts"
+import { Forbidden, UnauthorizedResponse } from "./Problems.ts"
 
-/** Requires an admin bearer token; fails with a 401 problem otherwise. */
+/**
+ * Requires an admin bearer token: a 401 problem without one or with a token that is
+ * nobody's, a 403 problem for a valid viewer's token (admin and viewer tokens are distinct).
+ */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("@coursekit/http/AdminAuth", {
   requiredForClient: true,
   security: { adminToken: HttpApiSecurity.bearer },
-  error: UnauthorizedResponse
+  error: [UnauthorizedResponse, Forbidden]
 }) {}

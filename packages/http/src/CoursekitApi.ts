@@ -5,12 +5,41 @@
  *
  * @since 0.1.0
  */
-import { Course, CourseCreate, CourseId, CourseListItem, CourseUpdate, maxPageSize } from "@coursekit/core"
+import {
+  Course,
+  CourseCreate,
+  CourseId,
+  CourseListItem,
+  CourseUpdate,
+  FinalizeUploadRequest,
+  Lesson,
+  LessonCreate,
+  LessonId,
+  LessonUpdate,
+  MediaFile,
+  MediaFileId,
+  MediaUploadUrlRequest,
+  maxPageSize,
+  PublicCourse,
+  Purchase,
+  UploadUrlRequest,
+  UploadUrlResponse,
+  UserId
+} from "@coursekit/core"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AdminAuth } from "./AdminAuth.ts"
 import { ApiProblems } from "./ApiProblems.ts"
-import { NotFound, ServiceUnavailable } from "./Problems.ts"
+import {
+  Conflict,
+  ContentTooLarge,
+  Gone,
+  NotFound,
+  ServiceUnavailable,
+  UnprocessableContent,
+  UnsupportedMediaType
+} from "./Problems.ts"
+import { ViewerAuth } from "./ViewerAuth.ts"
 
 /** The body of `GET /`. */
 export const Welcome = Schema.Struct({ message: Schema.String }).annotate({ identifier: "Welcome" })
@@ -101,10 +130,158 @@ export class CoursesApi extends HttpApiGroup.make("courses")
   .annotateMerge(OpenApi.annotations({ title: "Courses", description: "The course catalogue." }))
 {}
 
+const uploadHow = "Files never pass through the service: PUT the bytes to upload_url with exactly the " +
+  "returned headers (the URL is valid for 5 minutes), then call finalize-upload with file_key."
+const finalizeHow = "Only a file_key issued here for the same purpose (and course) is accepted (else 404). " +
+  "The service asks storage what arrived: absent → 409 (PUT first, then retry); upload URL expired and nothing " +
+  "uploaded → 410; larger than the limit → 413 and type not allowed → 415, with the object deleted. size_bytes " +
+  "and content_type come from storage. Idempotent: finalizing again records nothing new. Storage unreachable → 503, " +
+  "nothing recorded."
+
+/** Course thumbnails (§4.3): admin only. */
+export class CourseUploadsApi extends HttpApiGroup.make("courseUploads")
+  .add(
+    HttpApiEndpoint.post("uploadUrl", "/courses/:id/upload-url", {
+      params: { id: CourseId },
+      payload: UploadUrlRequest,
+      success: UploadUrlResponse,
+      error: [NotFound, ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Presign a PUT of the course's thumbnail").annotate(
+      OpenApi.Description,
+      `Images only: image/jpeg, png, webp, gif, avif (never SVG; else 415). With size_bytes, a file over the ` +
+        `limit is refused at once (413) and the size is signed as Content-Length. ${uploadHow}`
+    ),
+    HttpApiEndpoint.post("finalizeUpload", "/courses/:id/finalize-upload", {
+      params: { id: CourseId },
+      payload: FinalizeUploadRequest,
+      success: Course,
+      error: [NotFound, Conflict, Gone, ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Confirm the thumbnail: the course gets thumbnail_key and thumbnail_url")
+      .annotate(OpenApi.Description, `${finalizeHow} The file is also recorded in the media library.`)
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Course uploads", description: "A course's thumbnail, uploaded straight to storage." }))
+{}
+
+/** The admin media library (§4.4). */
+export class MediaApi extends HttpApiGroup.make("media")
+  .add(
+    HttpApiEndpoint.post("uploadUrl", "/admin/media/upload-url", {
+      payload: MediaUploadUrlRequest,
+      success: UploadUrlResponse,
+      error: [ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Presign a PUT of a media file (video or image)").annotate(
+      OpenApi.Description,
+      `Types: image/jpeg, png, webp, gif, avif and video/mp4, webm, quicktime (else 415). ${uploadHow}`
+    ),
+    HttpApiEndpoint.post("finalizeUpload", "/admin/media/finalize-upload", {
+      payload: FinalizeUploadRequest,
+      success: MediaFile,
+      error: [NotFound, Conflict, Gone, ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Confirm a media upload: recorded once, keyed by storage key")
+      .annotate(OpenApi.Description, `${finalizeHow} The response's url is the file's permanent public URL.`),
+    HttpApiEndpoint.get("list", "/admin/media", {
+      query: {
+        cursor: Schema.optional(MediaFileId).annotate({ description: "First media file id of the page (inclusive)." }),
+        limit: Schema.optional(PageLimit)
+      },
+      success: HttpApiSchema.WithHeaders(Schema.Array(MediaFile), NextLink),
+      error: ServiceUnavailable
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "List media files, ascending by id, with cursor pagination")
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Media", description: "The admin media library." }))
+{}
+
+const lessonPath = { id: CourseId, lesson_id: LessonId }
+const lessonBodies = "content_html is sanitized before it is stored (stages 2 and 3 of the pipeline). " +
+  "video_key must name a finalized media file (else 422)."
+
+/** A course's lessons: admin only. */
+export class LessonsApi extends HttpApiGroup.make("lessons")
+  .add(
+    HttpApiEndpoint.post("create", "/courses/:id/lessons", {
+      params: { id: CourseId },
+      payload: LessonCreate,
+      success: Lesson.pipe(HttpApiSchema.status(201)),
+      error: [NotFound, UnprocessableContent, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Add a lesson (at the end, or at position)").annotate(
+      OpenApi.Description,
+      `${lessonBodies} A position shifts the lessons from there on; past the end means the end.`
+    ),
+    HttpApiEndpoint.get("list", "/courses/:id/lessons", {
+      params: { id: CourseId },
+      success: Schema.Array(Lesson),
+      error: [NotFound, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "List a course's lessons in position order, with their bodies"),
+    HttpApiEndpoint.patch("update", "/courses/:id/lessons/:lesson_id", {
+      params: lessonPath,
+      payload: LessonUpdate,
+      success: Lesson,
+      error: [NotFound, UnprocessableContent, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a lesson, or move it to another position").annotate(
+      OpenApi.Description,
+      `${lessonBodies} Positions stay 1…n: moving a lesson shifts those between; past the end means last. ` +
+        "Switching is_preview off locks the lesson for non-buyers at once."
+    ),
+    HttpApiEndpoint.delete("delete", "/courses/:id/lessons/:lesson_id", {
+      params: lessonPath,
+      success: HttpApiSchema.NoContent,
+      error: [NotFound, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a lesson; the lessons after it move up")
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Lessons", description: "A course's lessons, in order." }))
+{}
+
+/** The public course (DECISIONS §5). */
+export class PublicApi extends HttpApiGroup.make("public")
+  .add(
+    HttpApiEndpoint.get("course", "/public/courses/:slug", {
+      params: { slug: Schema.String },
+      success: PublicCourse,
+      error: [NotFound, ServiceUnavailable]
+    }).middleware(ViewerAuth).annotate(OpenApi.Summary, "A course with its lessons, as this viewer may see it").annotate(
+      OpenApi.Description,
+      "Anyone may call it; a signed-in viewer sends Authorization: Bearer <viewer JWT> (standalone: HS256 with " +
+        "JWT_SECRET, or a key from JWKS_URL; sub is the user id). A token that does not verify (forged, expired, " +
+        "malformed) is a 401, never an anonymous answer. Preview lessons show content_html and video_url to " +
+        "everyone; the others only to viewers who bought the course (access purchased), else they are locked and " +
+        "both are null. Anonymous responses are Cache-Control: public, no-cache; a viewer's are private, no-cache; " +
+        "both carry an ETag and Vary: Authorization, and If-None-Match with the current ETag is answered 304."
+    )
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Public", description: "What students see." }))
+{}
+
+const purchasePath = { id: CourseId, user_id: UserId }
+
+/** Purchases recorded by an admin (or a payment webhook calling the admin API). */
+export class PurchasesApi extends HttpApiGroup.make("purchases")
+  .add(
+    HttpApiEndpoint.put("grant", "/admin/courses/:id/purchases/:user_id", {
+      params: purchasePath,
+      success: Purchase,
+      error: [NotFound, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Record that a user bought a course (idempotent)").annotate(
+      OpenApi.Description,
+      "user_id is the viewer token's sub. Recording it again answers the first purchase unchanged. Access starts at once."
+    ),
+    HttpApiEndpoint.delete("revoke", "/admin/courses/:id/purchases/:user_id", {
+      params: purchasePath,
+      success: HttpApiSchema.NoContent,
+      error: [NotFound, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Take a purchase back (idempotent); access ends at once")
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Purchases", description: "Who bought which course." }))
+{}
+
 /** The whole API. */
 export class CoursekitApi extends HttpApi.make("coursekit")
   .add(SystemApi)
   .add(CoursesApi)
+  .add(CourseUploadsApi)
+  .add(MediaApi)
+  .add(LessonsApi)
+  .add(PublicApi)
+  .add(PurchasesApi)
   // Applies to the endpoints added above: every one may answer 400 and 500 problems.
   .middleware(ApiProblems)
   // Strict bodies: an unknown field is an error. Query and path stay lenient.

@@ -4,17 +4,55 @@
  *
  * @since 0.1.0
  */
-import type { CourseNotFound, PersistenceError } from "@coursekit/core"
+import type {
+  CourseNotFound,
+  CourseSlugNotFound,
+  FileTooLarge,
+  LessonNotFound,
+  PersistenceError,
+  StorageError,
+  UnsupportedFileType,
+  UploadExpired,
+  UploadNotFound,
+  UploadNotReceived,
+  VideoNotFound
+} from "@coursekit/core"
 import { Effect } from "effect"
-import { NotFound, ServiceUnavailable } from "./Problems.ts"
+import {
+  Conflict,
+  ContentTooLarge,
+  Gone,
+  NotFound,
+  ServiceUnavailable,
+  UnprocessableContent,
+  UnsupportedMediaType
+} from "./Problems.ts"
 
 /** Domain errors the HTTP layer knows how to answer. */
-export type DomainError = CourseNotFound | PersistenceError
+export type DomainError =
+  | CourseNotFound
+  | CourseSlugNotFound
+  | LessonNotFound
+  | VideoNotFound
+  | PersistenceError
+  | StorageError
+  | UploadNotFound
+  | UploadNotReceived
+  | UploadExpired
+  | FileTooLarge
+  | UnsupportedFileType
 
 /** The problem each domain error becomes. */
-export type ProblemOf<E> = E extends CourseNotFound ? NotFound
-  : E extends PersistenceError ? ServiceUnavailable
+export type ProblemOf<E> = E extends CourseNotFound | CourseSlugNotFound | LessonNotFound | UploadNotFound ? NotFound
+  : E extends VideoNotFound ? UnprocessableContent
+  : E extends PersistenceError | StorageError ? ServiceUnavailable
+  : E extends UploadNotReceived ? Conflict
+  : E extends UploadExpired ? Gone
+  : E extends FileTooLarge ? ContentTooLarge
+  : E extends UnsupportedFileType ? UnsupportedMediaType
   : never
+
+const fail = <E>(problem: unknown) => Effect.fail(problem as ProblemOf<E>)
 
 /** Maps the domain errors of `effect` to their problems. */
 export const problems = <A, E extends DomainError, R>(
@@ -23,10 +61,27 @@ export const problems = <A, E extends DomainError, R>(
   Effect.catch(effect, (error: DomainError) => {
     switch (error._tag) {
       case "CourseNotFound":
-        return Effect.fail(new NotFound({ detail: error.message }) as ProblemOf<E>)
+      case "CourseSlugNotFound":
+      case "LessonNotFound":
+      case "UploadNotFound":
+        return fail<E>(new NotFound({ detail: error.message }))
+      case "VideoNotFound":
+        return fail<E>(new UnprocessableContent({ detail: error.message, errors: [{ path: "body.video_key", message: error.message }] }))
+      case "UploadNotReceived":
+        return fail<E>(new Conflict({ detail: error.message }))
+      case "UploadExpired":
+        return fail<E>(new Gone({ detail: error.message }))
+      case "FileTooLarge":
+        return fail<E>(new ContentTooLarge({ detail: error.message }))
+      case "UnsupportedFileType":
+        return fail<E>(new UnsupportedMediaType({ detail: error.message }))
       case "PersistenceError":
         return Effect.logError("database operation failed", error.operation, error.cause).pipe(
-          Effect.andThen(Effect.fail(new ServiceUnavailable({ detail: `${error.message} Try again shortly.` }) as ProblemOf<E>))
+          Effect.andThen(fail<E>(new ServiceUnavailable({ detail: `${error.message} Try again shortly.` })))
+        )
+      case "StorageError":
+        return Effect.logError("object storage operation failed", error.operation, error.cause).pipe(
+          Effect.andThen(fail<E>(new ServiceUnavailable({ detail: `${error.message} Nothing was recorded; try again shortly.` })))
         )
     }
   })

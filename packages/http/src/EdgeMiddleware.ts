@@ -20,8 +20,10 @@ const statusTitles: Record<number, string> = {
   404: "Not Found",
   405: "Method Not Allowed",
   409: "Conflict",
+  410: "Gone",
   413: "Content Too Large",
   415: "Unsupported Media Type",
+  422: "Unprocessable Content",
   500: "Internal Server Error",
   503: "Service Unavailable"
 }

@@ -39,6 +39,44 @@ export class NotFound extends HttpApiError.Problem<NotFound>()("NotFound", {
   title: "Not Found"
 }, { detail: Schema.String }) {}
 
+/** 409: the request conflicts with the current state; it may work later (upload first). */
+export class Conflict extends HttpApiError.Problem<Conflict>()("Conflict", {
+  type: "about:blank",
+  status: 409,
+  title: "Conflict"
+}, { detail: Schema.String }) {}
+
+/** 410: what the request names is gone for good (an expired upload URL never used). */
+export class Gone extends HttpApiError.Problem<Gone>()("Gone", {
+  type: "about:blank",
+  status: 410,
+  title: "Gone"
+}, { detail: Schema.String }) {}
+
+/** 413: the content (a request body, an uploaded file) is larger than allowed. */
+export class ContentTooLarge extends HttpApiError.Problem<ContentTooLarge>()("ContentTooLarge", {
+  type: "about:blank",
+  status: 413,
+  title: "Content Too Large"
+}, { detail: Schema.String }) {}
+
+/** 415: the content's type (a request body's, an uploaded file's) is not accepted. */
+export class UnsupportedMediaType extends HttpApiError.Problem<UnsupportedMediaType>()("UnsupportedMediaType", {
+  type: "about:blank",
+  status: 415,
+  title: "Unsupported Media Type"
+}, { detail: Schema.String }) {}
+
+/** 422: the request is well-formed but names something that cannot be used (a media file never finalized). */
+export class UnprocessableContent extends HttpApiError.Problem<UnprocessableContent>()("UnprocessableContent", {
+  type: "about:blank",
+  status: 422,
+  title: "Unprocessable Content"
+}, {
+  detail: Schema.String,
+  errors: Schema.Array(ProblemIssue)
+}) {}
+
 /** 500: an unexpected failure; the detail never carries internals. */
 export class InternalProblem extends HttpApiError.Problem<InternalProblem>()("InternalProblem", {
   type: "about:blank",

@@ -1,8 +1,8 @@
-import { Catalogue } from "@coursekit/core"
+import { MemoryCoursekit } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Logger, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger } from "../src/index.ts"
+import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger, ViewerResolver } from "../src/index.ts"
 
 // The API on in-memory layers as a Web handler, with one extra route that fails with a
 // defect carrying a secret, as a bug in a handler would.
@@ -24,9 +24,10 @@ const makeHandler = (logged: Array<RequestLogEntry>, logLines: Array<{ message: 
       HttpRouter.add("GET", "/explode", Effect.die(new Error("password=hunter2 at db.internal:5432")))
     ).pipe(
       Layer.provide([
-        Catalogue.layerMemory(),
+        MemoryCoursekit.layerMemory(),
         Readiness.layer([]),
         AdminTokens.layer([]),
+        ViewerResolver.layerAnonymousOnly,
         CourseListCache.layerDisabled,
         Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logged.push(entry) }))
       ]),
@@ -82,12 +83,13 @@ describe("edge middleware", () => {
   it.effect("GET /health/ready answers 503 naming the dependency that is down", () =>
     Effect.gen(function*() {
       const { handler, dispose } = CoursekitHttp.webHandler(Layer.mergeAll(
-        Catalogue.layerMemory(),
+        MemoryCoursekit.layerMemory(),
         Readiness.layer([
           { name: "database", check: Effect.void },
           { name: "storage", check: Effect.fail(new Error("connection refused")) }
         ]),
         AdminTokens.layer([]),
+        ViewerResolver.layerAnonymousOnly,
         CourseListCache.layerDisabled,
         RequestLogger.layerSilent
       ))

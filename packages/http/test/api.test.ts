@@ -8,31 +8,43 @@ describe("@coursekit/http/api", () => {
     expect(Object.keys(Api).sort()).toEqual([
       "AdminAuth",
       "ApiProblems",
+      "Conflict",
+      "ContentTooLarge",
+      "CourseUploadsApi",
       "CoursekitApi",
       "CoursesApi",
+      "CurrentViewer",
       "DependencyCheck",
       "Forbidden",
+      "Gone",
       "InternalProblem",
+      "LessonsApi",
+      "MediaApi",
       "NotFound",
       "NotReady",
       "ProblemIssue",
+      "PublicApi",
+      "PurchasesApi",
       "ReadinessReport",
       "ServiceUnavailable",
       "SystemApi",
       "Unauthorized",
       "UnauthorizedResponse",
+      "UnprocessableContent",
+      "UnsupportedMediaType",
       "ValidationProblem",
+      "ViewerAuth",
       "Welcome",
       "bearerChallenge"
     ])
   })
 
   it("its modules import no server code", () => {
-    for (const file of ["AdminAuth.ts", "ApiProblems.ts", "CoursekitApi.ts", "Problems.ts"]) {
+    for (const file of ["AdminAuth.ts", "ApiProblems.ts", "CoursekitApi.ts", "Problems.ts", "ViewerAuth.ts"]) {
       const source = readFileSync(resolve(import.meta.dirname, "../src", file), "utf8")
       const imports = [...source.matchAll(/from "([^"]+)"/g)].map((match) => match[1])
       for (const specifier of imports) {
-        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(effect(\/[a-z-]+)?|@coursekit\/core|\.\/(AdminAuth|ApiProblems|CoursekitApi|Problems)\.ts)$/)
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(effect(\/[a-z-]+)?|@coursekit\/core|\.\/(AdminAuth|ApiProblems|CoursekitApi|Problems|ViewerAuth)\.ts)$/)
       }
     }
   })

@@ -14,6 +14,7 @@ import {
   type CourseId,
   CourseNotFound,
   CourseRepo,
+  CourseSlugNotFound,
   type CourseListRow,
   type CourseRecord,
   type NewCourse,
@@ -104,6 +105,14 @@ export const make = Effect.gen(function*() {
     return toRecord(rows[0]!)
   })
 
+  const findBySlug = Effect.fn("CourseRepo.findBySlug")(function*(slug: string) {
+    const rows = yield* sql<CourseRow>`SELECT * FROM courses WHERE slug = ${slug}`.pipe(
+      Effect.mapError(persistenceError("find course by slug"))
+    )
+    if (rows.length === 0) return yield* new CourseSlugNotFound({ slug })
+    return toRecord(rows[0]!)
+  })
+
   const list = Effect.fn("CourseRepo.list")(function*(request: {
     readonly cursor: CourseId | undefined
     readonly limit: number
@@ -121,6 +130,7 @@ export const make = Effect.gen(function*() {
       UPDATE courses SET
         title = COALESCE(${changes.title ?? null}, title),
         content_html = COALESCE(${changes.content_html ?? null}, content_html),
+        thumbnail_key = CASE WHEN ${changes.thumbnail_key !== undefined} THEN ${changes.thumbnail_key ?? null} ELSE thumbnail_key END,
         updated_at = now()
       WHERE id = ${id}
       RETURNING *
@@ -143,7 +153,7 @@ export const make = Effect.gen(function*() {
     Effect.withSpan("CourseRepo.version")
   )
 
-  return CourseRepo.of({ insert, findById, list, update, delete: delete_, version })
+  return CourseRepo.of({ insert, findById, findBySlug, list, update, delete: delete_, version })
 })
 
 /** `CourseRepo` over the `SqlClient` in context. */

@@ -9,11 +9,15 @@ import { Effect, Layer } from "effect"
 import { Migrator, type SqlClient, type SqlError } from "effect/sql"
 import createCourses from "./migrations/0001_create_courses.ts"
 import catalogueVersion from "./migrations/0002_catalogue_version.ts"
+import uploads from "./migrations/0003_uploads.ts"
+import lessonsPurchases from "./migrations/0004_lessons_purchases.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
   "0001_create_courses": createCourses,
-  "0002_catalogue_version": catalogueVersion
+  "0002_catalogue_version": catalogueVersion,
+  "0003_uploads": uploads,
+  "0004_lessons_purchases": lessonsPurchases
 }
 
 /** Table where applied migrations are recorded. */

@@ -6,5 +6,8 @@
  */
 export * as PgCourseRepo from "./PgCourseRepo.ts"
 export * as PgDatabase from "./PgDatabase.ts"
+export * as PgLessonRepo from "./PgLessonRepo.ts"
 export * as PgMigrations from "./PgMigrations.ts"
+export * as PgPurchaseRepo from "./PgPurchaseRepo.ts"
+export * as PgUploadRepo from "./PgUploadRepo.ts"
 export * as PgliteDatabase from "./PgliteDatabase.ts"

@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Data, Effect, FileSystem, Path, Redacted } from "effect"
-import { randomBytes } from "node:crypto"
+import { Data, Effect, Redacted } from "effect"
+import * as SecretFile from "./SecretFile.ts"
 
 /** Where the token lives and whether this start created it. */
 export interface AdminTokenFile {
@@ -24,22 +24,7 @@ export class AdminTokenFileInvalid extends Data.TaggedError("AdminTokenFileInval
 
 /** Reads the token file in `dataDir`, creating it (mode 0600) when absent. */
 export const ensure = Effect.fn("AdminTokenFile.ensure")(function*(dataDir: string) {
-  const fs = yield* FileSystem.FileSystem
-  const paths = yield* Path.Path
-  const path = paths.resolve(dataDir, "admin-token")
-  yield* fs.makeDirectory(dataDir, { recursive: true })
-  const fresh = `ck_${randomBytes(32).toString("base64url")}`
-  // Written whole under a private name, then linked into place: the link fails when the
-  // file exists, so servers starting at once agree on one token, and no reader ever
-  // sees a half-written file.
-  const staging = paths.resolve(dataDir, `.admin-token.${process.pid}.${randomBytes(4).toString("hex")}`)
-  yield* fs.writeFileString(staging, `${fresh}\n`, { flag: "wx", mode: 0o600 })
-  const created = yield* fs.link(staging, path).pipe(
-    Effect.as(true),
-    Effect.catchIf((error) => error.reason._tag === "AlreadyExists", () => Effect.succeed(false)),
-    Effect.ensuring(fs.remove(staging).pipe(Effect.ignore))
-  )
-  const token = created ? fresh : (yield* fs.readFileString(path)).trim()
-  if (token.length < 16) return yield* new AdminTokenFileInvalid({ path })
-  return { path, token: Redacted.make(token), created } satisfies AdminTokenFile
+  const file = yield* SecretFile.ensure(dataDir, "admin-token", "ck_")
+  if (Redacted.value(file.secret).length < 16) return yield* new AdminTokenFileInvalid({ path: file.path })
+  return { path: file.path, token: file.secret, created: file.created } satisfies AdminTokenFile
 })

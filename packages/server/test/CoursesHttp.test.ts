@@ -35,11 +35,14 @@ describe("standalone server over HTTP (PGlite)", () => {
         assert.notStrictEqual(replaced.headers.get("x-request-id"), "bad id\twith spaces")
       }))
 
-    it.effect("GET /health/ready reports the database up", () =>
+    it.effect("GET /health/ready reports the database and the storage up", () =>
       Effect.gen(function*() {
         const reply = yield* call("/health/ready")
         assert.strictEqual(reply.status, 200)
-        assert.deepStrictEqual(reply.body, { status: "ready", checks: [{ name: "database", status: "up" }] })
+        assert.deepStrictEqual(reply.body, {
+          status: "ready",
+          checks: [{ name: "database", status: "up" }, { name: "storage", status: "up" }]
+        })
       }))
 
     it.effect("GET /openapi.json is OpenAPI 3.1 with every catalogue operation", () =>

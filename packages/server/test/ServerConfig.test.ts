@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Option, Redacted } from "effect"
+import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
 import { settings } from "../src/ServerConfig.ts"
 
 const read = (env: Record<string, string>) => settings.parse(ConfigProvider.fromEnv({ env }))
@@ -12,12 +12,19 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(parsed.host, "0.0.0.0")
       assert.strictEqual(parsed.publicUrl, "http://localhost:3000")
       assert.isFalse(parsed.publicUrlConfigured)
-      assert.strictEqual(parsed.cdnUrl, "http://localhost:3000/files")
+      assert.isTrue(Option.isNone(parsed.cdnUrl))
       assert.strictEqual(parsed.dataDir, "./data")
+      assert.strictEqual(parsed.storage, "local")
+      assert.strictEqual(parsed.storageDir, "./data/storage")
+      assert.isTrue(Option.isNone(parsed.storageSecret))
+      assert.deepStrictEqual(parsed.uploadLimits, { thumbnailMaxBytes: 10 * 1024 * 1024, mediaMaxBytes: 5 * 1024 * 1024 * 1024 })
+      assert.strictEqual(Duration.toMillis(parsed.uploadGracePeriod), 3_600_000)
+      assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 600_000)
       assert.isTrue(Option.isNone(parsed.databaseUrl))
       assert.deepStrictEqual(parsed.adminTokens, [])
       assert.strictEqual(parsed.listCacheEntries, 10_000)
       assert.strictEqual(parsed.logLevel, "Info")
+      assert.isTrue(Option.isNone(parsed.jwtSecret) && Option.isNone(parsed.jwksUrl))
     }))
 
   it.effect("reads every variable; trims URLs and splits ADMIN_TOKENS", () =>
@@ -32,25 +39,100 @@ describe("ServerConfig.settings", () => {
         CDN_URL: "https://cdn.example.com/",
         ADMIN_TOKENS: " first-token , ,second-token ",
         LIST_CACHE_ENTRIES: "0",
-        LOG_LEVEL: "Warn"
+        LOG_LEVEL: "Warn",
+        STORAGE: "s3",
+        S3_ENDPOINT: "http://127.0.0.1:9000",
+        S3_REGION: "eu-central-1",
+        S3_BUCKET: "course-files",
+        S3_ACCESS_KEY_ID: "AKIAEXAMPLE",
+        S3_SECRET_ACCESS_KEY: "s3-secret",
+        S3_FORCE_PATH_STYLE: "true",
+        S3_PUBLIC_URL: "https://files.example.com",
+        STORAGE_DIR: "/srv/files",
+        STORAGE_SECRET: "a-signing-key",
+        UPLOAD_THUMBNAIL_MAX_BYTES: "1000",
+        UPLOAD_MEDIA_MAX_BYTES: "2000",
+        UPLOAD_GRACE_PERIOD: "30 minutes",
+        UPLOAD_SWEEP_INTERVAL: "5 minutes",
+        JWT_SECRET: "a-viewer-token-secret-of-32-chars!",
+        JWKS_URL: "https://id.example.com/.well-known/jwks.json",
+        JWT_ISSUER: "https://id.example.com/",
+        JWT_AUDIENCE: "coursekit"
       })
       assert.strictEqual(parsed.port, 8080)
       assert.strictEqual(parsed.publicUrl, "https://courses.example.com")
       assert.isTrue(parsed.publicUrlConfigured)
-      assert.strictEqual(parsed.cdnUrl, "https://cdn.example.com")
+      assert.strictEqual(Option.getOrThrow(parsed.cdnUrl), "https://cdn.example.com")
+      assert.strictEqual(parsed.storage, "s3")
+      const s3 = Option.getOrThrow(parsed.s3)
+      assert.deepStrictEqual({ ...s3, credentials: undefined }, {
+        endpoint: "http://127.0.0.1:9000",
+        region: "eu-central-1",
+        bucket: "course-files",
+        credentials: undefined,
+        forcePathStyle: true,
+        publicBaseUrl: "https://files.example.com"
+      })
+      assert.strictEqual(s3.credentials?.accessKeyId, "AKIAEXAMPLE")
+      assert.strictEqual(s3.credentials && Redacted.value(s3.credentials.secretAccessKey), "s3-secret")
+      assert.strictEqual(parsed.storageDir, "/srv/files")
+      assert.strictEqual(Redacted.value(Option.getOrThrow(parsed.storageSecret)), "a-signing-key")
+      assert.deepStrictEqual(parsed.uploadLimits, { thumbnailMaxBytes: 1000, mediaMaxBytes: 2000 })
+      assert.strictEqual(Duration.toMillis(parsed.uploadGracePeriod), 1_800_000)
+      assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 300_000)
       assert.strictEqual(Option.map(parsed.databaseUrl, Redacted.value).pipe(Option.getOrThrow), "postgres://u:p@db/coursekit")
       assert.strictEqual(parsed.databasePoolSize, 25)
       assert.deepStrictEqual(parsed.adminTokens.map(Redacted.value), ["first-token", "second-token"])
       assert.strictEqual(parsed.listCacheEntries, 0)
       assert.strictEqual(parsed.logLevel, "Warn")
+      assert.strictEqual(Option.map(parsed.jwtSecret, Redacted.value).pipe(Option.getOrThrow), "a-viewer-token-secret-of-32-chars!")
+      assert.strictEqual(Option.getOrThrow(parsed.jwksUrl), "https://id.example.com/.well-known/jwks.json")
+      assert.strictEqual(Option.getOrThrow(parsed.jwtIssuer), "https://id.example.com/")
+      assert.strictEqual(Option.getOrThrow(parsed.jwtAudience), "coursekit")
     }))
 
   it.effect("PORT=0 is accepted; out-of-range or malformed values name the variable", () =>
     Effect.gen(function*() {
       assert.strictEqual((yield* read({ PORT: "0" })).port, 0)
-      for (const [name, value] of [["PORT", "70000"], ["PORT", "abc"], ["LIST_CACHE_ENTRIES", "-1"], ["PUBLIC_URL", "not a url"]] as const) {
+      for (
+        const [name, value] of [
+          ["PORT", "70000"],
+          ["PORT", "abc"],
+          ["LIST_CACHE_ENTRIES", "-1"],
+          ["PUBLIC_URL", "not a url"],
+          ["STORAGE", "ftp"],
+          ["UPLOAD_MEDIA_MAX_BYTES", "0"],
+          ["UPLOAD_GRACE_PERIOD", "soon"],
+          ["JWKS_URL", "not a url"]
+        ] as const
+      ) {
         const error = yield* Effect.flip(read({ [name]: value }))
         assert.include(String(error), name)
       }
+    }))
+
+  it.effect("S3 variables: read only with STORAGE=s3; S3_BUCKET required; both keys or neither", () =>
+    Effect.gen(function*() {
+      const local = yield* read({ S3_FORCE_PATH_STYLE: "perhaps" })
+      assert.isTrue(Option.isNone(local.s3))
+      const defaults = Option.getOrThrow((yield* read({ STORAGE: "s3", S3_BUCKET: "b" })).s3)
+      assert.deepStrictEqual(defaults, {
+        endpoint: undefined,
+        region: "us-east-1",
+        bucket: "b",
+        credentials: undefined,
+        forcePathStyle: false,
+        publicBaseUrl: undefined
+      })
+      assert.include(String(yield* Effect.flip(read({ STORAGE: "s3" }))), "S3_BUCKET")
+      assert.include(
+        String(yield* Effect.flip(read({ STORAGE: "s3", S3_BUCKET: "b", S3_ACCESS_KEY_ID: "AKIA" }))),
+        "S3_SECRET_ACCESS_KEY"
+      )
+      assert.include(
+        String(yield* Effect.flip(read({ STORAGE: "s3", S3_BUCKET: "b", S3_SECRET_ACCESS_KEY: "x" }))),
+        "S3_ACCESS_KEY_ID"
+      )
+      assert.include(String(yield* Effect.flip(read({ STORAGE: "s3", S3_BUCKET: "b", S3_FORCE_PATH_STYLE: "perhaps" }))), "S3_FORCE_PATH_STYLE")
     }))
 })

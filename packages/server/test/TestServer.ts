@@ -2,7 +2,7 @@
  * Starts the real standalone server (PGlite or PostgreSQL) on an ephemeral loopback
  * port for a test file, and small fetch helpers that speak HTTP to it.
  */
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -11,25 +11,42 @@ import type { ServerSettings } from "../src/ServerConfig.ts"
 import * as StandaloneServer from "../src/StandaloneServer.ts"
 
 export const adminToken = "test-admin-token-0123456789"
+/** The HS256 secret of viewer tokens on test servers. */
+export const jwtSecret = "test-jwt-secret-0123456789-abcdefghij"
 
 /** Where the server under test listens. */
 export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("test/TestServer") {}
 
 /** Settings of a test server: 127.0.0.1:<random>, quiet logs, a fresh data directory. */
-export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSettings => ({
+export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSettings => {
+  const dataDir = overrides.dataDir ?? mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "server-"))
+  return {
     port: 0,
     host: "127.0.0.1",
+    // Derived from the bound port once the server listens.
     publicUrl: "http://127.0.0.1",
-    publicUrlConfigured: true,
-    dataDir: mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "server-")),
+    publicUrlConfigured: false,
+    dataDir,
+    storageDir: join(dataDir, "storage"),
     databaseUrl: Option.none(),
     databasePoolSize: 4,
-    cdnUrl: "https://cdn.test/files",
+    cdnUrl: Option.none(),
+    storage: "local",
+    s3: Option.none(),
+    storageSecret: Option.some(Redacted.make("test-storage-secret-0123456789")),
+    uploadLimits: { thumbnailMaxBytes: 10 * 1024 * 1024, mediaMaxBytes: 50 * 1024 * 1024 },
+    uploadGracePeriod: Duration.hours(1),
+    uploadSweepInterval: Duration.minutes(10),
+    jwtSecret: Option.some(Redacted.make(jwtSecret)),
+    jwksUrl: Option.none(),
+    jwtIssuer: Option.none(),
+    jwtAudience: Option.none(),
     adminTokens: [Redacted.make(adminToken)],
     listCacheEntries: 10_000,
     logLevel: "Warn",
     ...overrides
-  })
+  }
+}
 
 /** The base URL of the standalone server in context. */
 export const urlOf = Effect.gen(function*() {

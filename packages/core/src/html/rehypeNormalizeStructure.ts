@@ -3,8 +3,9 @@
  * doctypes, unwraps attribute-less `span`s and an inline element nested directly in the
  * same element (`<b><b>x</b></b>`), removes elements left empty (keeping `img`, `br`,
  * `hr`, table cells and anything with content), unwraps an `li` or `a` nested where the
-HTML parser would have closed the outer one, merges adjacent text, and normalizes
- * whitespace: runs collapse to one space, and whitespace at the edges of blocks and
+* HTML parser would have closed the outer one, merges adjacent text, and normalizes
+ * whitespace (HTML's: space, tab, newlines, form feed — not `&nbsp;`, which is content):
+ * runs collapse to one space, and whitespace at the edges of blocks and
  * between blocks goes; inside `pre`, `code`, `kbd` and `samp` nothing changes but the
  * newlines that start a `pre` (the parser drops the first anyway, so they cannot survive
  * a round trip).
@@ -44,16 +45,13 @@ const inlineTags = new Set([
 const isBlock = (node: RootContent | ElementContent | undefined) =>
   node !== undefined && node.type === "element" && !inlineTags.has(node.tagName)
 
-const hasProperties = (element: Element) => Object.keys(element.properties).length > 0
+const hasProperties = (element: Element) => {
+  for (const _ in element.properties) return true
+  return false
+}
 
 type Child = RootContent | ElementContent
 
-/**
- * Normalizes `children` of a parent named `parentTag` (undefined for the root).
- * `trimEdges`: whether whitespace at the start and end of `children` may go (the
- * children of a block); false when they are about to be hoisted into their parent,
- * whose own pass then decides.
- */
 /** What the HTML parser would close on seeing another `li` or `a`. */
 interface Context {
   /** The nearest of `li`, `ul`, `ol`, `menu` above, if any. */
@@ -63,83 +61,142 @@ interface Context {
 
 const listTags = new Set(["li", "ul", "ol", "menu"])
 
-const normalizeChildren = (
+// HTML's whitespace (ASCII only): a non-breaking space is content, as it is to browsers.
+const whitespaceRun = /[ \t\n\f\r]+/g
+const needsCollapse = /[\t\n\f\r]|  /
+const isWhitespaceCode = (code: number) => code === 32 || code === 9 || code === 10 || code === 12 || code === 13
+const isBlank = (value: string) => {
+  for (let index = 0; index < value.length; index++) {
+    if (!isWhitespaceCode(value.charCodeAt(index))) return false
+  }
+  return true
+}
+
+/** Where normalized children are written: a new array, or the one being read. */
+interface Buffer {
+  readonly items: Array<Child>
+  size: number
+}
+
+/** Appends `text`, merging it with a text node already last in `buffer`. */
+const pushText = (buffer: Buffer, text: Text): void => {
+  const last = buffer.items[buffer.size - 1]
+  if (buffer.size > 0 && last?.type === "text") buffer.items[buffer.size - 1] = { type: "text", value: last.value + text.value }
+  else buffer.items[buffer.size++] = text
+}
+
+/**
+ * Whether `child` is replaced by its children. The parser closes an open li when another
+ * starts and an open a when another starts, so such nesting (left behind when a table or
+ * template between them is removed) would be rearranged by the next parse: the inner
+ * one is unwrapped instead.
+ */
+const unwraps = (child: Element, parentTag: string | undefined, context: Context): boolean => {
+  const tag = child.tagName
+  return (tag === "span" && !hasProperties(child)) ||
+    (parentTag === tag && unwrappedWhenNested.has(tag) && !hasProperties(child)) ||
+    (tag === "li" && context.list === "li") ||
+    (tag === "a" && context.inAnchor)
+}
+
+/**
+ * Appends the normalized form of `children` (of a parent named `parentTag`, undefined
+ * for the root) to `out`. An unwrapped element's children are appended in its place,
+ * against the same parent (<i><span><i>x</i></span></i> → <i>x</i>), so one flat list
+ * per kept element is built, with adjacent text merged as it goes.
+ */
+const collect = (
+  out: Buffer,
   children: ReadonlyArray<Child>,
+  parentTag: string | undefined,
+  inPre: boolean,
+  context: Context
+): void => {
+  for (let index = 0; index < children.length; index++) {
+    const child = children[index]!
+    if (child.type === "text") {
+      pushText(out, child)
+      continue
+    }
+    if (child.type !== "element") continue // comments, doctypes
+    if (unwraps(child, parentTag, context)) {
+      collect(out, child.children, parentTag, inPre, context)
+      continue
+    }
+    const tag = child.tagName
+    const childContext: Context = listTags.has(tag) || tag === "a"
+      ? { list: listTags.has(tag) ? tag : context.list, inAnchor: context.inAnchor || tag === "a" }
+      : context
+    const childPre = inPre || preformatted.has(tag)
+    const normalized = normalizeChildren(child.children, tag, childPre, !inlineTags.has(tag), childContext)
+    // The HTML parser drops a newline that starts a <pre> and the serializer does not
+    // add one back, so leading newlines cannot survive a round trip: drop them here.
+    const first = normalized[0]
+    if (tag === "pre" && first?.type === "text" && first.value.charCodeAt(0) === 10) {
+      const rest = first.value.replace(/^\n+/, "")
+      if (rest === "") normalized.shift()
+      else normalized[0] = { type: "text", value: rest } satisfies Text
+    }
+    child.children = normalized as Array<ElementContent>
+    if (!keptWhenEmpty.has(tag) && isEmpty(normalized, inPre)) continue
+    out.items[out.size++] = child
+  }
+}
+
+const isEmpty = (children: ReadonlyArray<Child>, inPre: boolean): boolean => {
+  for (const node of children) {
+    if (node.type !== "text" || inPre || !isBlank(node.value)) return false
+  }
+  return true
+}
+
+/**
+ * The normalized children of a kept element. `trimEdges`: whether whitespace at the
+ * start and end of the list may go (the children of a block).
+ */
+const normalizeChildren = (
+  children: Array<Child>,
   parentTag: string | undefined,
   inPre: boolean,
   trimEdges: boolean,
   context: Context
 ): Array<Child> => {
-  const flat: Array<Child> = []
+  // Written back into `children` when no child is unwrapped (then nothing is written
+  // ahead of what is read); a new array otherwise.
+  let inPlace = true
   for (const child of children) {
-    if (child.type === "comment" || child.type === "doctype") continue
-    if (child.type !== "element") {
-      flat.push(child)
-      continue
-    }
-    // Decided before descending: an unwrapped element's children sit in its parent, so
-    // they are normalized against that parent (<i><span><i>x</i></span></i> → <i>x</i>).
-    // The parser closes an open li when another starts and an open a when another
-    // starts, so such nesting (left behind when a table or template between them is
-    // removed) would be rearranged by the next parse: unwrap the inner one instead.
-    const unwrap = (child.tagName === "span" && !hasProperties(child)) ||
-      (parentTag === child.tagName && unwrappedWhenNested.has(child.tagName) && !hasProperties(child)) ||
-      (child.tagName === "li" && context.list === "li") ||
-      (child.tagName === "a" && context.inAnchor)
-    const childContext: Context = unwrap ? context : {
-      list: listTags.has(child.tagName) ? child.tagName : context.list,
-      inAnchor: context.inAnchor || child.tagName === "a"
-    }
-    const childPre = inPre || preformatted.has(child.tagName)
-    child.children = normalizeChildren(
-      child.children,
-      unwrap ? parentTag : child.tagName,
-      childPre,
-      !unwrap && !inlineTags.has(child.tagName),
-      childContext
-    ) as Array<ElementContent>
-    if (unwrap) {
-      flat.push(...child.children)
-      continue
-    }
-    // The HTML parser drops a newline that starts a <pre> and the serializer does not
-    // add one back, so leading newlines cannot survive a round trip: drop them here.
-    const first = child.children[0]
-    if (child.tagName === "pre" && first?.type === "text" && first.value.startsWith("\n")) {
-      const rest = first.value.replace(/^\n+/, "")
-      if (rest === "") child.children.shift()
-      else child.children[0] = { type: "text", value: rest } satisfies Text
-    }
-    const empty = child.children.every((node) => node.type === "text" && !inPre && node.value.trim() === "")
-    if (empty && !keptWhenEmpty.has(child.tagName)) continue
-    flat.push(child)
-  }
-  // Merge adjacent text, then normalize whitespace outside preformatted text.
-  const merged: Array<Child> = []
-  for (const node of flat) {
-    const previous = merged[merged.length - 1]
-    if (node.type === "text" && previous?.type === "text") {
-      merged[merged.length - 1] = { type: "text", value: previous.value + node.value } satisfies Text
-    } else {
-      merged.push(node)
+    if (child.type === "element" && unwraps(child, parentTag, context)) {
+      inPlace = false
+      break
     }
   }
-  if (inPre) return merged
-  const result: Array<Child> = []
-  merged.forEach((node, index) => {
+  const buffer: Buffer = { items: inPlace ? children : [], size: 0 }
+  collect(buffer, children, parentTag, inPre, context)
+  const nodes = buffer.items
+  nodes.length = buffer.size
+  if (inPre) return nodes
+  // Collapse whitespace runs to one space; trim text at block edges and next to blocks.
+  let kept = 0
+  for (let index = 0; index < nodes.length; index++) {
+    const node = nodes[index]!
     if (node.type !== "text") {
-      result.push(node)
-      return
+      nodes[kept++] = node
+      continue
     }
-    let value = node.value.replace(/\s+/g, " ")
-    const atStart = index === 0 && trimEdges
-    const atEnd = index === merged.length - 1 && trimEdges
-    if (atStart || isBlock(merged[index - 1])) value = value.trimStart()
-    if (atEnd || isBlock(merged[index + 1])) value = value.trimEnd()
-    if (value !== "") result.push({ type: "text", value } satisfies Text)
-  })
-  return result
+    const original = node.value
+    let value = needsCollapse.test(original) ? original.replace(whitespaceRun, " ") : original
+    if ((index === 0 && trimEdges) || isBlock(nodes[index - 1])) value = trimStart(value)
+    if ((index === nodes.length - 1 && trimEdges) || isBlock(nodes[index + 1])) value = trimEnd(value)
+    if (value === "") continue
+    nodes[kept++] = value === original ? node : { type: "text", value } satisfies Text
+  }
+  nodes.length = kept
+  return nodes
 }
+
+// After collapsing, a run is at most one space.
+const trimStart = (value: string) => (value.charCodeAt(0) === 32 ? value.slice(1) : value)
+const trimEnd = (value: string) => (value.charCodeAt(value.length - 1) === 32 ? value.slice(0, -1) : value)
 
 /** Normalizes `tree` in place (the plugin's transform, also run after stage 3). */
 export const normalizeTree = (tree: Root): void => {

@@ -34,6 +34,9 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           assert.isTrue(created.id > 0)
           const found = yield* repo.findById(created.id)
           assert.deepStrictEqual(found, created)
+          assert.deepStrictEqual(yield* repo.findBySlug(created.slug), created)
+          const missing = yield* Effect.flip(repo.findBySlug(`${created.slug}-missing`))
+          assert.strictEqual(missing._tag, "CourseSlugNotFound")
         }))
 
       it.effect("a taken slug gets -2, -3 and so on", () =>
@@ -139,6 +142,19 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           assert.isTrue(rewritten.updated_at.epochMilliseconds > created.updated_at.epochMilliseconds)
           assert.strictEqual(rewritten.created_at.epochMilliseconds, created.created_at.epochMilliseconds)
           assert.deepStrictEqual(yield* repo.findById(created.id), rewritten)
+        }))
+
+      it.effect("update sets and clears the thumbnail key; other changes keep it", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const title = unique("Thumbnail")
+          const created = yield* repo.insert({ title, slugBase: Slug.fromTitle(title), content_html: "" })
+          const key = `courses/${created.id}/00000000-0000-4000-8000-000000000000.png`
+          assert.strictEqual((yield* repo.update(created.id, { thumbnail_key: key })).thumbnail_key, key)
+          assert.strictEqual((yield* repo.update(created.id, { title: "Renamed" })).thumbnail_key, key)
+          const listed = yield* repo.list({ cursor: created.id, limit: 1 })
+          assert.strictEqual(listed[0]!.thumbnail_key, key)
+          assert.isNull((yield* repo.update(created.id, { thumbnail_key: null })).thumbnail_key)
         }))
 
       it.effect("version changes with every write and only with writes", () =>

@@ -5,3 +5,7 @@
  * @since 0.1.0
  */
 export * from "./CourseRepoSuite.ts"
+export * from "./ObjectStoreSuite.ts"
+export * from "./UploadRepoSuite.ts"
+export * from "./LessonRepoSuite.ts"
+export * from "./PurchaseRepoSuite.ts"

@@ -1,0 +1,140 @@
+/**
+ * Lessons of a course, and the public view of a course with its lessons: preview lessons
+ * open to everyone, the rest only to viewers who bought the course.
+ *
+ * @since 0.1.0
+ */
+import { type DateTime, Schema } from "effect"
+import { ContentHtml, CourseId } from "./Course.ts"
+
+/** Longest accepted lesson title, in characters, after trimming. */
+export const lessonTitleMaxLength = 200
+
+/** A lesson identifier: a positive integer assigned by the service. */
+export const LessonId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(
+  Schema.brand("LessonId"),
+  Schema.annotate({ description: "Lesson identifier assigned by the service (a positive integer)." })
+)
+export type LessonId = typeof LessonId.Type
+
+/** A lesson's place in its course: 1 is first; a course's positions are always 1…n. */
+export const LessonPosition = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 })).annotate({
+  description: "Place in the course, 1 first. Positions stay 1…n: inserting or moving shifts the others; " +
+    "a position past the end means the end."
+})
+
+const LessonTitle = Schema.Trim.check(
+  Schema.isNonEmpty({ message: "title must not be empty" }),
+  Schema.isPattern(/^[^\u0000]*$/, { message: "title must not contain NUL characters" }),
+  Schema.isMaxLength(lessonTitleMaxLength, { message: `title must be at most ${lessonTitleMaxLength} characters` })
+).pipe(Schema.annotate({ description: `Lesson title, trimmed; 1 to ${lessonTitleMaxLength} characters.` }))
+
+const VideoKey = Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024))).annotate({
+  description: "Storage key of a finalized media file (see /admin/media), or null for no video."
+})
+
+/** A lesson as stored: everything but the derived `video_url`. */
+export interface LessonRecord {
+  readonly id: LessonId
+  readonly course_id: CourseId
+  readonly title: string
+  readonly content_html: string
+  readonly video_key: string | null
+  readonly is_preview: boolean
+  readonly position: number
+  readonly created_at: DateTime.Utc
+  readonly updated_at: DateTime.Utc
+}
+
+/** A lesson as the admin API shows it. */
+export const Lesson = Schema.Struct({
+  id: LessonId,
+  course_id: CourseId,
+  title: Schema.String,
+  content_html: Schema.String,
+  video_key: Schema.NullOr(Schema.String),
+  video_url: Schema.NullOr(Schema.String).annotate({ description: "Public address of the video; null without one." }),
+  is_preview: Schema.Boolean.annotate({
+    description: "When true, the public course shows this lesson's content and video to everyone."
+  }),
+  position: Schema.Int,
+  created_at: Schema.DateTimeUtcFromString,
+  updated_at: Schema.DateTimeUtcFromString
+}).annotate({ identifier: "Lesson" })
+export type Lesson = typeof Lesson.Type
+
+/** The body of `POST /courses/{id}/lessons`. */
+export const LessonCreate = Schema.Struct({
+  title: LessonTitle,
+  content_html: Schema.optionalKey(ContentHtml),
+  video_key: Schema.optionalKey(VideoKey),
+  is_preview: Schema.optionalKey(Schema.Boolean),
+  position: Schema.optionalKey(LessonPosition)
+}).annotate({ identifier: "LessonCreate" })
+export type LessonCreate = typeof LessonCreate.Type
+
+/** The body of `PATCH /courses/{id}/lessons/{lesson_id}`: the fields to change. */
+export const LessonUpdate = Schema.Struct({
+  title: Schema.optionalKey(LessonTitle),
+  content_html: Schema.optionalKey(ContentHtml),
+  video_key: Schema.optionalKey(VideoKey),
+  is_preview: Schema.optionalKey(Schema.Boolean),
+  position: Schema.optionalKey(LessonPosition)
+}).annotate({ identifier: "LessonUpdate" })
+export type LessonUpdate = typeof LessonUpdate.Type
+
+/** How a viewer may see a lesson of the public course. */
+export const LessonAccess = Schema.Literals(["preview", "purchased", "locked"]).annotate({
+  description: "preview: open to everyone; purchased: open because the viewer bought the course; " +
+    "locked: title only."
+})
+export type LessonAccess = typeof LessonAccess.Type
+
+/** A lesson of the public course. */
+export const PublicLesson = Schema.Struct({
+  id: LessonId,
+  title: Schema.String,
+  position: Schema.Int,
+  is_preview: Schema.Boolean,
+  access: LessonAccess,
+  content_html: Schema.NullOr(Schema.String).annotate({ description: "Null when the lesson is locked." }),
+  video_url: Schema.NullOr(Schema.String).annotate({ description: "Null when the lesson is locked or has no video." })
+}).annotate({ identifier: "PublicLesson" })
+export type PublicLesson = typeof PublicLesson.Type
+
+/** `GET /public/courses/{slug}`: the course, whether the viewer bought it, its lessons in order. */
+export const PublicCourse = Schema.Struct({
+  id: CourseId,
+  title: Schema.String,
+  slug: Schema.String,
+  content_html: Schema.String,
+  thumbnail_url: Schema.NullOr(Schema.String),
+  purchased: Schema.Boolean.annotate({ description: "Whether the signed-in viewer bought the course; false without a viewer." }),
+  lessons: Schema.Array(PublicLesson)
+}).annotate({ identifier: "PublicCourse" })
+export type PublicCourse = typeof PublicCourse.Type
+
+// --- errors ---------------------------------------------------------------------------
+
+/** The course has no lesson with this id. */
+export class LessonNotFound extends Schema.TaggedError<LessonNotFound>()(
+  "LessonNotFound",
+  { course_id: CourseId, id: LessonId },
+  { httpApiStatus: 404, description: "The course has no lesson with this id." }
+) {
+  override get message(): string {
+    return `Course ${this.course_id} has no lesson with id ${this.id}.`
+  }
+}
+
+/** `video_key` names no finalized media file. */
+export class VideoNotFound extends Schema.TaggedError<VideoNotFound>()(
+  "VideoNotFound",
+  { video_key: Schema.String },
+  { httpApiStatus: 422, description: "video_key must name a finalized media file." }
+) {
+  override get message(): string {
+    return `video_key ${JSON.stringify(this.video_key)} names no finalized media file: upload it through ` +
+      "/admin/media/upload-url and /admin/media/finalize-upload first."
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * The lesson repository port: where lessons are stored, in a dense order per course.
+ * Adapters (PostgreSQL, PGlite, the in-memory layer here) pass the conformance suite in
+ * `@coursekit/core/testing`.
+ *
+ * @since 0.1.0
+ */
+import { Context, DateTime, Effect, Layer, Ref } from "effect"
+import { type CourseId, CourseNotFound } from "./Course.ts"
+import { CourseRepo } from "./CourseRepo.ts"
+import { type LessonId, LessonNotFound, type LessonRecord } from "./Lesson.ts"
+import type { PersistenceError } from "./PersistenceError.ts"
+
+/** What the use case hands the repository to create a lesson (HTML already sanitized). */
+export interface NewLesson {
+  readonly title: string
+  readonly content_html: string
+  readonly video_key: string | null
+  readonly is_preview: boolean
+  /** Where to insert it; absent or past the end: at the end. */
+  readonly position?: number | undefined
+}
+
+/** Fields of a stored lesson that may change; `position` moves it. */
+export interface LessonChanges {
+  readonly title?: string | undefined
+  readonly content_html?: string | undefined
+  readonly video_key?: string | null | undefined
+  readonly is_preview?: boolean | undefined
+  readonly position?: number | undefined
+}
+
+/**
+ * A lesson as the public course may show it. For a viewer without access to the whole
+ * course, `content_html` and `video_key` of lessons that are not previews are null.
+ */
+export interface ViewerLesson {
+  readonly id: LessonId
+  readonly title: string
+  readonly position: number
+  readonly is_preview: boolean
+  readonly content_html: string | null
+  readonly video_key: string | null
+}
+
+/**
+ * Stores lessons.
+ *
+ * - Positions of a course are always exactly 1…n. `insert` at position p (absent or past
+ *   the end: n + 1) shifts the lessons at p and after down by one; `update` with a
+ *   position moves the lesson there (past the end: last) and shifts the lessons between;
+ *   `delete` closes the gap. Concurrent inserts, moves and deletes on one course keep
+ *   the order dense and unique.
+ * - `insert` into a course that does not exist fails with `CourseNotFound`. Deleting a
+ *   course (through `CourseRepo`) deletes its lessons: they are never read again.
+ * - `list` returns a course's lessons in position order (`[]` for an unknown course).
+ * - `listForViewer(course, unlocked)` returns the lessons in position order; unless
+ *   `unlocked`, the bodies (`content_html`, `video_key`) of lessons that are not previews
+ *   are null **and are not read from the store at all**, so no later code can leak them.
+ */
+export class LessonRepo extends Context.Service<LessonRepo, {
+  insert(courseId: CourseId, lesson: NewLesson): Effect.Effect<LessonRecord, CourseNotFound | PersistenceError>
+  list(courseId: CourseId): Effect.Effect<ReadonlyArray<LessonRecord>, PersistenceError>
+  findById(courseId: CourseId, id: LessonId): Effect.Effect<LessonRecord, LessonNotFound | PersistenceError>
+  update(courseId: CourseId, id: LessonId, changes: LessonChanges): Effect.Effect<LessonRecord, LessonNotFound | PersistenceError>
+  delete(courseId: CourseId, id: LessonId): Effect.Effect<void, LessonNotFound | PersistenceError>
+  listForViewer(courseId: CourseId, unlocked: boolean): Effect.Effect<ReadonlyArray<ViewerLesson>, PersistenceError>
+}>()("@coursekit/core/LessonRepo") {
+  /**
+   * An in-memory repository over the `CourseRepo` in context (which says which courses
+   * exist): for tests and for trying the core without a database.
+   */
+  static readonly layerMemory: Layer.Layer<LessonRepo, never, CourseRepo> = Layer.effect(
+    LessonRepo,
+    Effect.gen(function*() {
+      const courses = yield* CourseRepo
+      const state = yield* Ref.make({ nextId: 1, lessons: new Map<number, LessonRecord>() })
+      const courseExists = (courseId: CourseId) =>
+        courses.findById(courseId).pipe(
+          Effect.as(true),
+          Effect.catchTag("CourseNotFound", () => Effect.succeed(false))
+        )
+      const ofCourse = (lessons: ReadonlyMap<number, LessonRecord>, courseId: CourseId) =>
+        [...lessons.values()].filter((lesson) => lesson.course_id === courseId).sort((a, b) => a.position - b.position)
+      const clamp = (position: number | undefined, last: number) =>
+        position === undefined ? last : Math.min(Math.max(1, position), last)
+
+      const insert = Effect.fn("LessonRepo.insert")(function*(courseId: CourseId, lesson: NewLesson) {
+        if (!(yield* courseExists(courseId))) return yield* new CourseNotFound({ id: courseId })
+        const now = yield* DateTime.now
+        return yield* Ref.modify(state, ({ nextId, lessons }) => {
+          const siblings = ofCourse(lessons, courseId)
+          const position = clamp(lesson.position, siblings.length + 1)
+          const next = new Map(lessons)
+          for (const sibling of siblings) {
+            if (sibling.position >= position) next.set(sibling.id, { ...sibling, position: sibling.position + 1 })
+          }
+          const record: LessonRecord = {
+            id: nextId as LessonId,
+            course_id: courseId,
+            title: lesson.title,
+            content_html: lesson.content_html,
+            video_key: lesson.video_key,
+            is_preview: lesson.is_preview,
+            position,
+            created_at: now,
+            updated_at: now
+          }
+          next.set(record.id, record)
+          return [record, { nextId: nextId + 1, lessons: next }]
+        })
+      })
+
+      const list = Effect.fn("LessonRepo.list")(function*(courseId: CourseId) {
+        if (!(yield* courseExists(courseId))) return []
+        return ofCourse((yield* Ref.get(state)).lessons, courseId)
+      })
+
+      const findById = Effect.fn("LessonRepo.findById")(function*(courseId: CourseId, id: LessonId) {
+        const lesson = (yield* Ref.get(state)).lessons.get(id)
+        if (lesson === undefined || lesson.course_id !== courseId || !(yield* courseExists(courseId))) {
+          return yield* new LessonNotFound({ course_id: courseId, id })
+        }
+        return lesson
+      })
+
+      const update = Effect.fn("LessonRepo.update")(function*(courseId: CourseId, id: LessonId, changes: LessonChanges) {
+        if (!(yield* courseExists(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
+        const now = yield* DateTime.now
+        const updated = yield* Ref.modify(state, (current) => {
+          const lesson = current.lessons.get(id)
+          if (lesson === undefined || lesson.course_id !== courseId) return [undefined, current]
+          const siblings = ofCourse(current.lessons, courseId)
+          const from = lesson.position
+          const to = changes.position === undefined ? from : clamp(changes.position, siblings.length)
+          const next = new Map(current.lessons)
+          for (const sibling of siblings) {
+            if (sibling.id === id) continue
+            if (to > from && sibling.position > from && sibling.position <= to) {
+              next.set(sibling.id, { ...sibling, position: sibling.position - 1 })
+            } else if (to < from && sibling.position >= to && sibling.position < from) {
+              next.set(sibling.id, { ...sibling, position: sibling.position + 1 })
+            }
+          }
+          const record: LessonRecord = {
+            ...lesson,
+            ...(changes.title === undefined ? {} : { title: changes.title }),
+            ...(changes.content_html === undefined ? {} : { content_html: changes.content_html }),
+            ...(changes.video_key === undefined ? {} : { video_key: changes.video_key }),
+            ...(changes.is_preview === undefined ? {} : { is_preview: changes.is_preview }),
+            position: to,
+            updated_at: now
+          }
+          next.set(id, record)
+          return [record, { ...current, lessons: next }]
+        })
+        if (updated === undefined) return yield* new LessonNotFound({ course_id: courseId, id })
+        return updated
+      })
+
+      const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId) {
+        const exists = yield* courseExists(courseId)
+        const deleted = yield* Ref.modify(state, (current) => {
+          const lesson = current.lessons.get(id)
+          if (!exists || lesson === undefined || lesson.course_id !== courseId) return [false, current]
+          const next = new Map(current.lessons)
+          next.delete(id)
+          for (const sibling of ofCourse(current.lessons, courseId)) {
+            if (sibling.position > lesson.position) next.set(sibling.id, { ...sibling, position: sibling.position - 1 })
+          }
+          return [true, { ...current, lessons: next }]
+        })
+        if (!deleted) return yield* new LessonNotFound({ course_id: courseId, id })
+      })
+
+      const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, unlocked: boolean) {
+        const lessons = yield* list(courseId)
+        return lessons.map((lesson): ViewerLesson => {
+          const open = unlocked || lesson.is_preview
+          return {
+            id: lesson.id,
+            title: lesson.title,
+            position: lesson.position,
+            is_preview: lesson.is_preview,
+            content_html: open ? lesson.content_html : null,
+            video_key: open ? lesson.video_key : null
+          }
+        })
+      })
+
+      return LessonRepo.of({ insert, list, findById, update, delete: delete_, listForViewer })
+    })
+  )
+}

@@ -1,0 +1,161 @@
+/**
+ * The object storage port. Files never pass through the service: a client PUTs bytes to a
+ * presigned URL, straight to the store, and the service then asks the store what arrived
+ * (`head`). Adapters (S3 in `@coursekit/storage-s3`, local disk in
+ * `@coursekit/storage-local`, the in-memory layer here) pass the conformance suite in
+ * `@coursekit/core/testing`.
+ *
+ * @since 0.1.0
+ */
+import { Context, DateTime, Duration, Effect, Layer, Option, Ref, Schema } from "effect"
+
+/** The object store did not complete an operation; retrying may work. */
+export class StorageError extends Schema.TaggedError<StorageError>()(
+  "StorageError",
+  {
+    operation: Schema.String,
+    cause: Schema.Defect()
+  },
+  { httpApiStatus: 503, description: "The object storage did not complete the operation." }
+) {
+  override get message(): string {
+    return `The object storage did not complete ${this.operation}.`
+  }
+}
+
+/** What to sign: the store refuses a PUT that does not match it. */
+export interface PutRequest {
+  readonly key: string
+  /** Signed: a PUT with another `Content-Type` is refused. */
+  readonly contentType: string
+  /** When given, signed as `Content-Length`: a PUT of another size is refused. */
+  readonly contentLength?: number | undefined
+  readonly expiresIn: Duration.Duration
+}
+
+/** A presigned PUT: send the bytes to `url` with exactly these `headers`. */
+export interface PresignedPut {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly expiresAt: DateTime.Utc
+}
+
+/** What the store says about an object (`head`). */
+export interface ObjectInfo {
+  readonly size: number
+  /** As the store recorded it from the PUT. */
+  readonly contentType: string | undefined
+  readonly lastModified: DateTime.Utc
+}
+
+/** One object of a listing. */
+export interface ListedObject {
+  readonly key: string
+  readonly size: number
+  readonly lastModified: DateTime.Utc
+}
+
+/** One page of a listing; `next` continues it. */
+export interface ObjectPage {
+  readonly objects: ReadonlyArray<ListedObject>
+  readonly next: string | undefined
+}
+
+/**
+ * Stores files under keys (`courses/12/<uuid>.png`).
+ *
+ * - `presignPut` signs a PUT of one object: content type always, length when given,
+ *   valid until `expiresAt`. An upload either lands whole or not at all.
+ * - `head` is `None` for an absent key.
+ * - `delete` of an absent key succeeds.
+ * - `list` pages through keys that start with `prefix`, in ascending key order,
+ *   at most `limit` per page.
+ * - `publicUrl` is where the store itself serves a key (a CDN may front it: see
+ *   `FileUrl`); `check` answers when the store is reachable (readiness).
+ */
+export class ObjectStore extends Context.Service<ObjectStore, {
+  presignPut(request: PutRequest): Effect.Effect<PresignedPut, StorageError>
+  head(key: string): Effect.Effect<Option.Option<ObjectInfo>, StorageError>
+  delete(key: string): Effect.Effect<void, StorageError>
+  list(prefix: string, options?: {
+    readonly after?: string | undefined
+    readonly limit?: number | undefined
+  }): Effect.Effect<ObjectPage, StorageError>
+  publicUrl(key: string): string
+  readonly check: Effect.Effect<void, StorageError>
+}>()("@coursekit/core/ObjectStore") {
+  /**
+   * An in-memory store, with {@link MemoryObjectStore} to play the client's PUT: for
+   * use-case tests and for trying the core without storage.
+   */
+  static readonly layerMemory: Layer.Layer<ObjectStore | MemoryObjectStore> = Layer.effectContext(
+    Effect.gen(function*() {
+      const objects = yield* Ref.make(new Map<string, { readonly bytes: Uint8Array; readonly info: ObjectInfo }>())
+      const signed = yield* Ref.make(new Map<string, PutRequest & { readonly expiresAt: DateTime.Utc }>())
+      let issued = 0
+
+      const store = ObjectStore.of({
+        presignPut: Effect.fn("ObjectStore.presignPut")(function*(request: PutRequest) {
+          const expiresAt = DateTime.addDuration(yield* DateTime.now, request.expiresIn)
+          const url = `memory://objects/${encodeURIComponent(request.key)}?signature=${++issued}`
+          yield* Ref.update(signed, (map) => new Map(map).set(url, { ...request, expiresAt }))
+          const headers: Record<string, string> = { "Content-Type": request.contentType }
+          if (request.contentLength !== undefined) headers["Content-Length"] = String(request.contentLength)
+          return { url, headers, expiresAt }
+        }),
+        head: (key) => Effect.map(Ref.get(objects), (map) => Option.map(Option.fromNullishOr(map.get(key)), (object) => object.info)),
+        delete: (key) =>
+          Ref.update(objects, (map) => {
+            const next = new Map(map)
+            next.delete(key)
+            return next
+          }),
+        list: (prefix, options) =>
+          Effect.map(Ref.get(objects), (map) => {
+            const limit = options?.limit ?? 1000
+            const keys = [...map.keys()].filter((key) => key.startsWith(prefix) && (options?.after === undefined || key > options.after)).sort()
+            const page = keys.slice(0, limit)
+            return {
+              objects: page.map((key) => ({ key, size: map.get(key)!.info.size, lastModified: map.get(key)!.info.lastModified })),
+              next: keys.length > limit ? page[page.length - 1] : undefined
+            }
+          }),
+        publicUrl: (key) => `memory://files/${key}`,
+        check: Effect.void
+      })
+
+      const memory = MemoryObjectStore.of({
+        put: Effect.fn("MemoryObjectStore.put")(function*(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array) {
+          const request = (yield* Ref.get(signed)).get(url)
+          if (request === undefined) return 403
+          const now = yield* DateTime.now
+          if (DateTime.isGreaterThanOrEqualTo(now, request.expiresAt)) return 403
+          const header = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]
+          if (header("content-type") !== request.contentType) return 403
+          if (request.contentLength !== undefined && body.byteLength !== request.contentLength) return 403
+          const info: ObjectInfo = { size: body.byteLength, contentType: request.contentType, lastModified: now }
+          yield* Ref.update(objects, (map) => new Map(map).set(request.key, { bytes: body, info }))
+          return 200
+        }),
+        read: (key) => Effect.map(Ref.get(objects), (map) => Option.map(Option.fromNullishOr(map.get(key)), (object) => object.bytes)),
+        putObject: (key, body, contentType) =>
+          Effect.gen(function*() {
+            const now = yield* DateTime.now
+            yield* Ref.update(objects, (map) => new Map(map).set(key, { bytes: body, info: { size: body.byteLength, contentType, lastModified: now } }))
+          })
+      })
+
+      return Context.make(ObjectStore, store).pipe(Context.add(MemoryObjectStore, memory))
+    })
+  )
+}
+
+/** The in-memory store's side of a client: what a PUT to a presigned URL does. */
+export class MemoryObjectStore extends Context.Service<MemoryObjectStore, {
+  /** A PUT to a presigned URL: the HTTP status a store would answer (200 or 403). */
+  put(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Effect.Effect<number>
+  /** The bytes stored under `key`. */
+  read(key: string): Effect.Effect<Option.Option<Uint8Array>>
+  /** Stores an object directly, as something beside the service would. */
+  putObject(key: string, body: Uint8Array, contentType: string): Effect.Effect<void>
+}>()("@coursekit/core/MemoryObjectStore") {}

@@ -1,0 +1,65 @@
+/**
+ * The public course (DECISIONS §5): a course by its slug with its lessons, as a viewer may
+ * see it. Preview lessons are open to everyone; the others only to viewers who bought
+ * the course. Locked bodies are never read for a response that must not show them: the
+ * repository is asked for the lessons of a viewer without the purchase, and it does not
+ * select their bodies (see `LessonRepo.listForViewer`).
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import { CourseRepo } from "./CourseRepo.ts"
+import { Entitlements } from "./Entitlements.ts"
+import { FileUrl } from "./FileUrl.ts"
+import type { CourseSlugNotFound } from "./Course.ts"
+import type { PublicCourse, PublicLesson } from "./Lesson.ts"
+import { LessonRepo } from "./LessonRepo.ts"
+import type { PersistenceError } from "./PersistenceError.ts"
+import type { Viewer } from "./Viewer.ts"
+
+export class PublicCourses extends Context.Service<PublicCourses, {
+  view(slug: string, viewer: Viewer): Effect.Effect<PublicCourse, CourseSlugNotFound | PersistenceError>
+}>()("@coursekit/core/PublicCourses") {
+  static readonly layerNoDeps: Layer.Layer<PublicCourses, never, CourseRepo | LessonRepo | Entitlements | FileUrl> = Layer.effect(
+    PublicCourses,
+    Effect.gen(function*() {
+      const courses = yield* CourseRepo
+      const lessons = yield* LessonRepo
+      const entitlements = yield* Entitlements
+      const files = yield* FileUrl
+
+      const view = Effect.fn("PublicCourses.view")(function*(slug: string, viewer: Viewer) {
+        const course = yield* courses.findBySlug(slug)
+        // Asked on every request: a purchase or a refund counts at once.
+        const purchased = viewer._tag === "User" && (yield* entitlements.hasPurchased(viewer.id, course.id))
+        const rows = yield* lessons.listForViewer(course.id, purchased)
+        const publicLessons = rows.map((row): PublicLesson => {
+          const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
+          // The repository already left locked bodies out; this is the second lock.
+          const open = access !== "locked"
+          return {
+            id: row.id,
+            title: row.title,
+            position: row.position,
+            is_preview: row.is_preview,
+            access,
+            content_html: open ? row.content_html : null,
+            video_url: open && row.video_key !== null ? files.publicUrl(row.video_key) : null
+          }
+        })
+        const response: PublicCourse = {
+          id: course.id,
+          title: course.title,
+          slug: course.slug,
+          content_html: course.content_html,
+          thumbnail_url: course.thumbnail_key === null ? null : files.publicUrl(course.thumbnail_key),
+          purchased,
+          lessons: publicLessons
+        }
+        return response
+      })
+
+      return PublicCourses.of({ view })
+    })
+  )
+}

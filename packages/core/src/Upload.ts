@@ -1,0 +1,244 @@
+/**
+ * Uploads: what a client asks for, what the service records, and the rules both flows
+ * (a course thumbnail, §4.3; the admin media library, §4.4) follow. Files go straight
+ * from the client to object storage; the service issues keys, signs PUTs and, on
+ * finalize, believes only what the store reports.
+ *
+ * @since 0.1.0
+ */
+import { type DateTime, Schema } from "effect"
+import { CourseId } from "./Course.ts"
+
+/** Longest presigned PUT validity: the specification's 5 minutes. */
+export const uploadUrlValiditySeconds = 300
+
+/** What an upload is for: it decides the key, the allowed types and the size limit. */
+export type UploadPurpose = "thumbnail" | "media"
+
+/** Image types a thumbnail may have. SVG is never allowed: it can carry script. */
+export const thumbnailContentTypes = ["image/jpeg", "image/png", "image/webp", "image/gif", "image/avif"] as const
+/** Types a media file may have: the thumbnail images plus video. */
+export const mediaContentTypes = [...thumbnailContentTypes, "video/mp4", "video/webm", "video/quicktime"] as const
+
+/** The allowed types of `purpose`. */
+export const allowedContentTypes = (purpose: UploadPurpose): ReadonlyArray<string> =>
+  purpose === "thumbnail" ? thumbnailContentTypes : mediaContentTypes
+
+/** Size limits per purpose, in bytes. */
+export interface UploadLimits {
+  readonly thumbnailMaxBytes: number
+  readonly mediaMaxBytes: number
+}
+
+/** 10 MiB thumbnails, 5 GiB media files. */
+export const defaultUploadLimits: UploadLimits = {
+  thumbnailMaxBytes: 10 * 1024 * 1024,
+  mediaMaxBytes: 5 * 1024 * 1024 * 1024
+}
+
+export const maxBytesOf = (limits: UploadLimits, purpose: UploadPurpose): number =>
+  purpose === "thumbnail" ? limits.thumbnailMaxBytes : limits.mediaMaxBytes
+
+const extensionOfType: Readonly<Record<string, string>> = {
+  "image/jpeg": "jpg",
+  "image/png": "png",
+  "image/webp": "webp",
+  "image/gif": "gif",
+  "image/avif": "avif",
+  "video/mp4": "mp4",
+  "video/webm": "webm",
+  "video/quicktime": "mov"
+}
+
+/**
+ * The key's extension: the file name's own (lower case, `[a-z0-9]{1,10}`), else the
+ * content type's. Nothing else of the file name ever enters a key.
+ */
+export const extensionOf = (fileName: string, contentType: string): string => {
+  const match = /\.([A-Za-z0-9]{1,10})$/.exec(fileName)
+  return match !== null ? match[1]!.toLowerCase() : extensionOfType[contentType] ?? "bin"
+}
+
+/** The name kept for a file: its last path segment, so `../../x.png` is kept as `x.png`. */
+export const baseNameOf = (fileName: string): string => {
+  const segments = fileName.split(/[/\\]/)
+  const last = segments[segments.length - 1]!.trim()
+  return last === "" || last === "." || last === ".." ? "file" : last
+}
+
+/** `courses/<course_id>/<uuid>.<ext>` or `media/<uuid>.<ext>`. */
+export const keyFor = (purpose: UploadPurpose, courseId: CourseId | null, uuid: string, extension: string): string =>
+  purpose === "thumbnail" ? `courses/${courseId}/${uuid}.${extension}` : `media/${uuid}.${extension}`
+
+/** The key prefixes the service writes under (the sweep reconciles them). */
+export const keyPrefixes = ["courses/", "media/"] as const
+
+// --- requests and responses ----------------------------------------------------------
+
+const noNul = (field: string) => Schema.isPattern(/^[^\u0000]*$/, { message: `${field} must not contain NUL characters` })
+
+/** A file name as sent by a client: 1..255 characters. */
+export const FileName = Schema.String.check(
+  Schema.isNonEmpty({ message: "the file name must not be empty" }),
+  Schema.isMaxLength(255, { message: "the file name must be at most 255 characters" }),
+  noNul("the file name")
+).annotate({ description: "Original file name (1–255 characters). Only its extension is used in the key." })
+
+/** A MIME type: `type/subtype`, lower case. */
+export const ContentType = Schema.String.check(
+  Schema.isPattern(/^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/, {
+    message: "the content type must be a lower-case MIME type such as image/png"
+  })
+).annotate({ description: "MIME type of the file, lower case, for example image/png." })
+
+/** A declared size in bytes. */
+export const SizeBytes = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+  description: "Size of the file in bytes. When given, it is checked against the limit and signed into the URL."
+})
+
+/** The specification's UploadUrlRequest (course thumbnail), plus an optional size. */
+export const UploadUrlRequest = Schema.Struct({
+  file_name: FileName,
+  content_type: ContentType,
+  size_bytes: Schema.optionalKey(SizeBytes)
+}).annotate({ identifier: "UploadUrlRequest" })
+export type UploadUrlRequest = typeof UploadUrlRequest.Type
+
+/** The admin media upload request: `filename` and `type`, plus an optional size. */
+export const MediaUploadUrlRequest = Schema.Struct({
+  filename: FileName,
+  type: ContentType,
+  size_bytes: Schema.optionalKey(SizeBytes)
+}).annotate({ identifier: "MediaUploadUrlRequest" })
+export type MediaUploadUrlRequest = typeof MediaUploadUrlRequest.Type
+
+/** A storage key as sent back by a client. */
+export const FileKey = Schema.String.check(
+  Schema.isNonEmpty({ message: "file_key must not be empty" }),
+  Schema.isMaxLength(1024, { message: "file_key must be at most 1024 characters" }),
+  noNul("file_key")
+).annotate({ description: "The file_key the upload-url call returned." })
+
+/** The specification's FinalizeUploadRequest. */
+export const FinalizeUploadRequest = Schema.Struct({ file_key: FileKey }).annotate({ identifier: "FinalizeUploadRequest" })
+export type FinalizeUploadRequest = typeof FinalizeUploadRequest.Type
+
+/** Where and how to PUT the file. */
+export const UploadUrlResponse = Schema.Struct({
+  upload_url: Schema.String.annotate({ description: "Presigned PUT URL, valid for 5 minutes." }),
+  file_key: Schema.String.annotate({ description: "Storage key: courses/<course_id>/<uuid>.<ext> or media/<uuid>.<ext>." }),
+  expires_at: Schema.DateTimeUtcFromString.annotate({ description: "When the URL stops working." }),
+  headers: Schema.Record(Schema.String, Schema.String).annotate({
+    description: "Headers the PUT must carry exactly (Content-Type, and Content-Length when size_bytes was given)."
+  })
+}).annotate({ identifier: "UploadUrlResponse" })
+export type UploadUrlResponse = typeof UploadUrlResponse.Type
+
+/** A recorded upload intent: a key the service issued and what it was issued for. */
+export interface UploadIntent {
+  readonly key: string
+  readonly purpose: UploadPurpose
+  readonly course_id: CourseId | null
+  readonly file_name: string
+  readonly content_type: string
+  readonly size_bytes: number | null
+  readonly expires_at: DateTime.Utc
+  readonly created_at: DateTime.Utc
+  readonly finalized_at: DateTime.Utc | null
+}
+
+/** A media file identifier: a positive integer, ascending in order of first finalize. */
+export const MediaFileId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(Schema.brand("MediaFileId"))
+export type MediaFileId = typeof MediaFileId.Type
+
+/** The stored record of a confirmed upload (§2.8), keyed by storage key. */
+export interface MediaFileRecord {
+  readonly id: MediaFileId
+  readonly key: string
+  readonly name: string
+  /** Read from object storage, never from the client. */
+  readonly size_bytes: number
+  readonly content_type: string
+  readonly created_at: DateTime.Utc
+  readonly updated_at: DateTime.Utc
+}
+
+/** A media file as the API shows it. */
+export const MediaFile = Schema.Struct({
+  id: MediaFileId,
+  url: Schema.String.annotate({ description: "Permanent public URL of the file." }),
+  file_key: Schema.String,
+  name: Schema.String,
+  size_bytes: Schema.Int.annotate({ description: "Size read from object storage, never taken from the client." }),
+  content_type: Schema.String.annotate({ description: "Content type recorded by object storage." })
+}).annotate({ identifier: "MediaFile" })
+export type MediaFile = typeof MediaFile.Type
+
+/** A page of the media library request: ascending by id, cursor inclusive. */
+export interface MediaPageRequest {
+  readonly cursor: MediaFileId | undefined
+  readonly limit: number
+}
+
+/** One page of the media library; `next` is the id the following page starts at. */
+export interface MediaPage {
+  readonly items: ReadonlyArray<MediaFile>
+  readonly next: MediaFileId | undefined
+}
+
+// --- errors ---------------------------------------------------------------------------
+
+/** The key was not issued by this service for this purpose (and course). */
+export class UploadNotFound extends Schema.TaggedError<UploadNotFound>()(
+  "UploadNotFound",
+  { file_key: Schema.String },
+  { httpApiStatus: 404, description: "No upload with this file_key was issued here for this purpose and course." }
+) {
+  override get message(): string {
+    return `No upload ${JSON.stringify(this.file_key)} was issued here for this purpose and course.`
+  }
+}
+
+/** Finalize came before the object arrived in storage: upload first, then retry. */
+export class UploadNotReceived extends Schema.TaggedError<UploadNotReceived>()(
+  "UploadNotReceived",
+  { file_key: Schema.String },
+  { httpApiStatus: 409, description: "The object is not in storage yet: PUT it first, then finalize again." }
+) {
+  override get message(): string {
+    return `The object ${JSON.stringify(this.file_key)} is not in storage yet: PUT it to the upload URL, then finalize again.`
+  }
+}
+
+/** The upload URL expired and nothing was uploaded with it. */
+export class UploadExpired extends Schema.TaggedError<UploadExpired>()(
+  "UploadExpired",
+  { file_key: Schema.String },
+  { httpApiStatus: 410, description: "The upload URL expired and nothing was uploaded: request a new one." }
+) {
+  override get message(): string {
+    return `The upload URL for ${JSON.stringify(this.file_key)} expired and nothing was uploaded: request a new one.`
+  }
+}
+
+/** The file is larger than the purpose allows (declared, or as stored). */
+export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()(
+  "FileTooLarge",
+  { size_bytes: Schema.Number, max_bytes: Schema.Number },
+  { httpApiStatus: 413, description: "The file is larger than allowed." }
+) {
+  override get message(): string {
+    return `The file has ${this.size_bytes} bytes; at most ${this.max_bytes} are allowed.`
+  }
+}
+
+/** The file's type is not allowed for the purpose (declared, or as stored). */
+export class UnsupportedFileType extends Schema.TaggedError<UnsupportedFileType>()(
+  "UnsupportedFileType",
+  { content_type: Schema.String, allowed: Schema.Array(Schema.String) },
+  { httpApiStatus: 415, description: "The file's type is not allowed here." }
+) {
+  override get message(): string {
+    return `The type ${JSON.stringify(this.content_type)} is not allowed here; allowed: ${this.allowed.join(", ")}.`
+  }
+}

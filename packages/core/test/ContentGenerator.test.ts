@@ -1,0 +1,134 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Duration, Effect, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import {
+  ContentGenerator,
+  HtmlSanitizer,
+  LlmChain,
+  LlmProvider,
+  type LlmFailureKind,
+  ScriptedStep,
+  type ScriptedStep as Step
+} from "../src/index.ts"
+
+const fenced = "Sure! Here is your lesson:\n```html\n<h2>Ownership</h2><p style=\"color:red\" onclick=\"x()\">Each value has one owner.</p><p></p>\n```\nLet me know if you need more!"
+
+/** Two scripted models behind one generator; the test drives their scripts. */
+const setUp = (primary: ReadonlyArray<Step>, secondary: ReadonlyArray<Step> = [ScriptedStep.text("<p>from the secondary</p>")]) =>
+  Effect.gen(function*() {
+    const a = yield* LlmProvider.makeScripted({ provider: "openai", model: "primary-model" }, primary)
+    const b = yield* LlmProvider.makeScripted({ provider: "google", model: "secondary-model" }, secondary)
+    const generator = yield* Layer.build(
+      ContentGenerator.layerNoDeps({ timeout: Duration.seconds(30), cooldown: Duration.seconds(60) }).pipe(
+        Layer.provide(LlmChain.layer([Layer.succeed(LlmProvider, a.service), Layer.succeed(LlmProvider, b.service)])),
+        Layer.provide(HtmlSanitizer.layer)
+      )
+    )
+    const service = Context.get(generator, ContentGenerator)
+    return { generate: (prompt = "Write about ownership") => service.generate({ prompt }), primary: a, secondary: b }
+  })
+
+describe("ContentGenerator", () => {
+  it.effect("the primary answers: fence, lead-in, sign-off, styles and empty paragraphs are gone", () =>
+    Effect.gen(function*() {
+      const { generate, primary, secondary } = yield* setUp([ScriptedStep.text(fenced)])
+      const result = yield* generate()
+      assert.strictEqual(result.html, "<h2>Ownership</h2><p>Each value has one owner.</p>")
+      assert.deepStrictEqual([result.provider, result.model], ["openai", "primary-model"])
+      assert.deepStrictEqual(result.attempts.map((attempt) => attempt.outcome), ["success"])
+      assert.strictEqual(yield* secondary.calls, 0)
+      const [request] = yield* primary.requests
+      assert.strictEqual(request!.prompt, "Write about ownership")
+      assert.include(request!.system, "details")
+      assert.include(request!.system, "text-center")
+      assert.include(request!.system, "font-bold")
+    }).pipe(Effect.scoped))
+
+  for (const kind of ["rate_limited", "server_error", "network_error", "auth_error", "model_error", "bad_response"] as const satisfies ReadonlyArray<LlmFailureKind>) {
+    it.effect(`the secondary takes over when the primary fails with ${kind}`, () =>
+      Effect.gen(function*() {
+        const { generate } = yield* setUp([ScriptedStep.fail(kind)])
+        const result = yield* generate()
+        assert.strictEqual(result.html, "<p>from the secondary</p>")
+        assert.deepStrictEqual(result.attempts.map((attempt) => [attempt.provider, attempt.outcome]), [["openai", kind], ["google", "success"]])
+      }).pipe(Effect.scoped))
+  }
+
+  it.effect("output that is empty after sanitization falls back", () =>
+    Effect.gen(function*() {
+      const { generate } = yield* setUp([ScriptedStep.text("Sure!\n```html\n<script>alert(1)</script><p> </p>\n```")])
+      const result = yield* generate()
+      assert.strictEqual(result.provider, "google")
+      assert.deepStrictEqual(result.attempts.map((attempt) => attempt.outcome), ["empty_output", "success"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a primary that hangs is abandoned at the deadline and the secondary answers", () =>
+    Effect.gen(function*() {
+      const { generate } = yield* setUp([ScriptedStep.hang])
+      const fiber = yield* Effect.forkChild(generate())
+      yield* TestClock.adjust(Duration.seconds(29))
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust(Duration.seconds(1))
+      const result = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(result.attempts.map((attempt) => [attempt.outcome, attempt.duration_ms]), [["timeout", 30_000], ["success", 0]])
+    }).pipe(Effect.scoped))
+
+  it.effect("after a 429 with Retry-After the primary is skipped until then; then it is asked again", () =>
+    Effect.gen(function*() {
+      const { generate, primary } = yield* setUp([ScriptedStep.fail("rate_limited", { status: 429, retryAfterMillis: 10_000 }), ScriptedStep.text("<p>primary is back</p>")])
+      yield* generate()
+      assert.strictEqual(yield* primary.calls, 1)
+      const skipped = yield* generate()
+      assert.strictEqual(yield* primary.calls, 1, "the cooling primary received no request")
+      assert.deepStrictEqual(skipped.attempts.map((attempt) => [attempt.outcome, attempt.duration_ms]), [["cooling_down", 0], ["success", 0]])
+      yield* TestClock.adjust(Duration.seconds(10))
+      const back = yield* generate()
+      assert.strictEqual(back.html, "<p>primary is back</p>")
+      assert.strictEqual(yield* primary.calls, 2)
+    }).pipe(Effect.scoped))
+
+  it.effect("5xx and time-outs without Retry-After cool down for the default; auth and model errors do not", () =>
+    Effect.gen(function*() {
+      const serverError = yield* setUp([ScriptedStep.fail("server_error", { status: 500 })])
+      yield* serverError.generate()
+      yield* TestClock.adjust(Duration.seconds(59))
+      yield* serverError.generate()
+      assert.strictEqual(yield* serverError.primary.calls, 1)
+      yield* TestClock.adjust(Duration.seconds(1))
+      yield* serverError.generate()
+      assert.strictEqual(yield* serverError.primary.calls, 2)
+      const auth = yield* setUp([ScriptedStep.fail("auth_error", { status: 401 })])
+      yield* auth.generate()
+      yield* auth.generate()
+      assert.strictEqual(yield* auth.primary.calls, 2)
+    }).pipe(Effect.scoped))
+
+  it.effect("every model failing is GenerationFailed with every attempt", () =>
+    Effect.gen(function*() {
+      const { generate } = yield* setUp([ScriptedStep.fail("server_error", { status: 503 })], [ScriptedStep.fail("rate_limited", { status: 429 })])
+      const failed = yield* Effect.flip(generate())
+      assert.strictEqual(failed._tag, "GenerationFailed")
+      if (failed._tag !== "GenerationFailed") return
+      assert.deepStrictEqual(failed.attempts.map((attempt) => [attempt.provider, attempt.model, attempt.outcome]), [
+        ["openai", "primary-model", "server_error"],
+        ["google", "secondary-model", "rate_limited"]
+      ])
+      // Both cool down now: the next call asks neither.
+      const again = yield* Effect.flip(generate())
+      assert.deepStrictEqual(again._tag === "GenerationFailed" ? again.attempts.map((attempt) => attempt.outcome) : [], ["cooling_down", "cooling_down"])
+    }).pipe(Effect.scoped))
+
+  it.effect("an empty chain is NoModelConfigured with the configured hint", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(
+        ContentGenerator.layerNoDeps().pipe(
+          Layer.provide(LlmChain.layer<never, never>([], { whenEmpty: "Set AI_PRIMARY_PROVIDER." })),
+          Layer.provide(HtmlSanitizer.layer)
+        )
+      )
+      const service = Context.get(context, ContentGenerator)
+      const error = yield* Effect.flip(service.generate({ prompt: "x" }))
+      assert.strictEqual(error._tag, "NoModelConfigured")
+      assert.include(error.message, "Set AI_PRIMARY_PROVIDER.")
+    }).pipe(Effect.scoped))
+})

@@ -1,0 +1,21 @@
+/**
+ * Handlers of the lesson endpoints of the admin API, over the core's {@link Lessons}.
+ *
+ * @since 0.1.0
+ */
+import { Lessons } from "@coursekit/core"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { CoursekitApi } from "./CoursekitApi.ts"
+import { problems } from "./DomainProblems.ts"
+
+/** The `lessons` group. Needs `Lessons`. */
+export const layer = HttpApiBuilder.group(CoursekitApi, "lessons", Effect.fn(function*(handlers) {
+  const lessons = yield* Lessons
+  return handlers.handleAll({
+    create: ({ params, payload }) => problems(lessons.create(params.id, payload)),
+    list: ({ params }) => problems(lessons.list(params.id)),
+    update: ({ params, payload }) => problems(lessons.update(params.id, params.lesson_id, payload)),
+    delete: ({ params }) => problems(lessons.delete(params.id, params.lesson_id))
+  })
+}))

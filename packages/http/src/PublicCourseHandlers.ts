@@ -1,0 +1,48 @@
+/**
+ * Handler of the public course endpoint, over the core's {@link PublicCourses}, with its
+ * caching rules: an ETag of the exact body; anonymous answers `public, no-cache` (shared
+ * caches may keep them but must revalidate every time, so a lesson locked a second ago
+ * is never served from a cache), a signed-in viewer's `private, no-cache`; `Vary` names
+ * the headers the viewer was resolved from.
+ *
+ * @since 0.1.0
+ */
+import { PublicCourse, PublicCourses } from "@coursekit/core"
+import { Effect, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { createHash } from "node:crypto"
+import { CoursekitApi } from "./CoursekitApi.ts"
+import { problems } from "./DomainProblems.ts"
+import { CurrentViewer } from "./ViewerAuth.ts"
+import { ViewerResolver } from "./ViewerResolver.ts"
+
+const encode = Schema.encodeSync(PublicCourse)
+
+// RFC 9110 §13.1.2: weak comparison, a list of tags, or "*".
+const matches = (ifNoneMatch: string | undefined, etag: string) =>
+  ifNoneMatch !== undefined &&
+  ifNoneMatch.split(",").some((tag) => {
+    const trimmed = tag.trim()
+    return trimmed === "*" || trimmed.replace(/^W\//, "") === etag
+  })
+
+/** The `public` group. Needs `PublicCourses` and the `ViewerResolver` (for `Vary`). */
+export const layer = HttpApiBuilder.group(CoursekitApi, "public", Effect.fn(function*(handlers) {
+  const courses = yield* PublicCourses
+  const vary = (yield* ViewerResolver).vary.join(", ")
+  return handlers.handle("course", ({ params, request }) =>
+    Effect.gen(function*() {
+      const viewer = yield* CurrentViewer
+      const course = yield* problems(courses.view(params.slug, viewer))
+      const body = JSON.stringify(encode(course))
+      const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`
+      const headers = {
+        etag,
+        "cache-control": viewer._tag === "Anonymous" ? "public, no-cache" : "private, no-cache",
+        vary
+      }
+      if (matches(request.headers["if-none-match"], etag)) return HttpServerResponse.empty({ status: 304, headers })
+      return HttpServerResponse.text(body, { contentType: "application/json", headers })
+    }))
+}))

@@ -1,0 +1,47 @@
+/**
+ * Handlers of the upload endpoints — course thumbnails and the admin media library —
+ * over the core's {@link Uploads}.
+ *
+ * @since 0.1.0
+ */
+import { defaultPageSize, Uploads } from "@coursekit/core"
+import { Effect, Layer } from "effect"
+import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
+import { CoursekitApi } from "./CoursekitApi.ts"
+import { problems } from "./DomainProblems.ts"
+import { pathOf } from "./RequestPath.ts"
+
+/** The `courseUploads` group. Needs `Uploads`. */
+export const layerCourseUploads = HttpApiBuilder.group(CoursekitApi, "courseUploads", Effect.fn(function*(handlers) {
+  const uploads = yield* Uploads
+  return handlers.handleAll({
+    uploadUrl: ({ params, payload }) => problems(uploads.courseThumbnailUploadUrl(params.id, payload)),
+    finalizeUpload: ({ params, payload }) => problems(uploads.finalizeCourseThumbnail(params.id, payload))
+  })
+}))
+
+/** The `media` group. Needs `Uploads`. */
+export const layerMedia = HttpApiBuilder.group(CoursekitApi, "media", Effect.fn(function*(handlers) {
+  const uploads = yield* Uploads
+  return handlers.handleAll({
+    uploadUrl: ({ payload }) => problems(uploads.mediaUploadUrl(payload)),
+    finalizeUpload: ({ payload }) => problems(uploads.finalizeMedia(payload)),
+    list: ({ query, request }) => {
+      const limit = query.limit ?? defaultPageSize
+      return uploads.listMedia({ cursor: query.cursor, limit }).pipe(
+        Effect.map((page) =>
+          HttpApiSchema.withHeaders({
+            body: page.items,
+            headers: page.next === undefined
+              ? {}
+              : { link: `<${pathOf(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
+          })
+        ),
+        problems
+      )
+    }
+  })
+}))
+
+/** Both groups. */
+export const layer = Layer.mergeAll(layerCourseUploads, layerMedia)

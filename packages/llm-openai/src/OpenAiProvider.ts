@@ -1,0 +1,72 @@
+/**
+ * Coursekit's `LlmProvider` on the `openai` SDK's chat completions: OpenAI itself and every
+ * OpenAI-compatible endpoint (Groq, OpenRouter, Together, Ollama, vLLM, llama.cpp) by
+ * its base URL. The SDK's own retries are off: the chain decides what happens after a
+ * failure. Every SDK error becomes an `LlmFailure` here; no SDK type or message crosses
+ * this file (messages can quote a key).
+ *
+ * @since 0.1.0
+ */
+import { failureOfStatus, LlmFailure, LlmProvider, parseRetryAfter } from "@coursekit/core"
+import { Effect, Layer, Redacted } from "effect"
+import OpenAI from "openai"
+
+/** Options of {@link layer}. */
+export interface Options {
+  readonly model: string
+  readonly apiKey: Redacted.Redacted<string>
+  /** Default `https://api.openai.com/v1`; e.g. `https://api.groq.com/openai/v1`, `http://localhost:11434/v1` (Ollama). */
+  readonly baseUrl?: string | undefined
+  /** Shown to API callers as the provider; default `openai`. */
+  readonly providerName?: string | undefined
+  /** Longest output, in tokens; default the endpoint's. */
+  readonly maxOutputTokens?: number | undefined
+}
+
+const toFailure = (error: unknown): LlmFailure => {
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return new LlmFailure({ kind: "timeout", detail: "the provider did not answer in time" })
+  if (error instanceof OpenAI.APIConnectionError) return new LlmFailure({ kind: "network_error", detail: "the provider could not be reached" })
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    return failureOfStatus(error.status, parseRetryAfter(error.headers?.get("retry-after")))
+  }
+  // A 200 whose body is not the JSON the SDK expects.
+  return new LlmFailure({ kind: "bad_response", detail: "the provider's answer could not be read" })
+}
+
+/** The provider for `options`. */
+export const make = (options: Options): LlmProvider["Service"] => {
+  const client = new OpenAI({
+    apiKey: Redacted.value(options.apiKey),
+    // Never the SDK's environment defaults (OPENAI_BASE_URL): configuration comes in here.
+    baseURL: options.baseUrl ?? "https://api.openai.com/v1",
+    maxRetries: 0,
+    // The chain's deadline interrupts (and so aborts) the call first.
+    timeout: 10 * 60 * 1000
+  })
+  return LlmProvider.of({
+    provider: options.providerName ?? "openai",
+    model: options.model,
+    generate: (request) =>
+      Effect.tryPromise({
+        try: (signal) =>
+          client.chat.completions.create({
+            model: options.model,
+            messages: [{ role: "system", content: request.system }, { role: "user", content: request.prompt }],
+            ...(options.maxOutputTokens === undefined ? {} : { max_completion_tokens: options.maxOutputTokens })
+          }, { signal }),
+        catch: toFailure
+      }).pipe(
+        Effect.flatMap((completion) => {
+          const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined
+          if (choice === undefined || typeof choice !== "object") {
+            return Effect.fail(new LlmFailure({ kind: "bad_response", detail: "the provider's answer held no choice" }))
+          }
+          return Effect.succeed(typeof choice.message?.content === "string" ? choice.message.content : "")
+        }),
+        Effect.withSpan("OpenAiProvider.generate", { attributes: { model: options.model } })
+      )
+  })
+}
+
+/** The provider for `options`, as a layer. */
+export const layer = (options: Options): Layer.Layer<LlmProvider> => Layer.sync(LlmProvider, () => make(options))

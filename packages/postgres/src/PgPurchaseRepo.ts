@@ -1,0 +1,77 @@
+/**
+ * `PurchaseRepo` on PostgreSQL (and PGlite), and `Entitlements` answered from the same
+ * table: one primary-key read per question, no cache, so a grant or a revoke counts for
+ * the very next request on every instance.
+ *
+ * @since 0.1.0
+ */
+import {
+  type CourseId,
+  CourseNotFound,
+  Entitlements,
+  PersistenceError,
+  type Purchase,
+  PurchaseRepo,
+  type UserId
+} from "@coursekit/core"
+import { Context, DateTime, Effect, Layer } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+
+interface PurchaseRow {
+  readonly user_id: string
+  readonly course_id: number
+  readonly purchased_at: Date | string
+}
+
+const toPurchase = (row: PurchaseRow): Purchase => ({
+  course_id: row.course_id as CourseId,
+  user_id: row.user_id as UserId,
+  purchased_at: DateTime.makeUnsafe(row.purchased_at)
+})
+
+const persistenceError = (operation: string) => (cause: SqlError.SqlError) => new PersistenceError({ operation, cause })
+
+/** The PostgreSQL purchase repository; needs an `effect/sql` `SqlClient`. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const grant = Effect.fn("PurchaseRepo.grant")(function*(courseId: CourseId, userId: UserId) {
+    // Inserted only if the course exists; a concurrent grant of the pair makes this one a no-op.
+    const inserted = yield* sql<PurchaseRow>`
+      INSERT INTO purchases (user_id, course_id)
+      SELECT ${userId}, id FROM courses WHERE id = ${courseId}
+      ON CONFLICT (user_id, course_id) DO NOTHING
+      RETURNING *
+    `.pipe(Effect.mapError(persistenceError("record purchase")))
+    if (inserted.length > 0) return toPurchase(inserted[0]!)
+    const existing = yield* sql<PurchaseRow>`
+      SELECT * FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId}
+    `.pipe(Effect.mapError(persistenceError("read purchase")))
+    if (existing.length === 0) return yield* new CourseNotFound({ id: courseId })
+    return toPurchase(existing[0]!)
+  })
+
+  const revoke = Effect.fn("PurchaseRepo.revoke")(function*(courseId: CourseId, userId: UserId) {
+    const rows = yield* sql`DELETE FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId} RETURNING 1`.pipe(
+      Effect.mapError(persistenceError("remove purchase"))
+    )
+    return rows.length > 0
+  })
+
+  const has = Effect.fn("PurchaseRepo.has")(function*(courseId: CourseId, userId: UserId) {
+    const rows = yield* sql`SELECT 1 FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId}`.pipe(
+      Effect.mapError(persistenceError("read purchase"))
+    )
+    return rows.length > 0
+  })
+
+  return { grant, revoke, has }
+})
+
+/** `PurchaseRepo` and `Entitlements` over the `SqlClient` in context. */
+export const layer: Layer.Layer<PurchaseRepo | Entitlements, never, SqlClient.SqlClient> = Layer.effectContext(
+  Effect.map(make, (repo) =>
+    Context.make(PurchaseRepo, PurchaseRepo.of(repo)).pipe(
+      Context.add(Entitlements, Entitlements.of({ hasPurchased: (userId, courseId) => repo.has(courseId, userId) }))
+    ))
+)

@@ -1,0 +1,47 @@
+/**
+ * What the database itself is asked for a viewer without the purchase: the plan of the
+ * public course's lesson query (EXPLAIN VERBOSE lists every column the scan outputs)
+ * reads `content_html` and `video_key` only under `CASE WHEN is_preview`.
+ */
+import { type CourseId, CourseRepo, LessonRepo } from "@coursekit/core"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, type Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { viewerLessons } from "../src/PgLessonRepo.ts"
+
+/** Every `Output` list of a JSON plan, depth first. */
+const outputs = (plan: any): Array<Array<string>> => [
+  ...(Array.isArray(plan.Output) ? [plan.Output as Array<string>] : []),
+  ...((plan.Plans ?? []) as Array<unknown>).flatMap(outputs)
+]
+
+const planOutputs = (courseId: CourseId, unlocked: boolean) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [text, params] = viewerLessons(sql, courseId, unlocked).compile()
+    const rows = yield* sql.unsafe<{ "QUERY PLAN": any }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${text}`, params)
+    const raw = rows[0]!["QUERY PLAN"]
+    const plan = (typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan
+    return outputs(plan).flat()
+  })
+
+export const viewerQuerySuite = <E>(name: string, repos: Layer.Layer<LessonRepo | CourseRepo | SqlClient.SqlClient, E>) => {
+  describe(`public course lesson query: ${name}`, () => {
+    layer(repos, { timeout: 60_000 })((it) => {
+      it.effect("without the purchase, bodies are read only for previews; with it, all of them", () =>
+        Effect.gen(function*() {
+          const course = yield* (yield* CourseRepo).insert({ title: "Plan", slugBase: `plan-${Date.now()}`, content_html: "" })
+          yield* (yield* LessonRepo).insert(course.id, { title: "x", content_html: "<p>secret</p>", video_key: "v", is_preview: false })
+          const locked = yield* planOutputs(course.id, false)
+          assert.isNotEmpty(locked)
+          for (const column of ["content_html", "video_key"]) {
+            const reads = locked.filter((output) => output.includes(column))
+            assert.isNotEmpty(reads, column)
+            for (const read of reads) assert.match(read, /^\(?CASE WHEN (\w+\.)?is_preview THEN (\w+\.)?(content_html|video_key) ELSE NULL::text END\)?$/, read)
+          }
+          const open = yield* planOutputs(course.id, true)
+          assert.isTrue(open.some((output) => /(^|\.)content_html$/.test(output)), open.join(", "))
+        }))
+    })
+  })
+}

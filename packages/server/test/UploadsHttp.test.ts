@@ -1,0 +1,161 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { call, layerTestServer, type Reply } from "./TestServer.ts"
+
+// Both upload flows end to end on the standalone server with its defaults (PGlite, the
+// local-disk store): real presigned URLs, real PUTs of bytes, real finalizes.
+
+const assertProblem = (reply: Reply, status: number) => {
+  assert.strictEqual(reply.status, status, reply.text)
+  assert.strictEqual(reply.headers.get("content-type"), "application/problem+json")
+  assert.strictEqual(reply.body.status, status)
+  assert.isString(reply.body.detail)
+}
+
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 300 }, (_, i) => i % 256)])
+
+const putBytes = (url: string, headers: Record<string, string>, body: Uint8Array) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, { method: "PUT", headers, body: body as BodyInit })
+    return { status: response.status, text: await response.text() }
+  })
+
+const fetchBytes = (url: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url)
+    return { status: response.status, headers: response.headers, body: new Uint8Array(await response.arrayBuffer()) }
+  })
+
+const createCourse = (title: string) =>
+  Effect.map(call("/courses", { method: "POST", admin: true, json: { title, content_html: "<p>x</p>" } }), (reply) => reply.body.id as number)
+
+const thumbnailUrl = (courseId: number, json: unknown) => call(`/courses/${courseId}/upload-url`, { method: "POST", admin: true, json })
+const finalizeThumbnail = (courseId: number, fileKey: string) =>
+  call(`/courses/${courseId}/finalize-upload`, { method: "POST", admin: true, json: { file_key: fileKey } })
+const mediaUrl = (json: unknown) => call("/admin/media/upload-url", { method: "POST", admin: true, json })
+const finalizeMedia = (fileKey: string) => call("/admin/media/finalize-upload", { method: "POST", admin: true, json: { file_key: fileKey } })
+
+describe("upload flows over HTTP (PGlite, local disk)", () => {
+  // Real clocks: URLs are signed with the server's time and checked against it.
+  layer(layerTestServer(), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("thumbnail: upload-url, PUT, finalize; thumbnail_url serves the bytes; finalize twice is the same", () =>
+      Effect.gen(function*() {
+        const id = yield* createCourse("Thumbnail flow")
+        const issued = yield* thumbnailUrl(id, { file_name: "Cover.PNG", content_type: "image/png" })
+        assert.strictEqual(issued.status, 200, issued.text)
+        assert.match(issued.body.file_key, new RegExp(`^courses/${id}/[0-9a-f-]{36}\\.png$`))
+        assert.deepStrictEqual(issued.body.headers, { "Content-Type": "image/png" })
+        assert.isAbove(Date.parse(issued.body.expires_at) - Date.now(), 290_000)
+        const stored = yield* putBytes(issued.body.upload_url, issued.body.headers, png)
+        assert.strictEqual(stored.status, 200, stored.text)
+        const finalized = yield* finalizeThumbnail(id, issued.body.file_key)
+        assert.strictEqual(finalized.status, 200, finalized.text)
+        assert.strictEqual(finalized.body.thumbnail_key, issued.body.file_key)
+        assert.isTrue(finalized.body.thumbnail_url.endsWith(issued.body.file_key))
+        const served = yield* fetchBytes(finalized.body.thumbnail_url)
+        assert.strictEqual(served.status, 200)
+        assert.deepStrictEqual(served.body, png)
+        assert.strictEqual(served.headers.get("content-type"), "image/png")
+        assert.strictEqual(served.headers.get("x-content-type-options"), "nosniff")
+        const again = yield* finalizeThumbnail(id, issued.body.file_key)
+        assert.strictEqual(again.status, 200)
+        assert.strictEqual(again.body.thumbnail_url, finalized.body.thumbnail_url)
+        const read = yield* call(`/courses/${id}`)
+        assert.strictEqual(read.body.thumbnail_url, finalized.body.thumbnail_url)
+        const listed = yield* call(`/courses?cursor=${id}&limit=1`)
+        assert.strictEqual(listed.body[0].thumbnail_url, finalized.body.thumbnail_url)
+      }))
+
+    it.effect("media: size from storage, 50 concurrent finalizes give one record, the library pages", () =>
+      Effect.gen(function*() {
+        const issued = yield* mediaUrl({ filename: "intro.mp4", type: "video/mp4", size_bytes: png.byteLength })
+        assert.strictEqual(issued.status, 200, issued.text)
+        assert.deepStrictEqual(issued.body.headers, { "Content-Type": "video/mp4", "Content-Length": String(png.byteLength) })
+        assert.strictEqual((yield* putBytes(issued.body.upload_url, issued.body.headers, png)).status, 200)
+        const results = yield* Effect.forEach(Array.from({ length: 50 }), () => finalizeMedia(issued.body.file_key), { concurrency: "unbounded" })
+        assert.deepStrictEqual([...new Set(results.map((reply) => reply.status))], [200])
+        assert.strictEqual(new Set(results.map((reply) => reply.body.id)).size, 1)
+        const file = results[0]!.body
+        assert.strictEqual(file.size_bytes, png.byteLength)
+        assert.strictEqual(file.content_type, "video/mp4")
+        assert.strictEqual(file.name, "intro.mp4")
+        assert.deepStrictEqual((yield* fetchBytes(file.url)).body, png)
+        const page = yield* call(`/admin/media?cursor=${file.id}&limit=1`, { admin: true })
+        assert.strictEqual(page.status, 200)
+        assert.deepStrictEqual(page.body.map((item: { file_key: string }) => item.file_key), [issued.body.file_key])
+        assertProblem(yield* call("/admin/media"), 401)
+      }))
+
+    it.effect("finalize before the PUT is 409 and records nothing; a key of another course or a forged key is 404", () =>
+      Effect.gen(function*() {
+        const a = yield* createCourse("Course A")
+        const b = yield* createCourse("Course B")
+        const issued = yield* thumbnailUrl(a, { file_name: "a.jpg", content_type: "image/jpeg" })
+        assertProblem(yield* finalizeThumbnail(a, issued.body.file_key), 409)
+        assert.isNull((yield* call(`/courses/${a}`)).body.thumbnail_key)
+        yield* putBytes(issued.body.upload_url, issued.body.headers, png)
+        assertProblem(yield* finalizeThumbnail(b, issued.body.file_key), 404)
+        assertProblem(yield* finalizeThumbnail(a, `courses/${a}/00000000-0000-4000-8000-000000000000.jpg`), 404)
+        assertProblem(yield* finalizeMedia(issued.body.file_key), 404)
+        assertProblem(yield* finalizeThumbnail(999_999, issued.body.file_key), 404)
+        assert.strictEqual((yield* finalizeThumbnail(a, issued.body.file_key)).status, 200)
+      }))
+
+    it.effect("SVG is refused (415); a declared size over the limit is 413; a PUT of another type or size is refused by storage", () =>
+      Effect.gen(function*() {
+        const id = yield* createCourse("Refusals")
+        assertProblem(yield* thumbnailUrl(id, { file_name: "x.svg", content_type: "image/svg+xml" }), 415)
+        assertProblem(yield* mediaUrl({ filename: "x.svg", type: "image/svg+xml" }), 415)
+        assertProblem(yield* thumbnailUrl(id, { file_name: "x.png", content_type: "image/png", size_bytes: 10 * 1024 * 1024 + 1 }), 413)
+        const issued = yield* thumbnailUrl(id, { file_name: "x.png", content_type: "image/png", size_bytes: 10 })
+        const wrongType = yield* putBytes(issued.body.upload_url, { "Content-Type": "image/svg+xml", "Content-Length": "10" }, png.slice(0, 10))
+        assert.isTrue(wrongType.status >= 400 && wrongType.status < 500, String(wrongType.status))
+        const wrongSize = yield* putBytes(issued.body.upload_url, { "Content-Type": "image/png" }, png)
+        assert.isTrue(wrongSize.status >= 400 && wrongSize.status < 500, String(wrongSize.status))
+        assertProblem(yield* finalizeThumbnail(id, issued.body.file_key), 409)
+      }))
+
+    it.effect("path-traversal file names never reach the key; the name kept is the last segment", () =>
+      Effect.gen(function*() {
+        for (const filename of ["../../etc/passwd.png", "..\\..\\boot.ini", "/abs/olute.gif", "a/b/../../c.webp"]) {
+          const issued = yield* mediaUrl({ filename, type: "image/png" })
+          assert.strictEqual(issued.status, 200, issued.text)
+          assert.match(issued.body.file_key, /^media\/[0-9a-f-]{36}\.[a-z0-9]{1,10}$/, filename)
+        }
+        const issued = yield* mediaUrl({ filename: "../../etc/passwd.png", type: "image/png" })
+        yield* putBytes(issued.body.upload_url, issued.body.headers, png)
+        assert.strictEqual((yield* finalizeMedia(issued.body.file_key)).body.name, "passwd.png")
+        // The store's own routes refuse traversal outright.
+        const { url } = { url: new URL(issued.body.upload_url) }
+        const traversal = yield* putBytes(`${url.origin}/storage/../../etc/x.png${url.search}`, issued.body.headers, png)
+        assert.isTrue(traversal.status >= 400 && traversal.status < 500, String(traversal.status))
+      }))
+
+    it.effect("bodies are strict (unknown fields 400); every upload endpoint needs the admin token (401)", () =>
+      Effect.gen(function*() {
+        const id = yield* createCourse("Strict")
+        assertProblem(yield* thumbnailUrl(id, { file_name: "x.png", content_type: "image/png", extra: 1 }), 400)
+        assertProblem(yield* mediaUrl({ filename: "x.png", type: "image/png", file_name: "x" }), 400)
+        assertProblem(yield* call("/admin/media/finalize-upload", { method: "POST", admin: true, json: { file_key: "k", x: 1 } }), 400)
+        assertProblem(yield* mediaUrl({ filename: "", type: "image/png" }), 400)
+        assertProblem(yield* mediaUrl({ filename: "x.png", type: "Image/PNG" }), 400)
+        for (
+          const [path, json] of [
+            [`/courses/${id}/upload-url`, { file_name: "x.png", content_type: "image/png" }],
+            [`/courses/${id}/finalize-upload`, { file_key: "k" }],
+            ["/admin/media/upload-url", { filename: "x.png", type: "image/png" }],
+            ["/admin/media/finalize-upload", { file_key: "k" }]
+          ] as const
+        ) {
+          assertProblem(yield* call(path, { method: "POST", json }), 401)
+        }
+      }))
+
+    it.effect("GET /health/ready checks the database and the storage", () =>
+      Effect.gen(function*() {
+        const reply = yield* call("/health/ready")
+        assert.strictEqual(reply.status, 200)
+        assert.deepStrictEqual(reply.body.checks.map((check: { name: string }) => check.name).sort(), ["database", "storage"])
+      }))
+  })
+})

@@ -1,0 +1,161 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Option } from "effect"
+import { accessKeyId, secretAccessKey, TestS3rver } from "../../storage-s3/test/TestS3rver.ts"
+import { TcpProxy } from "./TcpProxy.ts"
+import { call, layerTestServer, type Reply } from "./TestServer.ts"
+
+// Both upload flows on the standalone server with STORAGE=s3 against a real S3 server
+// (s3rver, SigV4 verified) reached through a proxy the test can take down: the AWS SDK
+// signs real URLs, the bytes go straight to the S3 server, finalize HEADs them there.
+
+const assertProblem = (reply: Reply, status: number) => {
+  assert.strictEqual(reply.status, status, reply.text)
+  assert.strictEqual(reply.headers.get("content-type"), "application/problem+json")
+  assert.strictEqual(reply.body.status, status)
+  assert.isString(reply.body.detail)
+}
+
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 500 }, (_, i) => (i * 7) % 256)])
+
+const putBytes = (url: string, headers: Record<string, string>, body: Uint8Array) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, { method: "PUT", headers, body: body as BodyInit })
+    return { status: response.status, text: await response.text() }
+  })
+
+const fetchBytes = (url: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url)
+    return { status: response.status, headers: response.headers, body: new Uint8Array(await response.arrayBuffer()) }
+  })
+
+const createCourse = (title: string) =>
+  Effect.map(call("/courses", { method: "POST", admin: true, json: { title, content_html: "<p>x</p>" } }), (reply) => reply.body.id as number)
+const thumbnailUrl = (courseId: number, json: unknown) => call(`/courses/${courseId}/upload-url`, { method: "POST", admin: true, json })
+const finalizeThumbnail = (courseId: number, fileKey: string) =>
+  call(`/courses/${courseId}/finalize-upload`, { method: "POST", admin: true, json: { file_key: fileKey } })
+const mediaUrl = (json: unknown) => call("/admin/media/upload-url", { method: "POST", admin: true, json })
+const finalizeMedia = (fileKey: string) => call("/admin/media/finalize-upload", { method: "POST", admin: true, json: { file_key: fileKey } })
+const mediaKeys = Effect.map(
+  call("/admin/media?limit=50", { admin: true }),
+  (reply) => (reply.body as Array<{ file_key: string }>).map((item) => item.file_key)
+)
+
+/** The S3 server's bucket as the service sees it: through the proxy. */
+class Bucket extends Context.Service<Bucket, { readonly url: string }>()("test/Bucket") {}
+
+const layerServerOnS3 = Layer.unwrap(Effect.gen(function*() {
+  const s3 = yield* TestS3rver
+  const proxy = yield* TcpProxy
+  return Layer.merge(
+    layerTestServer({
+      storage: "s3",
+      s3: Option.some({
+        endpoint: proxy.url,
+        region: "us-east-1",
+        bucket: s3.bucket,
+        credentials: { accessKeyId, secretAccessKey },
+        forcePathStyle: true,
+        // Fail fast while the proxy is down (retries included).
+        timeout: "3 seconds"
+      })
+    }),
+    Layer.succeed(Bucket, Bucket.of({ url: `${proxy.url}/${s3.bucket}` }))
+  )
+})).pipe(
+  Layer.provideMerge(Layer.unwrap(Effect.gen(function*() {
+    const s3 = yield* TestS3rver
+    return TcpProxy.layer(s3.endpoint)
+  }))),
+  Layer.provideMerge(TestS3rver.layer())
+)
+
+describe("upload flows over HTTP (PGlite, S3 on s3rver)", () => {
+  layer(layerServerOnS3, { timeout: 90_000, excludeTestServices: true })((it) => {
+    it.effect("thumbnail: the URL is signed for the bucket, the bytes go to S3, finalize records them; the bucket serves them", () =>
+      Effect.gen(function*() {
+        const bucket = yield* Bucket
+        const id = yield* createCourse("S3 thumbnail")
+        const issued = yield* thumbnailUrl(id, { file_name: "cover.png", content_type: "image/png", size_bytes: png.byteLength })
+        assert.strictEqual(issued.status, 200, issued.text)
+        assert.isTrue(issued.body.upload_url.startsWith(`${bucket.url}/courses/${id}/`), issued.body.upload_url)
+        assert.include(issued.body.upload_url, "X-Amz-Signature=")
+        assert.deepStrictEqual(issued.body.headers, { "Content-Type": "image/png", "Content-Length": String(png.byteLength) })
+        // The service does not serve the upload: its own /storage route is not mounted.
+        const own = yield* call(`/storage/${issued.body.file_key}`, { method: "PUT", body: png as BodyInit })
+        assert.strictEqual(own.status, 404)
+        assert.strictEqual((yield* putBytes(issued.body.upload_url, issued.body.headers, png)).status, 200)
+        const finalized = yield* finalizeThumbnail(id, issued.body.file_key)
+        assert.strictEqual(finalized.status, 200, finalized.text)
+        assert.strictEqual(finalized.body.thumbnail_url, `${bucket.url}/${issued.body.file_key}`)
+        const served = yield* fetchBytes(finalized.body.thumbnail_url)
+        assert.strictEqual(served.status, 200)
+        assert.deepStrictEqual(served.body, png)
+        assert.strictEqual(served.headers.get("content-type"), "image/png")
+        const again = yield* finalizeThumbnail(id, issued.body.file_key)
+        assert.strictEqual(again.status, 200)
+        assert.strictEqual(again.body.thumbnail_url, finalized.body.thumbnail_url)
+      }))
+
+    it.effect("media: size and type from S3; 50 concurrent finalizes give one record", () =>
+      Effect.gen(function*() {
+        const issued = yield* mediaUrl({ filename: "lecture.mp4", type: "video/mp4" })
+        assert.strictEqual(issued.status, 200, issued.text)
+        assert.strictEqual((yield* putBytes(issued.body.upload_url, issued.body.headers, png)).status, 200)
+        const results = yield* Effect.forEach(Array.from({ length: 50 }), () => finalizeMedia(issued.body.file_key), { concurrency: "unbounded" })
+        assert.deepStrictEqual([...new Set(results.map((reply) => reply.status))], [200])
+        assert.strictEqual(new Set(results.map((reply) => reply.body.id)).size, 1)
+        assert.strictEqual(results[0]!.body.size_bytes, png.byteLength)
+        assert.strictEqual(results[0]!.body.content_type, "video/mp4")
+        assert.strictEqual((yield* mediaKeys).filter((key) => key === issued.body.file_key).length, 1)
+      }))
+
+    it.effect("S3 refuses a PUT of another content type or size than signed; finalize is then 409", () =>
+      Effect.gen(function*() {
+        const id = yield* createCourse("S3 refusals")
+        const issued = yield* thumbnailUrl(id, { file_name: "x.png", content_type: "image/png", size_bytes: 10 })
+        const wrongType = yield* putBytes(issued.body.upload_url, { "Content-Type": "image/gif", "Content-Length": "10" }, png.slice(0, 10))
+        assert.strictEqual(wrongType.status, 403, wrongType.text)
+        const wrongSize = yield* putBytes(issued.body.upload_url, { "Content-Type": "image/png" }, png)
+        assert.strictEqual(wrongSize.status, 403, wrongSize.text)
+        assertProblem(yield* finalizeThumbnail(id, issued.body.file_key), 409)
+      }))
+
+    it.effect("S3 unreachable during finalize: 503 and nothing recorded; the next call after it is back works", () =>
+      Effect.gen(function*() {
+        const proxy = yield* TcpProxy
+        const id = yield* createCourse("S3 outage")
+        const thumbnail = yield* thumbnailUrl(id, { file_name: "x.webp", content_type: "image/webp" })
+        const media = yield* mediaUrl({ filename: "clip.webm", type: "video/webm" })
+        assert.strictEqual((yield* putBytes(thumbnail.body.upload_url, thumbnail.body.headers, png)).status, 200)
+        assert.strictEqual((yield* putBytes(media.body.upload_url, media.body.headers, png)).status, 200)
+
+        yield* proxy.setUp(false)
+        const down = yield* Effect.all([finalizeThumbnail(id, thumbnail.body.file_key), finalizeMedia(media.body.file_key)])
+        for (const reply of down) {
+          assertProblem(reply, 503)
+          assert.strictEqual(reply.body.title, "Service Unavailable")
+          assert.notInclude(reply.text, "ECONNRESET")
+          assert.notInclude(reply.text, "S3RVER")
+        }
+        const ready = yield* call("/health/ready")
+        assert.strictEqual(ready.status, 503)
+        assert.deepStrictEqual(
+          ready.body.checks.map((check: { name: string; status: string }) => [check.name, check.status]).sort(),
+          [["database", "up"], ["storage", "down"]]
+        )
+        assert.isNull((yield* call(`/courses/${id}`)).body.thumbnail_key)
+        assert.notInclude(yield* mediaKeys, media.body.file_key)
+
+        yield* proxy.setUp(true)
+        const thumbnailBack = yield* finalizeThumbnail(id, thumbnail.body.file_key)
+        assert.strictEqual(thumbnailBack.status, 200, thumbnailBack.text)
+        assert.strictEqual(thumbnailBack.body.thumbnail_key, thumbnail.body.file_key)
+        const mediaBack = yield* finalizeMedia(media.body.file_key)
+        assert.strictEqual(mediaBack.status, 200, mediaBack.text)
+        assert.strictEqual(mediaBack.body.size_bytes, png.byteLength)
+        assert.include(yield* mediaKeys, media.body.file_key)
+        assert.strictEqual((yield* call("/health/ready")).status, 200)
+      }))
+  })
+})

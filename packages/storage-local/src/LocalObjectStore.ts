@@ -1,0 +1,168 @@
+/**
+ * Coursekit's `ObjectStore` on local disk: the embedded default, for a single server
+ * that keeps its files in its data directory. Uploads are PUTs to URLs signed with an
+ * HMAC key and received by {@link LocalUploads}; files are served by the routes in
+ * `LocalStorageRoutes`. It passes the `ObjectStore` conformance suite over real HTTP.
+ *
+ * One process owns a root: the commit lock that keeps an object's bytes and content
+ * type together is in memory.
+ *
+ * @since 0.1.0
+ */
+import { type ObjectInfo, type ObjectPage, ObjectStore, type PutRequest, StorageError } from "@coursekit/core"
+import { Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
+import { constants } from "node:fs"
+import * as fs from "node:fs/promises"
+import * as LocalDisk from "./LocalDisk.ts"
+import { LocalUploads, make as makeUploads } from "./LocalUploads.ts"
+import * as UploadSignature from "./UploadSignature.ts"
+
+/** Options of {@link layer}. */
+export interface Options {
+  /** The directory holding the files; created (mode 0700) when missing. */
+  readonly root: string
+  /**
+   * Where upload URLs point, e.g. `http://127.0.0.1:3000/storage` (see `LocalStorageRoutes`).
+   * A function is read on every use: a server on an ephemeral port knows its URL only
+   * once it listens.
+   */
+  readonly uploadBaseUrl: string | (() => string)
+  /** Where files are served, e.g. `http://127.0.0.1:3000/files`; a function as above. */
+  readonly publicBaseUrl: string | (() => string)
+  /** The HMAC-SHA256 key upload URLs are signed with (at least 16 characters). */
+  readonly secret: Redacted.Redacted<string>
+  /** The size cap of an upload whose URL signs no length. Default 5 GiB. */
+  readonly maxUploadBytes?: number | undefined
+}
+
+/** 5 GiB, S3's limit for one PUT. */
+export const defaultMaxUploadBytes = 5 * 1024 * 1024 * 1024
+
+/** Most objects of one `list` page (S3's limit). */
+const maxPageSize = 1000
+
+// A header value a client can send unchanged: visible ASCII, inner spaces only
+// (parsers trim the ends, which would break the exact match the receiver checks).
+const headerValue = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/
+
+const encodeKey = (key: string) => key.split("/").map(encodeURIComponent).join("/")
+
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "")
+
+const startError = (reason: string) => new StorageError({ operation: "start", cause: new Error(reason) })
+
+/** The path of `key`, or a `StorageError` of `operation` when the key is refused. */
+const guard = (disk: LocalDisk.LocalDisk, operation: string, key: string) => {
+  const resolved = LocalDisk.resolveKey(disk.root, key)
+  return Result.isFailure(resolved)
+    ? Effect.fail(new StorageError({ operation, cause: resolved.failure }))
+    : Effect.succeed(resolved.success)
+}
+
+/** Removes a regular file; absent (or a directory, as a key's path may be) is fine. */
+const unlinkFile = async (file: string) => {
+  try {
+    if ((await fs.lstat(file)).isDirectory()) return
+    await fs.unlink(file)
+  } catch (error) {
+    if (!LocalDisk.isMissing(error)) throw error
+  }
+}
+
+/**
+ * The store and its {@link LocalUploads} receiver on `options.root`. Fails with a
+ * `StorageError` when the root cannot be created or the options are unusable.
+ */
+export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads, StorageError> =>
+  Layer.effectContext(Effect.gen(function*() {
+    const uploadBase = () => withoutTrailingSlash(typeof options.uploadBaseUrl === "string" ? options.uploadBaseUrl : options.uploadBaseUrl())
+    const publicBase = () => withoutTrailingSlash(typeof options.publicBaseUrl === "string" ? options.publicBaseUrl : options.publicBaseUrl())
+    if (!URL.canParse(uploadBase())) return yield* startError("uploadBaseUrl is not an absolute URL")
+    if (!URL.canParse(publicBase())) return yield* startError("publicBaseUrl is not an absolute URL")
+    const secret = options.secret
+    if (Redacted.value(secret).length < 16) return yield* startError("the signing secret is shorter than 16 characters")
+    const maxUploadBytes = options.maxUploadBytes ?? defaultMaxUploadBytes
+    if (!Number.isSafeInteger(maxUploadBytes) || maxUploadBytes < 0) {
+      return yield* startError("maxUploadBytes is not a number of bytes")
+    }
+    const disk = yield* LocalDisk.open(options.root)
+
+    const presignPut = Effect.fn("LocalObjectStore.presignPut")(function*(request: PutRequest) {
+      yield* guard(disk, "presignPut", request.key)
+      if (!headerValue.test(request.contentType)) {
+        return yield* new StorageError({
+          operation: "presignPut",
+          cause: new Error(`Content type ${JSON.stringify(request.contentType)} cannot be sent as a header`)
+        })
+      }
+      const length = request.contentLength
+      if (length !== undefined && !(Number.isSafeInteger(length) && length >= 0)) {
+        return yield* new StorageError({ operation: "presignPut", cause: new Error(`Content length ${length} is not a number of bytes`) })
+      }
+      const now = yield* DateTime.now
+      // Whole seconds, rounded down: the URL never outlives what was asked.
+      const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
+      const put: UploadSignature.SignedPut = { key: request.key, expires, contentType: request.contentType, contentLength: length }
+      const signature = UploadSignature.sign(secret, put)
+      const headers: Record<string, string> = { "Content-Type": request.contentType }
+      if (length !== undefined) headers["Content-Length"] = String(length)
+      return {
+        url: `${uploadBase()}/${encodeKey(request.key)}?${UploadSignature.queryString(put, signature)}`,
+        headers,
+        expiresAt: DateTime.makeUnsafe(expires * 1000)
+      }
+    })
+
+    const head = Effect.fn("LocalObjectStore.head")(function*(key: string) {
+      const paths = yield* guard(disk, "head", key)
+      const stats = yield* LocalDisk.statObject("head", paths)
+      if (Option.isNone(stats)) return Option.none<ObjectInfo>()
+      const contentType = yield* LocalDisk.readContentType(paths)
+      return Option.some<ObjectInfo>({
+        size: stats.value.size,
+        contentType,
+        lastModified: DateTime.fromDateUnsafe(stats.value.mtime)
+      })
+    })
+
+    const delete_ = Effect.fn("LocalObjectStore.delete")(function*(key: string) {
+      const paths = yield* guard(disk, "delete", key)
+      // Bytes first: once they are gone the object is gone, whatever happens next.
+      yield* LocalDisk.attempt("delete", async () => {
+        await unlinkFile(paths.file)
+        await unlinkFile(paths.meta)
+      }).pipe(disk.commitLock.withPermits(1))
+    })
+
+    const list = Effect.fn("LocalObjectStore.list")(function*(prefix: string, listOptions?: {
+      readonly after?: string | undefined
+      readonly limit?: number | undefined
+    }) {
+      const limit = Math.min(Math.max(Math.floor(listOptions?.limit ?? maxPageSize), 1), maxPageSize)
+      const { keys, more } = yield* Effect.tryPromise({
+        try: (signal) => LocalDisk.walk(disk.root, prefix, listOptions?.after, limit, signal),
+        catch: (cause) => new StorageError({ operation: "list", cause })
+      })
+      return {
+        objects: keys.map(({ key, stats }) => ({ key, size: stats.size, lastModified: DateTime.fromDateUnsafe(stats.mtime) })),
+        next: more ? keys[keys.length - 1]?.key : undefined
+      } satisfies ObjectPage
+    })
+
+    const check = LocalDisk.attempt("check", async () => {
+      const stats = await fs.stat(disk.root)
+      if (!stats.isDirectory()) throw new Error(`${disk.root} is not a directory`)
+      await fs.access(disk.root, constants.W_OK | constants.X_OK)
+    }).pipe(Effect.withSpan("LocalObjectStore.check"))
+
+    const store = ObjectStore.of({
+      presignPut,
+      head,
+      delete: delete_,
+      list,
+      publicUrl: (key) => `${publicBase()}/${encodeKey(key)}`,
+      check
+    })
+    const uploads = makeUploads(disk, { secret, maxUploadBytes })
+    return Context.make(ObjectStore, store).pipe(Context.add(LocalUploads, uploads))
+  }))

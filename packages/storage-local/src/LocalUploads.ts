@@ -1,0 +1,296 @@
+/**
+ * The local store's side of HTTP: receiving a PUT to a signed upload URL, and opening
+ * a stored file to serve it. `LocalStorageRoutes` puts both on routes; the service
+ * itself speaks no HTTP, so another host (a framework route handler) can call it too.
+ * It is provided with the store by `LocalObjectStore.layer`.
+ *
+ * @since 0.1.0
+ */
+import { StorageError } from "@coursekit/core"
+import { Clock, Context, Data, DateTime, Effect, Option, Result, type Scope, Stream } from "effect"
+import type { Redacted } from "effect"
+import type { FileHandle } from "node:fs/promises"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as LocalDisk from "./LocalDisk.ts"
+import * as UploadSignature from "./UploadSignature.ts"
+
+/** The body of an upload: a request's byte stream, or any async iterable of bytes. */
+export type UploadBody = Stream.Stream<Uint8Array, unknown> | AsyncIterable<Uint8Array>
+
+/** A PUT to an upload URL, as the HTTP layer hands it over. */
+export interface IncomingUpload {
+  /** The key from the URL path, percent-decoded. */
+  readonly key: string
+  /** The URL's decoded query (`expires`, `type`, `length`, `signature`). */
+  readonly query: UploadSignature.Query
+  /** The request headers; names are matched case-insensitively. */
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly body: UploadBody
+}
+
+/** An upload that landed. */
+export interface StoredUpload {
+  readonly key: string
+  readonly size: number
+  readonly contentType: string
+}
+
+/** Why an upload was refused, each with its HTTP status. */
+export type RefusalReason =
+  | "InvalidKey" //          400: the key is not one the store accepts
+  | "LengthMismatch" //      400: Content-Length is malformed or below the signed length
+  | "Incomplete" //          400: the body ended (or failed) before Content-Length bytes
+  | "BadSignature" //        403: the signature is missing, malformed or wrong
+  | "Expired" //             403: the URL's `expires` has passed
+  | "TypeMismatch" //        403: Content-Type is not the signed type
+  | "Conflict" //            409: another key's file or directory is in the way
+  | "LengthRequired" //      411: a length is signed but the request has no Content-Length
+  | "TooLarge" //            413: above the signed length, or above the cap when none is signed
+
+const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 409 | 411 | 413>> = {
+  InvalidKey: 400,
+  LengthMismatch: 400,
+  Incomplete: 400,
+  BadSignature: 403,
+  Expired: 403,
+  TypeMismatch: 403,
+  Conflict: 409,
+  LengthRequired: 411,
+  TooLarge: 413
+}
+
+/** The store refused an upload; nothing of it was kept. */
+export class UploadRefused extends Data.TaggedError("UploadRefused")<{
+  readonly key: string
+  readonly reason: RefusalReason
+  /** For the client: says what to change. */
+  readonly detail: string
+}> {
+  /** The HTTP status this refusal answers. */
+  get status(): 400 | 403 | 409 | 411 | 413 {
+    return statusOf[this.reason]
+  }
+
+  override get message(): string {
+    return this.detail
+  }
+}
+
+/** A stored file opened for serving. */
+export interface ServedObject {
+  readonly key: string
+  readonly size: number
+  /** As recorded from the upload; `undefined` when its metadata is missing. */
+  readonly contentType: string | undefined
+  readonly lastModified: DateTime.Utc
+  /** A strong entity tag (objects never change in place). */
+  readonly etag: string
+  /** Exactly `size` bytes, read from the file opened by `open`. */
+  readonly stream: Stream.Stream<Uint8Array, StorageError>
+}
+
+/**
+ * Receives uploads and opens files for serving.
+ *
+ * - `receive` checks the key, the signature (constant time), the expiry, that
+ *   `Content-Type` is the signed type and the size (a signed length must equal
+ *   `Content-Length` and the bytes received; without one, the cap applies), while the
+ *   body streams to a temporary file beside the final one. Only a complete body is
+ *   flushed and renamed into place; on any refusal, failure or interruption the
+ *   temporary files are removed, so nothing partial is ever visible.
+ * - `open` is `None` for an absent or invalid key. The file stays open, and readable
+ *   even if deleted meanwhile, until the scope closes.
+ */
+export class LocalUploads extends Context.Service<LocalUploads, {
+  receive(upload: IncomingUpload): Effect.Effect<StoredUpload, UploadRefused | StorageError>
+  open(key: string): Effect.Effect<Option.Option<ServedObject>, StorageError, Scope.Scope>
+}>()("@coursekit/storage-local/LocalUploads") {}
+
+/** What the receiver needs of the store's options. */
+export interface UploadSettings {
+  readonly secret: Redacted.Redacted<string>
+  /** The cap when no length is signed. */
+  readonly maxUploadBytes: number
+}
+
+const header = (headers: IncomingUpload["headers"], name: string): string | undefined => {
+  const exact = headers[name]
+  if (exact !== undefined) return exact
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name) return value
+  }
+  return undefined
+}
+
+const readChunkBytes = 64 * 1024
+
+/** Reads `size` bytes of an open file from the start. */
+async function* readChunks(handle: FileHandle, size: number): AsyncGenerator<Uint8Array> {
+  let position = 0
+  while (position < size) {
+    const buffer = Buffer.allocUnsafe(Math.min(readChunkBytes, size - position))
+    const { bytesRead } = await handle.read(buffer, 0, buffer.byteLength, position)
+    // Cut short on disk: the response ends short, and Node aborts it rather than
+    // send fewer bytes than its Content-Length.
+    if (bytesRead === 0) return
+    position += bytesRead
+    yield buffer.subarray(0, bytesRead)
+  }
+}
+
+const conflictDetail = "Another stored key is in the way of this one (one names a directory of the other)."
+
+const etagOf = (stats: { readonly ino: number; readonly size: number; readonly mtimeMs: number }) =>
+  `"${stats.ino.toString(36)}-${stats.size.toString(36)}-${Math.floor(stats.mtimeMs).toString(36)}"`
+
+/** The receiver on `disk`; `LocalObjectStore.layer` provides it beside the store. */
+export const make = (disk: LocalDisk.LocalDisk, settings: UploadSettings): LocalUploads["Service"] => {
+  /** Moves the finished upload and its metadata into place, under the commit lock. */
+  const commit = (paths: LocalDisk.KeyPaths, temporary: { readonly data: string; meta: string | undefined }, contentType: string) =>
+    Effect.gen(function*() {
+      const refuseConflict = new UploadRefused({ key: paths.key, reason: "Conflict", detail: conflictDetail })
+      const metaDirectory = path.dirname(paths.meta)
+      if (!(yield* LocalDisk.attempt("receive", () => LocalDisk.ensureDirectory(metaDirectory)))) return yield* refuseConflict
+      const metaTemporary = LocalDisk.temporaryPath(metaDirectory)
+      temporary.meta = metaTemporary
+      yield* LocalDisk.attempt("receive", () => LocalDisk.writeDurably(metaTemporary, LocalDisk.metadataBytes(contentType)))
+      // Metadata first: a reader between the renames finds no object yet, never the
+      // new bytes without their type.
+      yield* LocalDisk.attempt("receive", async () => {
+        await fs.rename(metaTemporary, paths.meta)
+        await fs.rename(temporary.data, paths.file)
+      }).pipe(
+        disk.commitLock.withPermits(1),
+        Effect.catchIf(
+          (error) => ["EISDIR", "ENOTDIR", "ENOTEMPTY", "EEXIST"].includes(LocalDisk.codeOf(error) ?? ""),
+          () => Effect.fail(refuseConflict)
+        )
+      )
+      yield* Effect.promise(() =>
+        Promise.all([LocalDisk.syncDirectory(path.dirname(paths.file)), LocalDisk.syncDirectory(metaDirectory)])
+      )
+    })
+
+  const receive = Effect.fn("LocalUploads.receive")(function*(upload: IncomingUpload) {
+    const refuse = (reason: RefusalReason, detail: string) => new UploadRefused({ key: upload.key, reason, detail })
+    const resolved = LocalDisk.resolveKey(disk.root, upload.key)
+    if (Result.isFailure(resolved)) return yield* refuse("InvalidKey", resolved.failure.message)
+    const paths = resolved.success
+
+    const claimed = UploadSignature.parseQuery(upload.key, upload.query)
+    if (claimed === undefined || !UploadSignature.verify(settings.secret, claimed.put, claimed.signature)) {
+      return yield* refuse("BadSignature", "The upload URL is not signed for this request: use the URL exactly as issued.")
+    }
+    const signed = claimed.put
+    if ((yield* Clock.currentTimeMillis) >= signed.expires * 1000) {
+      return yield* refuse("Expired", "The upload URL has expired: request a new one.")
+    }
+    if (header(upload.headers, "content-type") !== signed.contentType) {
+      return yield* refuse("TypeMismatch", `The Content-Type must be ${signed.contentType}, as signed.`)
+    }
+
+    const lengthHeader = header(upload.headers, "content-length")
+    if (lengthHeader !== undefined && !/^\d{1,15}$/.test(lengthHeader)) {
+      return yield* refuse("LengthMismatch", "The Content-Length is not a number of bytes.")
+    }
+    const declared = lengthHeader === undefined ? undefined : Number(lengthHeader)
+    if (signed.contentLength !== undefined) {
+      if (declared === undefined) {
+        return yield* refuse("LengthRequired", `A Content-Length of ${signed.contentLength} is required, as signed.`)
+      }
+      if (declared > signed.contentLength) {
+        return yield* refuse("TooLarge", `The body must be ${signed.contentLength} bytes, as signed; it is ${declared}.`)
+      }
+      if (declared < signed.contentLength) {
+        return yield* refuse("LengthMismatch", `The body must be ${signed.contentLength} bytes, as signed; it is ${declared}.`)
+      }
+    } else if (declared !== undefined && declared > settings.maxUploadBytes) {
+      return yield* refuse("TooLarge", `The body is larger than the ${settings.maxUploadBytes} bytes accepted.`)
+    }
+    const cap = signed.contentLength ?? settings.maxUploadBytes
+
+    const directory = path.dirname(paths.file)
+    if (!(yield* LocalDisk.attempt("receive", () => LocalDisk.ensureDirectory(directory)))) {
+      return yield* refuse("Conflict", conflictDetail)
+    }
+    const temporary: { readonly data: string; meta: string | undefined } = {
+      data: LocalDisk.temporaryPath(directory),
+      meta: undefined
+    }
+    let committed = false
+    const body = Stream.isStream(upload.body)
+      ? upload.body
+      : Stream.fromAsyncIterable(upload.body, (cause) => cause)
+
+    return yield* Effect.acquireUseRelease(
+      LocalDisk.attempt("receive", () => fs.open(temporary.data, "wx", 0o600)),
+      (handle) =>
+        Effect.gen(function*() {
+          let received = 0
+          yield* body.pipe(
+            Stream.mapError(() => refuse("Incomplete", "The request body could not be read to its end.")),
+            Stream.runForEach((chunk): Effect.Effect<void, UploadRefused | StorageError> => {
+              received += chunk.byteLength
+              if (received > cap) {
+                return Effect.fail(refuse(
+                  "TooLarge",
+                  `The body is larger than the ${cap} bytes ${signed.contentLength === undefined ? "accepted" : "signed"}.`
+                ))
+              }
+              // Node frames a body by its Content-Length; another host might not.
+              if (declared !== undefined && received > declared) {
+                return Effect.fail(refuse("LengthMismatch", "The body is longer than its Content-Length."))
+              }
+              return LocalDisk.attempt("receive", () => LocalDisk.writeAll(handle, chunk))
+            })
+          )
+          const expected = declared ?? signed.contentLength
+          if (expected !== undefined && received !== expected) {
+            return yield* refuse("Incomplete", `The body ended after ${received} of ${expected} bytes.`)
+          }
+          yield* LocalDisk.attempt("receive", async () => {
+            await handle.sync()
+            await handle.close()
+          })
+          // The whole move is one step: an abort now cannot leave metadata alone in place.
+          yield* Effect.uninterruptible(commit(paths, temporary, signed.contentType))
+          committed = true
+          return { key: upload.key, size: received, contentType: signed.contentType } satisfies StoredUpload
+        }),
+      (handle) =>
+        Effect.promise(async () => {
+          await handle.close().catch(() => undefined)
+          if (!committed) {
+            await LocalDisk.removeQuietly(temporary.data)
+            if (temporary.meta !== undefined) await LocalDisk.removeQuietly(temporary.meta)
+          }
+        })
+    )
+  })
+
+  const open = Effect.fn("LocalUploads.open")(function*(key: string) {
+    const resolved = LocalDisk.resolveKey(disk.root, key)
+    if (Result.isFailure(resolved)) return Option.none<ServedObject>()
+    const paths = resolved.success
+    const opened = yield* Effect.acquireRelease(
+      LocalDisk.openObject(paths),
+      (opened) => Option.isSome(opened) ? Effect.promise(() => opened.value.handle.close().catch(() => undefined)) : Effect.void
+    )
+    if (Option.isNone(opened)) return Option.none<ServedObject>()
+    const { handle, stats } = opened.value
+    const contentType = yield* LocalDisk.readContentType(paths)
+    return Option.some<ServedObject>({
+      key,
+      size: stats.size,
+      contentType,
+      lastModified: DateTime.fromDateUnsafe(stats.mtime),
+      etag: etagOf(stats),
+      stream: Stream.suspend(() =>
+        Stream.fromAsyncIterable(readChunks(handle, stats.size), (cause) => new StorageError({ operation: "read", cause }))
+      )
+    })
+  })
+
+  return LocalUploads.of({ receive, open })
+}

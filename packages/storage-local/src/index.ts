@@ -1,0 +1,18 @@
+/**
+ * Coursekit's object store on local disk, the embedded default: the `ObjectStore`
+ * layer, the receiver of signed uploads, and the HTTP routes that accept uploads and
+ * serve files.
+ *
+ * @since 0.1.0
+ */
+export * as LocalObjectStore from "./LocalObjectStore.ts"
+export * as LocalStorageRoutes from "./LocalStorageRoutes.ts"
+export {
+  type IncomingUpload,
+  LocalUploads,
+  type RefusalReason,
+  type ServedObject,
+  type StoredUpload,
+  type UploadBody,
+  UploadRefused
+} from "./LocalUploads.ts"

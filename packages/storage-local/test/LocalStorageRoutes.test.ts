@@ -1,0 +1,306 @@
+import { ObjectStore, type PresignedPut } from "@coursekit/core"
+import { fetchPut } from "@coursekit/core/testing"
+import { assert, describe, layer } from "@effect/vitest"
+import { Duration, Effect, Option } from "effect"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { eventually, layerServed, raw, startAbandonedUpload, temporaryFiles, TestStorage } from "./TestStorage.ts"
+
+const maxUploadBytes = 64 * 1024
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+/** A fresh key under its own prefix. */
+const freshKey = (name: string) => `t/${Math.random().toString(36).slice(2, 10)}/${name}`
+
+const presign = (key: string, contentType = "image/png", contentLength?: number, expiresIn = Duration.minutes(5)) =>
+  Effect.gen(function*() {
+    const store = yield* ObjectStore
+    return yield* store.presignPut({ key, contentType, contentLength, expiresIn })
+  })
+
+/** PUTs `body` to `url` with fetch; answers the status and the parsed problem, if any. */
+const putTo = (url: string, headers: Readonly<Record<string, string>>, body: Uint8Array | ReadableStream<Uint8Array>) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, {
+      method: "PUT",
+      headers: { ...headers },
+      body: body as BodyInit,
+      ...(body instanceof ReadableStream ? { duplex: "half" } : {})
+    } as RequestInit)
+    const text = await response.text()
+    return { status: response.status, contentType: response.headers.get("content-type"), body: text === "" ? undefined : JSON.parse(text) }
+  })
+
+/** Asserts nothing of `key` is on disk: no object, no sidecar, no upload in progress. */
+const assertNothingStored = (key: string) =>
+  Effect.gen(function*() {
+    const store = yield* ObjectStore
+    const { root } = yield* TestStorage
+    assert.isTrue(Option.isNone(yield* store.head(key)), `${key} is stored`)
+    assert.isFalse(existsSync(join(root, key)))
+    assert.isFalse(existsSync(join(root, ".meta", key)))
+    assert.deepStrictEqual(temporaryFiles(root), [])
+  })
+
+const withQuery = (presigned: PresignedPut, name: string, value: string) => {
+  const url = new URL(presigned.url)
+  url.searchParams.set(name, value)
+  return url.toString()
+}
+
+const assertProblem = (reply: { status: number; contentType: string | null; body: any }, status: number) => {
+  assert.strictEqual(reply.status, status, JSON.stringify(reply.body))
+  assert.strictEqual(reply.contentType, "application/problem+json")
+  assert.strictEqual(reply.body.type, "about:blank")
+  assert.strictEqual(reply.body.status, status)
+  assert.isString(reply.body.title)
+  assert.isString(reply.body.detail)
+}
+
+describe("LocalStorageRoutes", () => {
+  layer(layerServed({ maxUploadBytes }), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a successful PUT answers 200 with an empty body", () =>
+      Effect.gen(function*() {
+        const presigned = yield* presign(freshKey("ok.png"))
+        const reply = yield* putTo(presigned.url, presigned.headers, bytes("ok"))
+        assert.strictEqual(reply.status, 200)
+        assert.isUndefined(reply.body)
+      }))
+
+    it.effect("served files carry their type, length, nosniff, immutable caching and an ETag", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = freshKey("served.png")
+        const presigned = yield* presign(key)
+        assert.strictEqual(yield* fetchPut(presigned, bytes("hello"), presigned.headers), 200)
+        const response = yield* Effect.promise(() => fetch(store.publicUrl(key)))
+        assert.strictEqual(response.status, 200)
+        assert.strictEqual(yield* Effect.promise(() => response.text()), "hello")
+        assert.strictEqual(response.headers.get("content-type"), "image/png")
+        assert.strictEqual(response.headers.get("content-length"), "5")
+        assert.strictEqual(response.headers.get("x-content-type-options"), "nosniff")
+        assert.strictEqual(response.headers.get("cache-control"), "public, max-age=31536000, immutable")
+        const etag = response.headers.get("etag")
+        assert.match(etag ?? "", /^"[^"]+"$/)
+        assert.isNotNull(response.headers.get("last-modified"))
+
+        const headed = yield* Effect.promise(() => fetch(store.publicUrl(key), { method: "HEAD" }))
+        assert.strictEqual(headed.status, 200)
+        assert.strictEqual(headed.headers.get("content-length"), "5")
+        assert.strictEqual(headed.headers.get("content-type"), "image/png")
+        assert.strictEqual(headed.headers.get("etag"), etag)
+        assert.strictEqual(headed.headers.get("x-content-type-options"), "nosniff")
+        assert.strictEqual(yield* Effect.promise(() => headed.text()), "")
+
+        const revalidated = yield* Effect.promise(() => fetch(store.publicUrl(key), { headers: { "if-none-match": etag! } }))
+        assert.strictEqual(revalidated.status, 304)
+      }))
+
+    it.effect("a large file is streamed whole", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = freshKey("large.bin")
+        const size = 3 * 1024 * 1024 + 17
+        const body = new Uint8Array(size).map((_, index) => index % 251)
+        const presigned = yield* presign(key, "application/octet-stream", size)
+        assert.strictEqual(yield* fetchPut(presigned, body, presigned.headers), 200)
+        const response = yield* Effect.promise(() => fetch(store.publicUrl(key)))
+        const served = new Uint8Array(yield* Effect.promise(() => response.arrayBuffer()))
+        assert.strictEqual(served.byteLength, size)
+        assert.isTrue(served.every((byte, index) => byte === index % 251))
+      }))
+
+    it.effect("absent keys, traversals and the store's own files are 404 problems on GET and HEAD", () =>
+      Effect.gen(function*() {
+        const { dir } = yield* TestStorage
+        const key = freshKey("private.png")
+        const presigned = yield* presign(key)
+        assert.strictEqual(yield* fetchPut(presigned, bytes("x"), presigned.headers), 200)
+        writeFileSync(join(dir, "secret.txt"), "top secret")
+        const paths = [
+          "/files/t/absent.png",
+          "/files/",
+          "/files",
+          "/files/../secret.txt",
+          "/files/..%2Fsecret.txt",
+          "/files/%2e%2e/secret.txt",
+          "/files/t/%2E%2E/%2E%2E/secret.txt",
+          "/files/%2Fetc%2Fpasswd",
+          "/files/a%5Cb",
+          "/files/a%00b",
+          `/files/.meta/${key}`,
+          `/files/%2Emeta/${key}`
+        ]
+        for (const path of paths) {
+          const got = yield* raw({ method: "GET", path })
+          assert.strictEqual(got.status, 404, path)
+          assert.notInclude(got.body, "top secret")
+          assert.notInclude(got.body, "image/png")
+          const headed = yield* raw({ method: "HEAD", path })
+          assert.strictEqual(headed.status, 404, `HEAD ${path}`)
+        }
+        const problem = yield* raw({ method: "GET", path: "/files/..%2Fsecret.txt" })
+        assert.strictEqual(problem.headers["content-type"], "application/problem+json")
+        assert.strictEqual(JSON.parse(problem.body).status, 404)
+      }))
+
+    it.effect("PUTs to invalid keys are 400 problems and write nothing", () =>
+      Effect.gen(function*() {
+        const { dir, root } = yield* TestStorage
+        const paths = [
+          "/storage/../x",
+          "/storage/..%2Fx",
+          "/storage/a/%2e%2e/%2e%2e/x",
+          "/storage/%2Fetc%2Fpasswd",
+          "/storage/a%5Cb",
+          "/storage/a%00b",
+          "/storage/.meta/x",
+          "/storage/"
+        ]
+        for (const path of paths) {
+          const reply = yield* raw({
+            method: "PUT",
+            path: `${path}?expires=9999999999&type=image%2Fpng&signature=${"0".repeat(64)}`,
+            headers: { "content-type": "image/png", "content-length": "1" },
+            chunks: [bytes("x")]
+          })
+          assert.strictEqual(reply.status, 400, path)
+          assert.strictEqual(reply.headers["content-type"], "application/problem+json")
+        }
+        assert.isFalse(existsSync(join(dir, "x")))
+        assert.isFalse(existsSync(join(root, "x")))
+        assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+
+    it.effect("forged signatures and tampered key, type, length or expiry are 403", () =>
+      Effect.gen(function*() {
+        const key = freshKey("signed.png")
+        const presigned = yield* presign(key, "image/png", 5)
+        const body = bytes("12345")
+        const signature = new URL(presigned.url).searchParams.get("signature")!
+        const forged = signature.slice(0, -1) + (signature.endsWith("0") ? "1" : "0")
+        const attempts: Array<[string, string, Record<string, string>, Uint8Array]> = [
+          ["forged signature", withQuery(presigned, "signature", forged), presigned.headers, body],
+          ["missing signature", presigned.url.replace(/&signature=[0-9a-f]+/, ""), presigned.headers, body],
+          ["uppercase signature", withQuery(presigned, "signature", signature.toUpperCase()), presigned.headers, body],
+          ["repeated signature", `${presigned.url}&signature=${signature}`, presigned.headers, body],
+          ["other key", presigned.url.replace("/signed.png?", "/other.png?"), presigned.headers, body],
+          ["other type", withQuery(presigned, "type", "image/gif"), { ...presigned.headers, "Content-Type": "image/gif" }, body],
+          ["other length", withQuery(presigned, "length", "6"), { ...presigned.headers, "Content-Length": "6" }, bytes("123456")],
+          ["no length", presigned.url.replace(/&length=5/, ""), { "Content-Type": "image/png" }, bytes("123456")],
+          ["later expiry", withQuery(presigned, "expires", String(Number(new URL(presigned.url).searchParams.get("expires")) + 3600)), presigned.headers, body],
+          ["type not the signed one", presigned.url, { ...presigned.headers, "Content-Type": "image/gif" }, body]
+        ]
+        for (const [name, url, headers, sent] of attempts) {
+          const reply = yield* putTo(url, headers, sent)
+          assertProblem(reply, 403)
+          assert.strictEqual(reply.status, 403, name)
+        }
+        yield* assertNothingStored(key)
+        yield* assertNothingStored(key.replace("signed.png", "other.png"))
+      }))
+
+    it.effect("an expired URL is 403", () =>
+      Effect.gen(function*() {
+        const key = freshKey("late.png")
+        const presigned = yield* presign(key, "image/png", undefined, Duration.zero)
+        assertProblem(yield* putTo(presigned.url, presigned.headers, bytes("late")), 403)
+        yield* assertNothingStored(key)
+      }))
+
+    it.effect("a body larger than the signed length is 413; smaller is 400; chunked is 411", () =>
+      Effect.gen(function*() {
+        const key = freshKey("sized.png")
+        const presigned = yield* presign(key, "image/png", 5)
+        assertProblem(yield* putTo(presigned.url, { "Content-Type": "image/png" }, bytes("more than five")), 413)
+        yield* assertNothingStored(key)
+        assertProblem(yield* putTo(presigned.url, { "Content-Type": "image/png" }, bytes("four")), 400)
+        yield* assertNothingStored(key)
+        const chunked = yield* raw({
+          method: "PUT",
+          path: new URL(presigned.url).pathname + new URL(presigned.url).search,
+          headers: { "content-type": "image/png" },
+          chunks: [bytes("12"), bytes("345")]
+        })
+        assert.strictEqual(chunked.status, 411)
+        yield* assertNothingStored(key)
+        assert.strictEqual(yield* fetchPut(presigned, bytes("12345"), presigned.headers), 200)
+      }))
+
+    it.effect("without a signed length the upload cap applies, declared or streamed", () =>
+      Effect.gen(function*() {
+        const key = freshKey("capped.bin")
+        const presigned = yield* presign(key, "application/octet-stream")
+        const over = new Uint8Array(maxUploadBytes + 1)
+        assertProblem(yield* putTo(presigned.url, presigned.headers, over), 413)
+        yield* assertNothingStored(key)
+        // Chunked, so the size is only known while it streams.
+        const url = new URL(presigned.url)
+        const streamed = yield* raw({
+          method: "PUT",
+          path: url.pathname + url.search,
+          headers: { "content-type": "application/octet-stream" },
+          chunks: Array.from({ length: 8 }, () => new Uint8Array(16 * 1024).fill(1))
+        })
+        assert.strictEqual(streamed.status, 413)
+        assert.strictEqual(streamed.headers["content-type"], "application/problem+json")
+        yield* assertNothingStored(key)
+        const exact = yield* raw({
+          method: "PUT",
+          path: url.pathname + url.search,
+          headers: { "content-type": "application/octet-stream" },
+          chunks: Array.from({ length: 4 }, () => new Uint8Array(16 * 1024).fill(2))
+        })
+        assert.strictEqual(exact.status, 200)
+        const store = yield* ObjectStore
+        assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, maxUploadBytes)
+      }))
+
+    it.effect("a client that goes away mid-upload leaves nothing behind", () =>
+      Effect.gen(function*() {
+        const { root } = yield* TestStorage
+        const key = freshKey("abandoned.bin")
+        const presigned = yield* presign(key, "application/octet-stream", 1024 * 1024)
+        const abort = yield* startAbandonedUpload(presigned.url, "application/octet-stream", 1024 * 1024, 32 * 1024)
+        // The upload is under way once its temporary file exists.
+        assert.isTrue(yield* eventually(() => temporaryFiles(root).length > 0), "the upload never started")
+        abort()
+        assert.isTrue(yield* eventually(() => temporaryFiles(root).length === 0), "a temporary file was left")
+        yield* assertNothingStored(key)
+      }))
+
+    it.effect("concurrent PUTs of one key end with one complete file", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("raced.bin")
+        const size = 512 * 1024
+        const presigned = yield* presign(key, "application/octet-stream", size)
+        const fills = [1, 2, 3, 4, 5, 6]
+        const statuses = yield* Effect.forEach(
+          fills,
+          (fill) => fetchPut(presigned, new Uint8Array(size).fill(fill), presigned.headers),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(statuses, fills.map(() => 200))
+        const stored = readFileSync(join(root, key))
+        assert.strictEqual(stored.byteLength, size)
+        assert.include(fills, stored[0])
+        assert.isTrue(stored.every((byte) => byte === stored[0]), "the file mixes uploads")
+        assert.strictEqual(Option.getOrThrow(yield* store.head(key)).contentType, "application/octet-stream")
+        assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+
+    it.effect("a key whose place is taken by another key's directory is a 409", () =>
+      Effect.gen(function*() {
+        const key = freshKey("dir.png")
+        const first = yield* presign(key)
+        assert.strictEqual(yield* fetchPut(first, bytes("file"), first.headers), 200)
+        const nested = yield* presign(`${key}/inner.png`)
+        assertProblem(yield* putTo(nested.url, nested.headers, bytes("nested")), 409)
+        const { root } = yield* TestStorage
+        assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+  })
+})

@@ -1,0 +1,264 @@
+/**
+ * Coursekit's `ObjectStore` on S3 and S3-compatible stores (AWS S3, Cloudflare R2,
+ * MinIO, Ceph RGW) through the AWS SDK v3. Clients upload straight to the store with
+ * SigV4 presigned PUTs that sign the content type (and the length, when given), so the
+ * store itself refuses any other upload. Every SDK failure becomes a `StorageError`
+ * here: no SDK type crosses this file.
+ *
+ * @since 0.1.0
+ */
+import {
+  DeleteObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig
+} from "@aws-sdk/client-s3"
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
+import { type ListedObject, type ObjectInfo, ObjectStore, type PresignedPut, type PutRequest, StorageError } from "@coursekit/core"
+import { Config, DateTime, Duration, Effect, Layer, Option, Predicate, Redacted, type Scope } from "effect"
+
+/** Options of {@link layer}. */
+export interface Options {
+  /** The S3 API endpoint, e.g. `http://127.0.0.1:9000` (MinIO) or `https://<account>.r2.cloudflarestorage.com`; absent for AWS. */
+  readonly endpoint?: string | undefined
+  /** The signing region: `us-east-1`, …; `auto` for R2. */
+  readonly region: string
+  readonly bucket: string
+  /** Absent: the SDK's default credential chain (environment, profile, instance role, …). */
+  readonly credentials?: {
+    readonly accessKeyId: string
+    readonly secretAccessKey: Redacted.Redacted<string>
+  } | undefined
+  /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key`: MinIO and most self-hosted stores need it. */
+  readonly forcePathStyle?: boolean | undefined
+  /**
+   * Where objects are publicly readable (a public bucket URL, an R2 custom domain).
+   * Default: the bucket's own URL, from the endpoint and addressing style.
+   */
+  readonly publicBaseUrl?: string | undefined
+  /** The longest any one store operation may take, retries included. Default 5 seconds. */
+  readonly timeout?: Duration.Input | undefined
+}
+
+/** How long one operation may take when nothing says otherwise. */
+export const defaultTimeout: Duration.Duration = Duration.seconds(5)
+
+/** Most keys of one `list` page (S3's limit). */
+const maxPageSize = 1000
+
+/** SigV4 presigned URLs live at most a week. */
+const maxExpiresSeconds = 7 * 24 * 60 * 60
+
+const startError = (reason: string) => new StorageError({ operation: "start", cause: new Error(reason) })
+
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "")
+
+const encodeKey = (key: string) => key.split("/").map(encodeURIComponent).join("/")
+
+/** The bucket's own URL: what the store serves a key under when the bucket is public. */
+const bucketUrl = (options: Options): string => {
+  if (options.endpoint === undefined) return `https://${options.bucket}.s3.${options.region}.amazonaws.com`
+  const endpoint = new URL(options.endpoint)
+  if (options.forcePathStyle === true) return `${withoutTrailingSlash(endpoint.href)}/${encodeURIComponent(options.bucket)}`
+  endpoint.host = `${options.bucket}.${endpoint.host}`
+  return withoutTrailingSlash(endpoint.href)
+}
+
+/**
+ * HEAD answers have no body, so the SDK only knows the status: 404 is an absent key.
+ * (A missing bucket answers 404 too; `check` is what tells that apart.)
+ */
+const isNotFound = (error: unknown): boolean =>
+  Predicate.hasProperty(error, "name") && (error.name === "NotFound" || error.name === "NoSuchKey") ||
+  Predicate.hasProperty(error, "$metadata") && Predicate.hasProperty(error.$metadata, "httpStatusCode") &&
+    error.$metadata.httpStatusCode === 404
+
+/**
+ * The store on one bucket. The SDK client is created here and destroyed (its sockets
+ * closed) with the scope. Fails with a `StorageError` when the options are unusable.
+ */
+export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], StorageError, Scope.Scope> = Effect.fn(
+  "S3ObjectStore.make"
+)(function*(options: Options) {
+  if (options.endpoint !== undefined && !URL.canParse(options.endpoint)) return yield* startError("endpoint is not an absolute URL")
+  if (options.publicBaseUrl !== undefined && !URL.canParse(options.publicBaseUrl)) {
+    return yield* startError("publicBaseUrl is not an absolute URL")
+  }
+  if (options.bucket === "") return yield* startError("bucket is empty")
+  const timeout = Duration.fromInput(options.timeout ?? defaultTimeout)
+  if (Option.isNone(timeout)) return yield* startError("timeout is not a duration")
+  const bucket = options.bucket
+  const publicBase = withoutTrailingSlash(options.publicBaseUrl ?? bucketUrl(options))
+
+  const config: S3ClientConfig = {
+    region: options.region,
+    forcePathStyle: options.forcePathStyle ?? false,
+    // Since SDK 3.729 the default puts a CRC32 of the (empty) body in presigned PUT
+    // URLs, which the store then checks against the uploaded bytes, and not every
+    // S3-compatible store knows the parameters. Checksums only where an operation requires them.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED"
+  }
+  if (options.endpoint !== undefined) config.endpoint = options.endpoint
+  if (options.credentials !== undefined) {
+    config.credentials = {
+      accessKeyId: options.credentials.accessKeyId,
+      secretAccessKey: Redacted.value(options.credentials.secretAccessKey)
+    }
+  }
+  const client = yield* Effect.acquireRelease(
+    Effect.try({ try: () => new S3Client(config), catch: (cause) => new StorageError({ operation: "start", cause }) }),
+    (client) => Effect.sync(() => client.destroy())
+  )
+
+  /**
+   * One SDK call, bounded in time: the timeout interrupts the call, which aborts its
+   * request, so an unreachable store fails instead of hanging.
+   */
+  const call = <A>(operation: string, run: (abortSignal: AbortSignal) => Promise<A>): Effect.Effect<A, StorageError> =>
+    Effect.tryPromise({ try: run, catch: (cause) => new StorageError({ operation, cause }) }).pipe(
+      Effect.timeoutOrElse({
+        duration: timeout.value,
+        orElse: () =>
+          Effect.fail(new StorageError({ operation, cause: new Error(`No answer from the store within ${Duration.format(timeout.value)}`) }))
+      })
+    )
+
+  const presignPut = Effect.fn("S3ObjectStore.presignPut")(function*(request: PutRequest) {
+    const length = request.contentLength
+    if (length !== undefined && !(Number.isSafeInteger(length) && length >= 0)) {
+      return yield* new StorageError({ operation: "presignPut", cause: new Error(`Content length ${length} is not a number of bytes`) })
+    }
+    // Whole seconds, rounded down, as SigV4 signs them: the URL never outlives what was asked.
+    const expiresIn = Math.floor(Duration.toSeconds(request.expiresIn))
+    if (expiresIn < 1 || expiresIn > maxExpiresSeconds) {
+      return yield* new StorageError({ operation: "presignPut", cause: new Error(`Expiry of ${expiresIn} seconds is outside 1 second to 7 days`) })
+    }
+    // Signed at the clock's now, whole seconds, so `expiresAt` is exactly when the store stops taking the URL.
+    const signedAt = Math.floor(DateTime.toEpochMillis(yield* DateTime.now) / 1000) * 1000
+    const command = new PutObjectCommand({
+      Bucket: bucket,
+      Key: request.key,
+      ContentType: request.contentType,
+      ...(length === undefined ? {} : { ContentLength: length })
+    })
+    const url = yield* call("presignPut", () =>
+      getSignedUrl(client, command, {
+        expiresIn,
+        signingDate: new Date(signedAt),
+        // The presigner leaves Content-Type unsigned by default; signing it (and the
+        // length) makes the store refuse a PUT that differs.
+        signableHeaders: new Set(["content-type", ...(length === undefined ? [] : ["content-length"])])
+      }))
+    const headers: Record<string, string> = { "Content-Type": request.contentType }
+    if (length !== undefined) headers["Content-Length"] = String(length)
+    return { url, headers, expiresAt: DateTime.makeUnsafe(signedAt + expiresIn * 1000) } satisfies PresignedPut
+  })
+
+  const head = Effect.fn("S3ObjectStore.head")(function*(key: string) {
+    const found = yield* call("head", (abortSignal) => client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), { abortSignal })).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf((error) => isNotFound(error.cause), () => Effect.succeedNone)
+    )
+    if (Option.isNone(found)) return Option.none<ObjectInfo>()
+    const output = found.value
+    return Option.some<ObjectInfo>({
+      size: output.ContentLength ?? 0,
+      contentType: output.ContentType,
+      lastModified: output.LastModified === undefined ? yield* DateTime.now : DateTime.fromDateUnsafe(output.LastModified)
+    })
+  })
+
+  // S3 answers 204 for an absent key as for a present one.
+  const delete_ = Effect.fn("S3ObjectStore.delete")(function*(key: string) {
+    yield* call("delete", (abortSignal) => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal }))
+  })
+
+  const list = Effect.fn("S3ObjectStore.list")(function*(prefix: string, listOptions?: {
+    readonly after?: string | undefined
+    readonly limit?: number | undefined
+  }) {
+    const limit = Math.min(Math.max(Math.floor(listOptions?.limit ?? maxPageSize), 1), maxPageSize)
+    const output = yield* call("list", (abortSignal) =>
+      client.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: prefix,
+          MaxKeys: limit,
+          ...(listOptions?.after === undefined ? {} : { StartAfter: listOptions.after })
+        }),
+        { abortSignal }
+      ))
+    const objects: Array<ListedObject> = []
+    for (const object of output.Contents ?? []) {
+      if (object.Key === undefined) continue
+      objects.push({
+        key: object.Key,
+        size: object.Size ?? 0,
+        lastModified: object.LastModified === undefined ? yield* DateTime.now : DateTime.fromDateUnsafe(object.LastModified)
+      })
+    }
+    // The port's cursor is a key (`after`), not S3's opaque continuation token.
+    return { objects, next: output.IsTruncated === true ? objects[objects.length - 1]?.key : undefined }
+  })
+
+  const check = call("check", (abortSignal) => client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal })).pipe(
+    Effect.asVoid,
+    Effect.withSpan("S3ObjectStore.check")
+  )
+
+  return ObjectStore.of({
+    presignPut,
+    head,
+    delete: delete_,
+    list,
+    publicUrl: (key) => `${publicBase}/${encodeKey(key)}`,
+    check
+  })
+})
+
+/** The store on `options.bucket`. */
+export const layer = (options: Options): Layer.Layer<ObjectStore, StorageError> => Layer.effect(ObjectStore, make(options))
+
+/** Both keys or neither: one alone is a mistake, not a reason to fall back to the default chain. */
+const credentialsConfig: Config.Config<Options["credentials"]> = Config.flatMap(
+  Config.all({
+    accessKeyId: Config.option(Config.String("S3_ACCESS_KEY_ID")),
+    secretAccessKey: Config.option(Config.Redacted("S3_SECRET_ACCESS_KEY"))
+  }),
+  ({ accessKeyId, secretAccessKey }) =>
+    Option.isNone(accessKeyId) && Option.isNone(secretAccessKey)
+      ? Config.succeed(undefined)
+      // Read again as required: the one that is missing fails with its name.
+      : Config.all({ accessKeyId: Config.String("S3_ACCESS_KEY_ID"), secretAccessKey: Config.Redacted("S3_SECRET_ACCESS_KEY") })
+)
+
+/**
+ * The options from `S3_BUCKET`, `S3_REGION` (default `us-east-1`), `S3_ENDPOINT` (absent:
+ * AWS), `S3_ACCESS_KEY_ID` and `S3_SECRET_ACCESS_KEY` (both or neither; neither: the SDK's
+ * default credential chain), `S3_FORCE_PATH_STYLE` (default false) and `S3_PUBLIC_URL`.
+ */
+export const config: Config.Config<Options> = Config.map(
+  Config.all({
+    endpoint: Config.option(Config.String("S3_ENDPOINT")),
+    region: Config.String("S3_REGION").pipe(Config.withDefault("us-east-1")),
+    bucket: Config.String("S3_BUCKET"),
+    credentials: credentialsConfig,
+    forcePathStyle: Config.Boolean("S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false)),
+    publicBaseUrl: Config.option(Config.String("S3_PUBLIC_URL"))
+  }),
+  (read): Options => ({
+    endpoint: Option.getOrUndefined(read.endpoint),
+    region: read.region,
+    bucket: read.bucket,
+    credentials: read.credentials,
+    forcePathStyle: read.forcePathStyle,
+    publicBaseUrl: Option.getOrUndefined(read.publicBaseUrl)
+  })
+)
+
+/** The store configured by {@link config}. */
+export const layerConfig: Layer.Layer<ObjectStore, StorageError | Config.ConfigError> = Layer.unwrap(Effect.map(config, layer))

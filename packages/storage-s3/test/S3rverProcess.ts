@@ -1,0 +1,52 @@
+/**
+ * The s3rver process the tests start (see `TestS3rver.ts`):
+ * `node --openssl-legacy-provider S3rverProcess.ts <directory> <bucket> [--no-verify]`.
+ * It serves s3rver on 127.0.0.1 (a free port) with SigV4 verified in front of it,
+ * prints `{"port":…}` once listening, and exits when its stdin closes.
+ *
+ * Why a process of its own: s3rver 3.7 makes ListObjectsV2 continuation tokens with
+ * DES, which OpenSSL 3 only offers through its legacy provider, so every truncated
+ * listing is a 500 unless Node runs with `--openssl-legacy-provider`; and a test worker
+ * cannot be given that flag from a test file.
+ */
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import S3rver from "s3rver"
+import * as SigV4 from "./SigV4.ts"
+
+const [directory, bucket, flag] = process.argv.slice(2)
+if (directory === undefined || bucket === undefined) throw new Error("usage: S3rverProcess.ts <directory> <bucket> [--no-verify]")
+const verifySignatures = flag !== "--no-verify"
+
+const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: bucket }] })
+await s3rver.configureBuckets()
+const handle = s3rver.getMiddleware()
+// s3rver's only account.
+const secrets = new Map([["S3RVER", "S3RVER"]])
+
+const server = http.createServer((request, response) => {
+  const verdict = verifySignatures
+    ? SigV4.verify({ method: request.method ?? "GET", url: request.url ?? "/", headers: request.headers }, secrets)
+    : { ok: true as const }
+  if (verdict.ok) return handle(request, response)
+  // Answer once the body is read, so the client sees the 403 rather than a reset.
+  request.resume().on("end", () => {
+    const body = request.method === "HEAD"
+      ? ""
+      : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${verdict.code}</Code><Message>${verdict.message}</Message></Error>`
+    response.writeHead(403, { "Content-Type": "application/xml", "Content-Length": Buffer.byteLength(body) }).end(body)
+  })
+})
+
+server.listen(0, "127.0.0.1", () => {
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`)
+})
+
+// The test's end of stdin closes when it stops the server, or when it dies.
+process.stdin.on("end", () => {
+  server.close(() => {
+    s3rver.logger.close()
+    process.exit(0)
+  })
+  server.closeAllConnections()
+}).resume()
