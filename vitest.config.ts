@@ -5,7 +5,9 @@ import { defineConfig } from "vitest/config"
 // Workspace packages are imported through the "@coursekit/source" export condition, so
 // tests run on the TypeScript sources without a build.
 const source = "@coursekit/source"
-const ssr = { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } }
+// Without "module": Node (which vitest hands these conditions) would load bundler-only
+// builds such as @aws-sdk/checksums' dist-es, whose extensionless imports fail.
+const ssr = { resolve: { conditions: [source, ...defaultServerConditions.filter((c) => c !== "module")], externalConditions: [source] } }
 
 // Suites that need a PostgreSQL server (`*.postgres.test.ts`) run when TEST_DATABASE_URL
 // names one, and always in CI, where a missing server must fail the run. This is the one
@@ -29,7 +31,7 @@ const reporters: Array<string | [string, { outputFile: string }]> = report === u
 export default defineConfig({
   test: {
     reporters,
-    projects: ["packages/core", "packages/postgres", "packages/http", "packages/server", "examples"].map((root) => ({
+    projects: ["packages/core", "packages/postgres", "packages/storage-s3", "packages/storage-local", "packages/llm-openai", "packages/llm-gemini", "packages/http", "packages/server", "examples"].map((root) => ({
       ssr,
       test: {
         name: root.replace("packages/", ""),

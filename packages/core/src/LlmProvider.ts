@@ -63,7 +63,7 @@ export class LlmProvider extends Context.Service<LlmProvider, {
   /**
    * A model that answers from a script, for tests and demos: each call takes the next
    * step (text, a failure, or a hang); with the script used up it repeats the last step.
-   * `calls` counts the calls it received.
+   * `calls` counts the calls it received, `abandoned` the hanging calls interrupted.
    */
   static readonly makeScripted = (
     options: { readonly provider?: string; readonly model?: string },
@@ -71,6 +71,7 @@ export class LlmProvider extends Context.Service<LlmProvider, {
   ) =>
     Effect.gen(function*() {
       const queue = yield* Ref.make({ steps: script, calls: 0, requests: [] as ReadonlyArray<LlmRequest> })
+      const abandoned = yield* Ref.make(0)
       const service = LlmProvider.of({
         provider: options.provider ?? "scripted",
         model: options.model ?? "scripted-model",
@@ -84,7 +85,7 @@ export class LlmProvider extends Context.Service<LlmProvider, {
             }]
           }).pipe(
             Effect.flatMap((step): Effect.Effect<string, LlmFailure> => {
-              if (step === undefined || step._tag === "Hang") return Effect.never
+              if (step === undefined || step._tag === "Hang") return Effect.onInterrupt(Effect.never, () => Ref.update(abandoned, (n) => n + 1))
               if (step._tag === "Text") return Effect.succeed(step.text)
               return Effect.fail(step.failure)
             })
@@ -94,6 +95,7 @@ export class LlmProvider extends Context.Service<LlmProvider, {
         service,
         calls: Effect.map(Ref.get(queue), (state) => state.calls),
         requests: Effect.map(Ref.get(queue), (state) => state.requests),
+        abandoned: Ref.get(abandoned),
         push: (...steps: ReadonlyArray<ScriptedStep>) => Ref.update(queue, (state) => ({ ...state, steps }))
       }
     })
