@@ -76,7 +76,7 @@ export class LlmChain extends Context.Service<LlmChain, {
    * The chain of `models`, each a provider layer built once here (SDK clients are made
    * once, not per call).
    */
-  static readonly layer = <E, R>(
+  static readonly layer = <E = never, R = never>(
     models: ReadonlyArray<Layer.Layer<LlmProvider, E, R>>,
     options: { readonly whenEmpty?: string | undefined } = {}
   ): Layer.Layer<LlmChain, E, R> =>

@@ -1,17 +1,21 @@
 /**
- * The whole core on in-memory layers — catalogue, uploads, lessons, purchases and the
- * public course, their repositories and an in-memory object store — sharing one state:
- * for tests, examples and trying Coursekit without a database or storage.
+ * The whole core on in-memory layers — catalogue, uploads, lessons, purchases, the
+ * public course and AI content, their repositories and an in-memory object store —
+ * sharing one state: for tests, examples and trying Coursekit without a database or
+ * storage. Language models are whatever `models` holds (none: generation answers
+ * `NoModelConfigured`).
  *
  * @since 0.1.0
  */
 import { Layer } from "effect"
 import { Catalogue } from "./Catalogue.ts"
+import { ContentGenerator, type ContentGeneratorOptions, LlmChain } from "./ContentGenerator.ts"
 import { CourseRepo } from "./CourseRepo.ts"
 import type { Entitlements } from "./Entitlements.ts"
 import { FileUrl } from "./FileUrl.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
 import { LessonRepo } from "./LessonRepo.ts"
+import type { LlmProvider } from "./LlmProvider.ts"
 import { Lessons } from "./Lessons.ts"
 import { MediaRepo } from "./MediaRepo.ts"
 import { type MemoryObjectStore, ObjectStore } from "./ObjectStore.ts"
@@ -22,21 +26,32 @@ import { UploadRepo } from "./UploadRepo.ts"
 import { Uploads, type UploadsOptions } from "./Uploads.ts"
 
 /** The use cases of the core. */
-export type UseCases = Catalogue | Uploads | Lessons | PublicCourses | Purchases
+export type UseCases = Catalogue | Uploads | Lessons | PublicCourses | Purchases | ContentGenerator
 
 /** The ports of the core. */
 export type Ports = CourseRepo | LessonRepo | UploadRepo | MediaRepo | PurchaseRepo | Entitlements | ObjectStore
 
+/** Options of {@link layerMemory}. */
+export interface MemoryCoursekitOptions extends UploadsOptions {
+  /** Where files are served from. Default `http://localhost/files`. */
+  readonly cdnUrl?: string | undefined
+  /** The language models, in order (e.g. `LlmProvider.layerScripted`). Default none. */
+  readonly models?: ReadonlyArray<Layer.Layer<LlmProvider>> | undefined
+  /** Deadline and cool-down of model calls. */
+  readonly generation?: ContentGeneratorOptions | undefined
+}
+
 /** Every use case and port of the core, in memory; files under `cdnUrl`. */
 export const layerMemory = (
-  options: UploadsOptions & { readonly cdnUrl?: string | undefined } = {}
+  options: MemoryCoursekitOptions = {}
 ): Layer.Layer<UseCases | Ports | MemoryObjectStore> =>
   Layer.mergeAll(
     Catalogue.layerNoDeps,
     Uploads.layerNoDeps(options),
     Lessons.layerNoDeps,
     PublicCourses.layerNoDeps,
-    Purchases.layerNoDeps
+    Purchases.layerNoDeps,
+    ContentGenerator.layerNoDeps(options.generation).pipe(Layer.provide(LlmChain.layer(options.models ?? [])))
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory)),
     Layer.provideMerge(Layer.mergeAll(CourseRepo.layerMemory, UploadRepo.layerMemory, MediaRepo.layerMemory, ObjectStore.layerMemory)),

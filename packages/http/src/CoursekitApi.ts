@@ -12,6 +12,8 @@ import {
   CourseListItem,
   CourseUpdate,
   FinalizeUploadRequest,
+  GeneratedContent,
+  GenerateRequest,
   Lesson,
   LessonCreate,
   LessonId,
@@ -31,6 +33,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, Op
 import { AdminAuth } from "./AdminAuth.ts"
 import { ApiProblems } from "./ApiProblems.ts"
 import {
+  BadGateway,
   Conflict,
   ContentTooLarge,
   Gone,
@@ -273,6 +276,25 @@ export class PurchasesApi extends HttpApiGroup.make("purchases")
   .annotateMerge(OpenApi.annotations({ title: "Purchases", description: "Who bought which course." }))
 {}
 
+/** AI-written HTML (DECISIONS §7): admin only. */
+export class AiApi extends HttpApiGroup.make("ai")
+  .add(
+    HttpApiEndpoint.post("generate", "/admin/ai/generate", {
+      payload: GenerateRequest,
+      success: GeneratedContent,
+      error: [BadGateway, ServiceUnavailable]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Write HTML learning content with the configured language models").annotate(
+      OpenApi.Description,
+      "The models are tried in order (AI_PRIMARY_*, then AI_SECONDARY_*), each within AI_TIMEOUT_MS. The next one " +
+        "takes over when one fails: 429, 5xx, time-out, network, auth or model errors, or output that is empty once " +
+        "sanitized. A model that answered 429, 5xx or timed out is skipped for its Retry-After (else AI_COOLDOWN_MS). " +
+        "html has passed all three sanitization stages; nothing is stored. attempts lists every try (provider, " +
+        "model, outcome, duration_ms). Every model failed: 502 with the attempts. No model configured: 503."
+    )
+  )
+  .annotateMerge(OpenApi.annotations({ title: "AI", description: "HTML learning content written by language models." }))
+{}
+
 /** The whole API. */
 export class CoursekitApi extends HttpApi.make("coursekit")
   .add(SystemApi)
@@ -282,6 +304,7 @@ export class CoursekitApi extends HttpApi.make("coursekit")
   .add(LessonsApi)
   .add(PublicApi)
   .add(PurchasesApi)
+  .add(AiApi)
   // Applies to the endpoints added above: every one may answer 400 and 500 problems.
   .middleware(ApiProblems)
   // Strict bodies: an unknown field is an error. Query and path stay lenient.

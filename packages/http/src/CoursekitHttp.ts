@@ -11,12 +11,13 @@ import { Duration, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
-import type { Catalogue, Lessons, PublicCourses, Purchases, Uploads } from "@coursekit/core"
+import type { Catalogue, ContentGenerator, Lessons, PublicCourses, Purchases, Uploads } from "@coursekit/core"
 import * as AdminAuthLive from "./AdminAuthLive.ts"
 import type { AdminTokens } from "./AdminTokens.ts"
 import * as ApiProblemsLive from "./ApiProblemsLive.ts"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import type { CourseListCache } from "./CourseListCache.ts"
+import * as AiHandlers from "./AiHandlers.ts"
 import * as CoursesHandlers from "./CoursesHandlers.ts"
 import * as EdgeMiddleware from "./EdgeMiddleware.ts"
 import * as LessonsHandlers from "./LessonsHandlers.ts"
@@ -38,7 +39,8 @@ export const layerApi = HttpApiBuilder.layer(CoursekitApi, { openapiPath: "/open
     UploadsHandlers.layer,
     LessonsHandlers.layer,
     PublicCourseHandlers.layer,
-    PurchasesHandlers.layer
+    PurchasesHandlers.layer,
+    AiHandlers.layer
   ]),
   Layer.provide([ApiProblemsLive.layer, AdminAuthLive.layer, ViewerAuthLive.layer])
 )
@@ -57,6 +59,7 @@ export type RouteServices =
   | Lessons
   | PublicCourses
   | Purchases
+  | ContentGenerator
   | Readiness
   | AdminTokens
   | ViewerResolver

@@ -8,7 +8,9 @@ import type {
   CourseNotFound,
   CourseSlugNotFound,
   FileTooLarge,
+  GenerationFailed,
   LessonNotFound,
+  NoModelConfigured,
   PersistenceError,
   StorageError,
   UnsupportedFileType,
@@ -19,6 +21,7 @@ import type {
 } from "@coursekit/core"
 import { Effect } from "effect"
 import {
+  BadGateway,
   Conflict,
   ContentTooLarge,
   Gone,
@@ -41,11 +44,14 @@ export type DomainError =
   | UploadExpired
   | FileTooLarge
   | UnsupportedFileType
+  | GenerationFailed
+  | NoModelConfigured
 
 /** The problem each domain error becomes. */
 export type ProblemOf<E> = E extends CourseNotFound | CourseSlugNotFound | LessonNotFound | UploadNotFound ? NotFound
   : E extends VideoNotFound ? UnprocessableContent
-  : E extends PersistenceError | StorageError ? ServiceUnavailable
+  : E extends PersistenceError | StorageError | NoModelConfigured ? ServiceUnavailable
+  : E extends GenerationFailed ? BadGateway
   : E extends UploadNotReceived ? Conflict
   : E extends UploadExpired ? Gone
   : E extends FileTooLarge ? ContentTooLarge
@@ -78,6 +84,14 @@ export const problems = <A, E extends DomainError, R>(
       case "PersistenceError":
         return Effect.logError("database operation failed", error.operation, error.cause).pipe(
           Effect.andThen(fail<E>(new ServiceUnavailable({ detail: `${error.message} Try again shortly.` })))
+        )
+      case "NoModelConfigured":
+        return fail<E>(new ServiceUnavailable({ detail: error.message }))
+      case "GenerationFailed":
+        // The attempts hold provider, model, outcome and timing: never a key or a
+        // provider's own error text.
+        return Effect.logWarning("every language model failed", error.attempts).pipe(
+          Effect.andThen(fail<E>(new BadGateway({ detail: error.message, attempts: error.attempts })))
         )
       case "StorageError":
         return Effect.logError("object storage operation failed", error.operation, error.cause).pipe(

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { GenerationAttempt } from "@coursekit/core"
 import { Schema } from "effect"
 import { ProblemDetails } from "effect/http"
 import { HttpApiError, HttpApiSchema } from "effect/http-api"
@@ -75,6 +76,19 @@ export class UnprocessableContent extends HttpApiError.Problem<UnprocessableCont
 }, {
   detail: Schema.String,
   errors: Schema.Array(ProblemIssue)
+}) {}
+
+/**
+ * 502: every upstream the request depended on failed (each language model of the chain);
+ * `attempts` says which were tried, how each ended and how long it took.
+ */
+export class BadGateway extends HttpApiError.Problem<BadGateway>()("BadGateway", {
+  type: "about:blank",
+  status: 502,
+  title: "Bad Gateway"
+}, {
+  detail: Schema.String,
+  attempts: Schema.Array(GenerationAttempt)
 }) {}
 
 /** 500: an unexpected failure; the detail never carries internals. */

@@ -1,12 +1,14 @@
 import {
   anonymousViewer,
   Catalogue,
+  ContentGenerator,
   CourseRepo,
   Entitlements,
   FileUrl,
   HtmlSanitizer,
   LessonRepo,
   Lessons,
+  LlmChain,
   MediaRepo,
   ObjectStore,
   PurchaseRepo,
@@ -52,7 +54,9 @@ const useCases = Layer.mergeAll(
   Uploads.layerNoDeps(),
   Lessons.layerNoDeps,
   Purchases.layerNoDeps,
-  PublicCourses.layerNoDeps.pipe(Layer.provide(HostEntitlements))
+  PublicCourses.layerNoDeps.pipe(Layer.provide(HostEntitlements)),
+  // This host uses no language model: generation answers 503.
+  ContentGenerator.layerNoDeps().pipe(Layer.provide(LlmChain.layer([])))
 ).pipe(Layer.provide(repos), Layer.provide([FileUrl.layer("https://cdn.host.example"), HtmlSanitizer.layer]))
 const services = Layer.mergeAll(
   useCases,

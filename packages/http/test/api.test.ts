@@ -7,7 +7,9 @@ describe("@coursekit/http/api", () => {
   it("exports exactly the contract", () => {
     expect(Object.keys(Api).sort()).toEqual([
       "AdminAuth",
+      "AiApi",
       "ApiProblems",
+      "BadGateway",
       "Conflict",
       "ContentTooLarge",
       "CourseUploadsApi",

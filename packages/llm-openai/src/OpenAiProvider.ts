@@ -14,7 +14,8 @@ import OpenAI from "openai"
 /** Options of {@link layer}. */
 export interface Options {
   readonly model: string
-  readonly apiKey: Redacted.Redacted<string>
+  /** Absent only for self-hosted endpoints that take none (Ollama, vLLM, llama.cpp). */
+  readonly apiKey?: Redacted.Redacted<string> | undefined
   /** Default `https://api.openai.com/v1`; e.g. `https://api.groq.com/openai/v1`, `http://localhost:11434/v1` (Ollama). */
   readonly baseUrl?: string | undefined
   /** Shown to API callers as the provider; default `openai`. */
@@ -36,7 +37,8 @@ const toFailure = (error: unknown): LlmFailure => {
 /** The provider for `options`. */
 export const make = (options: Options): LlmProvider["Service"] => {
   const client = new OpenAI({
-    apiKey: Redacted.value(options.apiKey),
+    // The SDK insists on a key (else it reads OPENAI_API_KEY); keyless endpoints ignore it.
+    apiKey: options.apiKey === undefined ? "no-key" : Redacted.value(options.apiKey),
     // Never the SDK's environment defaults (OPENAI_BASE_URL): configuration comes in here.
     baseURL: options.baseUrl ?? "https://api.openai.com/v1",
     maxRetries: 0,

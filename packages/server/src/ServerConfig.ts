@@ -7,7 +7,64 @@
 import { defaultUploadLimits, type UploadLimits } from "@coursekit/core"
 import { PgDatabase } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
-import { Config, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
+import { Config, ConfigProvider, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
+
+const trimSlash = (url: string) => url.replace(/\/+$/, "")
+
+/** One language model of the AI chain, from the variables under `prefix`. */
+export interface AiModelSettings {
+  /** `AI_PRIMARY`, `AI_SECONDARY`, `AI_STEP_3` … `AI_STEP_9`. */
+  readonly prefix: string
+  /** `openai` (OpenAI and OpenAI-compatible endpoints) or `google` (Gemini). */
+  readonly provider: "openai" | "google"
+  readonly model: string
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly baseUrl: Option.Option<string>
+}
+
+/** The variable prefixes of the AI chain's steps, in the order they are tried. */
+export const aiStepPrefixes: ReadonlyArray<string> = [
+  "AI_PRIMARY",
+  "AI_SECONDARY",
+  ...Array.from({ length: 7 }, (_, index) => `AI_STEP_${index + 3}`)
+]
+
+/** What an operator sets to configure a model (the 503's hint). */
+export const aiConfigurationHint = "Set AI_PRIMARY_PROVIDER (openai or google), AI_PRIMARY_MODEL and AI_PRIMARY_API_KEY " +
+  "(and AI_PRIMARY_BASE_URL for an OpenAI-compatible endpoint such as Groq or Ollama); AI_SECONDARY_* adds a fallback."
+
+const configFailure = (message: string) => Config.fail(new ConfigProvider.SourceError({ message }))
+
+/** The step under `prefix`, when its `_PROVIDER` is set. */
+const aiModelConfig = (prefix: string): Config.Config<Option.Option<AiModelSettings>> =>
+  Config.option(Config.Literals(["openai", "google"], `${prefix}_PROVIDER`)).pipe(
+    Config.flatMap(Option.match({
+      onNone: () => Config.succeed(Option.none<AiModelSettings>()),
+      onSome: (provider) =>
+        Config.all({
+          model: Config.NonEmptyString(`${prefix}_MODEL`),
+          apiKey: Config.option(Config.Redacted(`${prefix}_API_KEY`)),
+          baseUrl: Config.option(Config.URL(`${prefix}_BASE_URL`).pipe(Config.map((url) => trimSlash(url.toString()))))
+        }).pipe(Config.flatMap((read) =>
+          // A key may be left out only for a self-hosted OpenAI-compatible endpoint (Ollama, vLLM).
+          Option.isNone(read.apiKey) && (provider === "google" || Option.isNone(read.baseUrl))
+            ? configFailure(`${prefix}_API_KEY is required for ${prefix}_PROVIDER=${provider}` +
+              (provider === "openai" ? ` unless ${prefix}_BASE_URL names a self-hosted endpoint` : ""))
+            : Config.succeed(Option.some<AiModelSettings>({ prefix, provider, ...read }))
+        ))
+    }))
+  )
+
+/** The AI chain's steps, in order; a gap (a step set after one that is not) is an error. */
+const aiModelsConfig: Config.Config<ReadonlyArray<AiModelSettings>> = Config.all(aiStepPrefixes.map(aiModelConfig)).pipe(
+  Config.flatMap((steps) => {
+    const firstGap = steps.findIndex(Option.isNone)
+    const afterGap = firstGap === -1 ? -1 : steps.findIndex((step, index) => index > firstGap && Option.isSome(step))
+    return afterGap === -1
+      ? Config.succeed(steps.flatMap((step) => Option.isSome(step) ? [step.value] : []))
+      : configFailure(`${aiStepPrefixes[afterGap]}_PROVIDER is set but ${aiStepPrefixes[firstGap]}_PROVIDER is not: models are tried in order, without gaps`)
+  })
+)
 
 /** Resolved settings of the standalone server. */
 export interface ServerSettings {
@@ -51,11 +108,16 @@ export interface ServerSettings {
   readonly adminTokens: ReadonlyArray<Redacted.Redacted<string>>
   /** Most `GET /courses` responses cached per instance; 0 turns the cache off. */
   readonly listCacheEntries: number
+  /** The language models of `POST /admin/ai/generate`, in the order they are tried. */
+  readonly aiModels: ReadonlyArray<AiModelSettings>
+  /** Deadline of each model call (`AI_TIMEOUT_MS`). */
+  readonly aiTimeout: Duration.Duration
+  /** How long a model that failed with 429, 5xx or a time-out is skipped, without `Retry-After` (`AI_COOLDOWN_MS`). */
+  readonly aiCooldown: Duration.Duration
   /** Least severe level logged; request lines are `Info`. */
   readonly logLevel: LogLevel.LogLevel
 }
 
-const trimSlash = (url: string) => url.replace(/\/+$/, "")
 
 /** Reads {@link ServerSettings}. */
 export const settings: Config.Config<ServerSettings> = Config.all({
@@ -97,6 +159,13 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   listCacheEntries: Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), "LIST_CACHE_ENTRIES").pipe(
     Config.withDefault(10_000)
   ),
+  aiModels: aiModelsConfig,
+  aiTimeoutMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 600_000 })), "AI_TIMEOUT_MS").pipe(
+    Config.withDefault(30_000)
+  ),
+  aiCooldownMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 3_600_000 })), "AI_COOLDOWN_MS").pipe(
+    Config.withDefault(60_000)
+  ),
   logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info"))
 }).pipe(Config.map((raw) => {
   const publicUrl = Option.match(raw.publicUrl, {
@@ -131,6 +200,9 @@ export const settings: Config.Config<ServerSettings> = Config.all({
         ) => Redacted.make(token))
     }),
     listCacheEntries: raw.listCacheEntries,
+    aiModels: raw.aiModels,
+    aiTimeout: Duration.millis(raw.aiTimeoutMs),
+    aiCooldown: Duration.millis(raw.aiCooldownMs),
     logLevel: raw.logLevel
   }
 }))

@@ -6,9 +6,24 @@
  *
  * @since 0.1.0
  */
-import { Catalogue, FileUrl, HtmlSanitizer, Lessons, ObjectStore, PublicCourses, Purchases, type StorageError, Uploads } from "@coursekit/core"
+import {
+  Catalogue,
+  ContentGenerator,
+  FileUrl,
+  HtmlSanitizer,
+  Lessons,
+  LlmChain,
+  type LlmProvider,
+  ObjectStore,
+  PublicCourses,
+  Purchases,
+  type StorageError,
+  Uploads
+} from "@coursekit/core"
 import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, Readiness, RequestLogger, ViewerResolver } from "@coursekit/http"
 import { PgCourseRepo, PgDatabase, PgLessonRepo, PgliteDatabase, PgPurchaseRepo, PgUploadRepo } from "@coursekit/postgres"
+import { GeminiProvider } from "@coursekit/llm-gemini"
+import { OpenAiProvider } from "@coursekit/llm-openai"
 import { LocalObjectStore, LocalStorageRoutes } from "@coursekit/storage-local"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { NodeServices } from "@effect/platform-node"
@@ -18,13 +33,30 @@ import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { join } from "node:path"
 import * as AdminTokenFile from "./AdminTokenFile.ts"
 import * as SecretFile from "./SecretFile.ts"
-import { type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
+import { aiConfigurationHint, type AiModelSettings, type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
 
 const layerDatabase = (settings: ServerSettings) =>
   Option.match(settings.databaseUrl, {
     onNone: () => PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite") }),
     onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize })
   })
+
+const layerModel = (model: AiModelSettings): Layer.Layer<LlmProvider> => {
+  const baseUrl = Option.getOrUndefined(model.baseUrl)
+  switch (model.provider) {
+    case "openai":
+      return OpenAiProvider.layer({ model: model.model, apiKey: Option.getOrUndefined(model.apiKey), baseUrl })
+    case "google":
+      // ServerConfig requires the key for Gemini; an empty one would be answered 400/401.
+      return GeminiProvider.layer({ model: model.model, apiKey: Option.getOrElse(model.apiKey, () => Redacted.make("")), baseUrl })
+  }
+}
+
+/** `POST /admin/ai/generate`: the configured models, in order (none: a 503 naming the variables). */
+const layerContentGenerator = (settings: ServerSettings) =>
+  ContentGenerator.layerNoDeps({ timeout: settings.aiTimeout, cooldown: settings.aiCooldown }).pipe(
+    Layer.provide(LlmChain.layer(settings.aiModels.map(layerModel), { whenEmpty: aiConfigurationHint }))
+  )
 
 const layerAdminTokens = (settings: ServerSettings) =>
   Layer.unwrap(Effect.gen(function*() {
@@ -126,6 +158,12 @@ const announce = (settings: ServerSettings, origin: Origin) =>
       `Coursekit is listening on ${HttpServer.formatAddress(server.address)}; ` +
         `public URL ${publicUrl}, API docs ${publicUrl}/docs, OpenAPI ${publicUrl}/openapi.json`
     )
+    // Provider and model only: never a key or a base URL (which may hold credentials).
+    yield* Effect.logInfo(
+      settings.aiModels.length === 0
+        ? "AI content generation: no model configured (set AI_PRIMARY_*)."
+        : `AI content generation: ${settings.aiModels.map((model) => `${model.provider}/${model.model}`).join(" → ")}`
+    )
   }))
 
 /** Why the service could not start. */
@@ -169,7 +207,13 @@ export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.Http
     ]),
     Layer.provideMerge(Uploads.layerSweeper(settings.uploadSweepInterval).pipe(Layer.provideMerge(uploads))),
     Layer.provideMerge(
-      Layer.mergeAll(Catalogue.layerNoDeps, Lessons.layerNoDeps, PublicCourses.layerNoDeps, Purchases.layerNoDeps).pipe(
+      Layer.mergeAll(
+        Catalogue.layerNoDeps,
+        Lessons.layerNoDeps,
+        PublicCourses.layerNoDeps,
+        Purchases.layerNoDeps,
+        layerContentGenerator(settings)
+      ).pipe(
         Layer.provide(HtmlSanitizer.layer)
       )
     ),

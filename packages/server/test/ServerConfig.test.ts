@@ -25,6 +25,9 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(parsed.listCacheEntries, 10_000)
       assert.strictEqual(parsed.logLevel, "Info")
       assert.isTrue(Option.isNone(parsed.jwtSecret) && Option.isNone(parsed.jwksUrl))
+      assert.deepStrictEqual(parsed.aiModels, [])
+      assert.strictEqual(Duration.toMillis(parsed.aiTimeout), 30_000)
+      assert.strictEqual(Duration.toMillis(parsed.aiCooldown), 60_000)
     }))
 
   it.effect("reads every variable; trims URLs and splits ADMIN_TOKENS", () =>
@@ -134,5 +137,63 @@ describe("ServerConfig.settings", () => {
         "S3_ACCESS_KEY_ID"
       )
       assert.include(String(yield* Effect.flip(read({ STORAGE: "s3", S3_BUCKET: "b", S3_FORCE_PATH_STYLE: "perhaps" }))), "S3_FORCE_PATH_STYLE")
+    }))
+
+  it.effect("AI models: AI_PRIMARY_*, AI_SECONDARY_* and AI_STEP_<n>_* in order; timeout and cool-down", () =>
+    Effect.gen(function*() {
+      const parsed = yield* read({
+        AI_PRIMARY_PROVIDER: "openai",
+        AI_PRIMARY_MODEL: "gpt-4o-mini",
+        AI_PRIMARY_API_KEY: "sk-primary",
+        AI_SECONDARY_PROVIDER: "google",
+        AI_SECONDARY_MODEL: "gemini-2.5-flash",
+        AI_SECONDARY_API_KEY: "AIza-secondary",
+        AI_SECONDARY_BASE_URL: "https://gemini-proxy.example.com/",
+        AI_STEP_3_PROVIDER: "openai",
+        AI_STEP_3_MODEL: "llama3.2",
+        AI_STEP_3_BASE_URL: "http://localhost:11434/v1",
+        AI_TIMEOUT_MS: "12000",
+        AI_COOLDOWN_MS: "0"
+      })
+      assert.deepStrictEqual(
+        parsed.aiModels.map((model) => [model.prefix, model.provider, model.model, Option.getOrUndefined(model.baseUrl)]),
+        [
+          ["AI_PRIMARY", "openai", "gpt-4o-mini", undefined],
+          ["AI_SECONDARY", "google", "gemini-2.5-flash", "https://gemini-proxy.example.com"],
+          ["AI_STEP_3", "openai", "llama3.2", "http://localhost:11434/v1"]
+        ]
+      )
+      assert.deepStrictEqual(parsed.aiModels.map((model) => Option.map(model.apiKey, Redacted.value).pipe(Option.getOrUndefined)), [
+        "sk-primary",
+        "AIza-secondary",
+        undefined
+      ])
+      assert.strictEqual(Duration.toMillis(parsed.aiTimeout), 12_000)
+      assert.strictEqual(Duration.toMillis(parsed.aiCooldown), 0)
+    }))
+
+  it.effect("AI models: a missing model or key, a gap, an unknown provider or a bad number names the variable", () =>
+    Effect.gen(function*() {
+      const primary = { AI_PRIMARY_PROVIDER: "openai", AI_PRIMARY_MODEL: "m", AI_PRIMARY_API_KEY: "sk-x" }
+      const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
+        [{ AI_PRIMARY_PROVIDER: "openai", AI_PRIMARY_API_KEY: "sk-x" }, "AI_PRIMARY_MODEL"],
+        [{ AI_PRIMARY_PROVIDER: "openai", AI_PRIMARY_MODEL: "m" }, "AI_PRIMARY_API_KEY"],
+        [{ AI_PRIMARY_PROVIDER: "google", AI_PRIMARY_MODEL: "m", AI_PRIMARY_BASE_URL: "http://localhost:1" }, "AI_PRIMARY_API_KEY"],
+        [{ AI_PRIMARY_PROVIDER: "anthropic", AI_PRIMARY_MODEL: "m" }, "AI_PRIMARY_PROVIDER"],
+        [{ ...primary, AI_PRIMARY_BASE_URL: "not a url" }, "AI_PRIMARY_BASE_URL"],
+        [{ AI_SECONDARY_PROVIDER: "openai", AI_SECONDARY_MODEL: "m", AI_SECONDARY_API_KEY: "k" }, "AI_PRIMARY_PROVIDER is not"],
+        [{ ...primary, AI_STEP_3_PROVIDER: "openai", AI_STEP_3_MODEL: "m", AI_STEP_3_API_KEY: "k" }, "AI_SECONDARY_PROVIDER is not"],
+        [{ AI_TIMEOUT_MS: "0" }, "AI_TIMEOUT_MS"],
+        [{ AI_COOLDOWN_MS: "-1" }, "AI_COOLDOWN_MS"]
+      ]
+      for (const [env, named] of cases) {
+        const error = String(yield* Effect.flip(read(env)))
+        assert.include(error, named, JSON.stringify(env))
+        // The error never repeats a key.
+        assert.notInclude(error, "sk-x")
+      }
+      // A self-hosted OpenAI-compatible endpoint may go without a key.
+      const ollama = yield* read({ AI_PRIMARY_PROVIDER: "openai", AI_PRIMARY_MODEL: "llama3.2", AI_PRIMARY_BASE_URL: "http://localhost:11434/v1" })
+      assert.isTrue(Option.isNone(ollama.aiModels[0]!.apiKey))
     }))
 })

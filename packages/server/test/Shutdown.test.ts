@@ -1,50 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
 import { request as httpRequest } from "node:http"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
+import { startServerProcess } from "./ServerProcess.ts"
 
-const root = resolve(import.meta.dirname, "../../..")
 const token = "shutdown-test-token"
 
-interface Started {
-  readonly child: ChildProcess
-  readonly url: string
-  readonly output: Array<string>
-  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
-
-// Runs `npm start`'s entry point as its own process, the way a user runs it.
-const start = (dataDir: string): Promise<Started> =>
-  new Promise((resolveStart, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@coursekit/source", "--import", "tsx", "packages/server/src/main.ts"],
-      {
-        cwd: root,
-        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_TOKENS: token },
-        stdio: ["ignore", "pipe", "pipe"]
-      }
-    )
-    const output: Array<string> = []
-    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-      child.on("exit", (code, signal) => done({ code, signal }))
-    )
-    let buffered = ""
-    child.stdout!.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const lines = buffered.split("\n")
-      buffered = lines.pop()!
-      for (const line of lines) {
-        output.push(line)
-        const match = /listening on (http:\/\/[^;]+);/.exec(line)
-        if (match) resolveStart({ child, url: match[1]!, output, exit })
-      }
-    })
-    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString()))
-    void exit.then(() => reject(new Error(`server exited before listening:\n${output.join("\n")}`)))
-  })
+const start = (dataDir: string) => startServerProcess({ DATA_DIR: dataDir, ADMIN_TOKENS: token })
 
 // A create whose body arrives in two parts, `gapMs` apart: in flight for that long.
 const slowCreate = (url: string, gapMs: number, onFirstPart: () => void) =>

@@ -43,6 +43,9 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     jwtAudience: Option.none(),
     adminTokens: [Redacted.make(adminToken)],
     listCacheEntries: 10_000,
+    aiModels: [],
+    aiTimeout: Duration.seconds(30),
+    aiCooldown: Duration.seconds(60),
     logLevel: "Warn",
     ...overrides
   }

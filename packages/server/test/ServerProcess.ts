@@ -1,0 +1,47 @@
+/**
+ * Runs `npm start`'s entry point as its own process, the way a user runs it, and keeps
+ * every line it prints (stdout and stderr) for the test to read.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "../../..")
+
+export interface StartedProcess {
+  readonly child: ChildProcess
+  readonly url: string
+  /** Every line printed so far, stdout and stderr. */
+  readonly output: Array<string>
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** Starts the server on 127.0.0.1:<free port> with `env` added to this process's environment. */
+export const startServerProcess = (env: Readonly<Record<string, string>>): Promise<StartedProcess> =>
+  new Promise((resolveStart, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@coursekit/source", "--import", "tsx", "packages/server/src/main.ts"],
+      {
+        cwd: root,
+        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
+    const output: Array<string> = []
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.on("exit", (code, signal) => done({ code, signal }))
+    )
+    let buffered = ""
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const lines = buffered.split("\n")
+      buffered = lines.pop()!
+      for (const line of lines) {
+        output.push(line)
+        const match = /listening on (http:\/\/[^;]+);/.exec(line)
+        if (match) resolveStart({ child, url: match[1]!, output, exit })
+      }
+    })
+    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString()))
+    void exit.then(() => reject(new Error(`server exited before listening:\n${output.join("\n")}`)))
+  })
