@@ -5,3 +5,4 @@
 await import("./catalogue-list.ts")
 await import("./html-sanitize.ts")
 await import("./upload-finalize.ts")
+await import("./ai-fallback.ts")

@@ -22,6 +22,8 @@ export interface Options {
   readonly providerName?: string | undefined
   /** Longest output, in tokens; default the model's. */
   readonly maxOutputTokens?: number | undefined
+  /** The Gemini API version in the path; default `v1` (`v1beta` for preview features). */
+  readonly apiVersion?: string | undefined
 }
 
 /**
@@ -35,10 +37,14 @@ const retryDelayOf = (message: string): number | undefined => {
 
 /** The provider for `options`. */
 export const make = (options: Options): LlmProvider["Service"] => {
+  // Everything explicit, so that no GOOGLE_GENAI_* / GOOGLE_GEMINI_* variable of the host
+  // switches the client to Vertex AI, another URL or another API version.
   const client = new GoogleGenAI({
     apiKey: Redacted.value(options.apiKey),
+    vertexai: false,
+    apiVersion: options.apiVersion ?? "v1",
     httpOptions: {
-      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      baseUrl: options.baseUrl ?? "https://generativelanguage.googleapis.com",
       retryOptions: { attempts: 1 }
     }
   })

@@ -42,6 +42,13 @@ export const make = (options: Options): LlmProvider["Service"] => {
     // Never the SDK's environment defaults (OPENAI_BASE_URL): configuration comes in here.
     baseURL: options.baseUrl ?? "https://api.openai.com/v1",
     maxRetries: 0,
+    // Nor anything else from OPENAI_* (organization, project, admin key, log level): the
+    // host's environment must not change what this adapter sends or logs.
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    logLevel: "off",
     // The chain's deadline interrupts (and so aborts) the call first.
     timeout: 10 * 60 * 1000
   })
