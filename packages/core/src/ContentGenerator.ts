@@ -19,10 +19,14 @@ export const promptMaxLength = 20_000
 
 /** The body of `POST /admin/ai/generate`. */
 export const GenerateRequest = Schema.Struct({
-  prompt: Schema.Trim.check(
-    Schema.isNonEmpty({ message: "prompt must not be empty" }),
+  // Checked on the string as sent (not a trimming transformation), so that the OpenAPI
+  // document carries the limits; the generator trims before calling a model.
+  prompt: Schema.String.check(
+    Schema.isPattern(/\S/u, { message: "prompt must not be empty or blank" }),
     Schema.isMaxLength(promptMaxLength, { message: `prompt must be at most ${promptMaxLength} characters` })
-  ).annotate({ description: `What to write, e.g. "A lesson on Rust ownership for beginners"; 1 to ${promptMaxLength} characters.` })
+  ).annotate({
+    description: `What to write, e.g. "A lesson on Rust ownership for beginners"; at most ${promptMaxLength} characters, not blank.`
+  })
 }).annotate({ identifier: "GenerateRequest" })
 export type GenerateRequest = typeof GenerateRequest.Type
 
@@ -170,7 +174,7 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
               })
               return end
             })
-            const text = yield* model.generate({ prompt: request.prompt, system }).pipe(
+            const text = yield* model.generate({ prompt: request.prompt.trim(), system }).pipe(
               Effect.timeoutOrElse({
                 duration: timeout,
                 orElse: () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `no answer within ${Duration.format(timeout)}` }))

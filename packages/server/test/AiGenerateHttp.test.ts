@@ -239,6 +239,19 @@ describe("POST /admin/ai/generate: no model configured", () => {
         assert.include(reply.body.detail, "AI_PRIMARY_MODEL")
         assert.include(reply.body.detail, "AI_PRIMARY_API_KEY")
       }))
+
+    it.effect("the OpenAPI document describes the endpoint: admin, prompt limits, 502 with attempts, 503", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const reply = yield* callAt(url, "/openapi.json")
+        const operation = reply.body.paths["/admin/ai/generate"].post
+        assert.includeMembers(Object.keys(operation.responses), ["200", "400", "401", "403", "502", "503"])
+        assert.isNotEmpty(operation.security)
+        const text = JSON.stringify(reply.body)
+        assert.include(operation.description, "AI_PRIMARY")
+        assert.deepInclude(reply.body.components.schemas.GenerateRequest.properties.prompt, { maxLength: promptMaxLength, pattern: "\\S" })
+        assert.include(text, "GenerationAttempt")
+      }))
   })
 })
 
