@@ -165,13 +165,17 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
             }
             const finish = Effect.fnUntraced(function*(outcome: AttemptOutcome, detail?: string) {
               const end = yield* Clock.currentTimeMillis
-              yield* record({
+              const attempt: GenerationAttempt = {
                 provider: model.provider,
                 model: model.model,
                 outcome,
                 duration_ms: end - start,
                 ...(detail === undefined ? {} : { detail })
-              })
+              }
+              yield* record(attempt)
+              // A failing model is worth knowing about even when the next one serves the
+              // call. The attempt holds no key and no provider text.
+              if (outcome !== "success") yield* Effect.logWarning("language model attempt failed", attempt)
               return end
             })
             const text = yield* model.generate({ prompt: request.prompt.trim(), system }).pipe(

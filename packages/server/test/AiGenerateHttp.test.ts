@@ -309,6 +309,7 @@ describe("POST /admin/ai/generate: the standalone process", () => {
       const logs = server.output.join("\n")
       assert.include(logs, "AI content generation: openai/gpt-env → google/gemini-env")
       assert.include(logs, "every language model failed")
+      assert.include(logs, "language model attempt failed")
       assert.notInclude(logs, openAiKey)
       assert.notInclude(logs, geminiKey)
       assert.notInclude(logs, "SECRET")
