@@ -1,16 +1,17 @@
 /**
  * Coursekit as HTTP: the routes of {@link CoursekitApi} with their handlers, the OpenAPI
  * document (`/openapi.json`), the interactive explorer (`/docs`) and the edge middleware,
- * served by Node ({@link layerNodeServer}) or as a Web `Request → Response` handler
- * ({@link webHandler}).
+ * served by Node ({@link layerNodeServer}), as a Web `Request → Response` handler
+ * ({@link webHandler}) or as a Node request listener ({@link nodeHandler}), the last two
+ * mountable under a prefix of the host's choosing.
  *
  * @since 0.1.0
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Duration, Layer } from "effect"
+import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Catalogue, ContentGenerator, Lessons, PublicCourses, Purchases, Uploads } from "@coursekit/core"
 import * as AdminAuthLive from "./AdminAuthLive.ts"
 import type { AdminTokens } from "./AdminTokens.ts"
@@ -26,6 +27,7 @@ import * as PurchasesHandlers from "./PurchasesHandlers.ts"
 import type { Readiness } from "./Readiness.ts"
 import { maxBodySize } from "./RequestLimits.ts"
 import type { RequestLogger } from "./RequestLogger.ts"
+import { MountPrefix, normalizePrefix, pathOf, stripPrefix } from "./RequestPath.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
 import * as UploadsHandlers from "./UploadsHandlers.ts"
 import * as ViewerAuthLive from "./ViewerAuthLive.ts"
@@ -66,19 +68,108 @@ export type RouteServices =
   | CourseListCache
   | RequestLogger
 
+/** Where and how an embedding host mounts the API. */
+export interface MountOptions {
+  /**
+   * The path the API lives under in the host (`/api/coursekit`); default the root.
+   * Requests are routed without it, and the links the API writes (`Location`, `Link`)
+   * start with it. Requests outside it are answered 404 (or passed to `next` by the
+   * Node handler).
+   */
+  readonly prefix?: string | undefined
+}
+
+const notFoundOutside = (prefix: string, method: string, path: string) =>
+  new Response(
+    JSON.stringify({ type: "about:blank", title: "Not Found", status: 404, detail: `No route for ${method} ${path}: the API is mounted under ${prefix}.` }),
+    { status: 404, headers: { "content-type": "application/problem+json" } }
+  )
+
+const routesFor = <E>(services: Layer.Layer<RouteServices, E>, prefix: string) =>
+  layerRoutes.pipe(
+    Layer.provide(services),
+    Layer.provide(Layer.succeed(MountPrefix, prefix)),
+    Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),
+    Layer.provide(HttpServer.layerServices)
+  )
+
 /**
  * The routes as a Web `Request → Response` handler, for hosts that speak Fetch (Next.js
- * route handlers, Hono, Bun, Deno, workers). Call `dispose` when the host shuts down.
+ * route handlers, Hono, Bun, Deno, workers). The services are built on the first
+ * request; call `dispose` when the host shuts down.
  */
-export const webHandler = <E>(services: Layer.Layer<RouteServices, E>) =>
-  HttpRouter.toWebHandler(
-    layerRoutes.pipe(
-      Layer.provide(services),
-      Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),
-      Layer.provide(HttpServer.layerServices)
-    ),
-    { disableLogger: true }
+export const webHandler = <E>(services: Layer.Layer<RouteServices, E>, options: MountOptions = {}) => {
+  const prefix = normalizePrefix(options.prefix)
+  const web = HttpRouter.toWebHandler(routesFor(services, prefix), { disableLogger: true })
+  if (prefix === "") return web
+  const handler = (request: Request): Promise<Response> => {
+    const url = new URL(request.url)
+    const inner = stripPrefix(url.pathname + url.search, prefix)
+    if (inner === undefined) return Promise.resolve(notFoundOutside(prefix, request.method, url.pathname))
+    const body = request.body === null ? {} : { body: request.body, duplex: "half" as const }
+    return web.handler(new Request(new URL(inner, url), { method: request.method, headers: request.headers, signal: request.signal, ...body }))
+  }
+  return { handler, dispose: web.dispose }
+}
+
+/** A Node `request` listener, as Express, Connect and `node:http` take it. */
+export type NodeRequestListener = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void
+
+/** What {@link nodeHandler} answers. */
+export interface NodeHandler {
+  /** Serves a request: `http.createServer(handler)`, `app.use(prefix, handler)`. */
+  readonly handler: NodeRequestListener
+  /** Settles when the services are built: rejects with what stopped them (a bad configuration, a database that is down). */
+  readonly ready: Promise<void>
+  /** Releases the services (database pools, fibers); call it when the host shuts down. */
+  readonly dispose: () => Promise<void>
+}
+
+/**
+ * The routes as a Node `(request, response)` listener for `node:http` and frameworks built
+ * on it (Express, Connect, Fastify's raw request). The services are built at once;
+ * `ready` tells when. Under a `prefix`, a request outside it goes to `next` when there
+ * is one (Express, Connect), else it is a 404; a request whose `originalUrl` is set (by
+ * Express' `app.use(prefix, …)`) is routed by it.
+ */
+export const nodeHandler = <E>(services: Layer.Layer<RouteServices, E>, options: MountOptions = {}): NodeHandler => {
+  const prefix = normalizePrefix(options.prefix)
+  const scope = Scope.makeUnsafe()
+  const listener = Effect.runPromise(
+    Effect.gen(function*() {
+      const httpEffect = yield* HttpRouter.toHttpEffect(routesFor(services, prefix))
+      return yield* NodeHttpServer.makeHandler(httpEffect, { scope })
+    }).pipe(Effect.provideService(Scope.Scope, scope))
   )
+  const ready = listener.then(() => undefined)
+  // Failures are reported through `ready` and per request, never as an unhandled rejection.
+  ready.catch(() => undefined)
+  const handler: NodeRequestListener = (request, response, next) => {
+    const url = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? "/"
+    const inner = stripPrefix(url, prefix)
+    if (inner === undefined) {
+      if (next !== undefined) return next()
+      const answer = notFoundOutside(prefix, request.method ?? "GET", pathOf(url))
+      response.writeHead(answer.status, { "content-type": "application/problem+json" })
+      void answer.text().then((text) => response.end(text))
+      return
+    }
+    request.url = inner
+    listener.then(
+      (listen) => listen(request, response),
+      (error: unknown) => {
+        if (next !== undefined) return next(error)
+        response.writeHead(503, { "content-type": "application/problem+json" }).end(JSON.stringify({
+          type: "about:blank",
+          title: "Service Unavailable",
+          status: 503,
+          detail: "Coursekit could not start; the host's logs say why."
+        }))
+      }
+    )
+  }
+  return { handler, ready, dispose: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
 
 /** Options of {@link layerNodeServer}. */
 export interface NodeServerOptions {

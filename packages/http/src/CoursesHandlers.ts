@@ -8,13 +8,14 @@ import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import { problems } from "./DomainProblems.ts"
-import { pathOf } from "./RequestPath.ts"
+import { MountPrefix, pathOf } from "./RequestPath.ts"
 
-// Links are built from the path the request came in on, so they stay right when the
-// API is mounted under a prefix.
+// Links are the mount prefix and the path the request came in on, so they stay right
+// wherever the host mounts the API.
 /** The `courses` group. Needs the `Catalogue`. */
 export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(function*(handlers) {
   const catalogue = yield* Catalogue
+  const prefix = yield* MountPrefix
   return handlers.handleAll({
     list: ({ query, request }) => {
       const limit = query.limit ?? defaultPageSize
@@ -24,7 +25,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
             body: page.items,
             headers: page.next === undefined
               ? {}
-              : { link: `<${pathOf(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
+              : { link: `<${prefix}${pathOf(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
           })
         ),
         problems
@@ -36,7 +37,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
         Effect.map((course) =>
           HttpApiSchema.withHeaders({
             body: course,
-            headers: { location: `${pathOf(request.url)}/${course.id}` }
+            headers: { location: `${prefix}${pathOf(request.url)}/${course.id}` }
           })
         ),
         problems

@@ -9,7 +9,7 @@ import { Effect, Layer } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import { problems } from "./DomainProblems.ts"
-import { pathOf } from "./RequestPath.ts"
+import { MountPrefix, pathOf } from "./RequestPath.ts"
 
 /** The `courseUploads` group. Needs `Uploads`. */
 export const layerCourseUploads = HttpApiBuilder.group(CoursekitApi, "courseUploads", Effect.fn(function*(handlers) {
@@ -23,6 +23,7 @@ export const layerCourseUploads = HttpApiBuilder.group(CoursekitApi, "courseUplo
 /** The `media` group. Needs `Uploads`. */
 export const layerMedia = HttpApiBuilder.group(CoursekitApi, "media", Effect.fn(function*(handlers) {
   const uploads = yield* Uploads
+  const prefix = yield* MountPrefix
   return handlers.handleAll({
     uploadUrl: ({ payload }) => problems(uploads.mediaUploadUrl(payload)),
     finalizeUpload: ({ payload }) => problems(uploads.finalizeMedia(payload)),
@@ -34,7 +35,7 @@ export const layerMedia = HttpApiBuilder.group(CoursekitApi, "media", Effect.fn(
             body: page.items,
             headers: page.next === undefined
               ? {}
-              : { link: `<${pathOf(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
+              : { link: `<${prefix}${pathOf(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
           })
         ),
         problems

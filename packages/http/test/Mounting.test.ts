@@ -1,0 +1,155 @@
+/**
+ * Embedding: the API mounted under a host's prefix, as a Web handler and as a Node
+ * request listener, on in-memory layers.
+ */
+import { MemoryCoursekit } from "@coursekit/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
+import { normalizePrefix, stripPrefix } from "../src/RequestPath.ts"
+
+const token = "mount-test-admin-token"
+const services = () =>
+  Layer.mergeAll(
+    Readiness.layer([]),
+    AdminTokens.layer([Redacted.make(token)]),
+    ViewerResolver.layerAnonymousOnly,
+    CourseListCache.layer({ maxEntries: 100 }),
+    RequestLogger.layerSilent
+  ).pipe(Layer.provideMerge(MemoryCoursekit.layerMemory()))
+const admin = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+
+/** Creates three courses and walks the list two at a time through its `Link` headers. */
+const exercise = (send: (path: string, init?: RequestInit) => Promise<Response>, prefix: string) =>
+  Effect.promise(async () => {
+    const created: Array<Response> = []
+    for (const title of ["One", "Two", "Three"]) {
+      created.push(await send(`${prefix}/courses`, { method: "POST", headers: admin, body: JSON.stringify({ title, content_html: "<p>x</p>" }) }))
+    }
+    const first = await send(`${prefix}/courses?limit=2`)
+    const link = first.headers.get("link")
+    const next = link === null ? undefined : /^<([^>]+)>/.exec(link)?.[1]
+    const second = next === undefined ? undefined : await send(next)
+    return {
+      statuses: created.map((response) => response.status),
+      locations: created.map((response) => response.headers.get("location")),
+      firstPage: ((await first.json()) as Array<{ title: string }>).map((course) => course.title),
+      next,
+      secondPage: second === undefined ? [] : ((await second.json()) as Array<{ title: string }>).map((course) => course.title)
+    }
+  })
+
+describe("mounting under a prefix", () => {
+  it("normalizes prefixes and refuses what cannot be one", () => {
+    assert.strictEqual(normalizePrefix(undefined), "")
+    assert.strictEqual(normalizePrefix("/"), "")
+    assert.strictEqual(normalizePrefix("api/coursekit/"), "/api/coursekit")
+    for (const bad of ["/a b", "/api?x=1", "/api/../admin", "/api#x"]) {
+      assert.throws(() => normalizePrefix(bad), /cannot be a mount prefix/)
+    }
+    assert.strictEqual(stripPrefix("/api/courses?x=1", "/api"), "/courses?x=1")
+    assert.strictEqual(stripPrefix("/api", "/api"), "/")
+    assert.strictEqual(stripPrefix("/api?x", "/api"), "/?x")
+    assert.isUndefined(stripPrefix("/apix/courses", "/api"))
+    assert.isUndefined(stripPrefix("/courses", "/api"))
+  })
+
+  it.effect("Web handler: routes under the prefix, links carry it, other paths are 404", () =>
+    Effect.gen(function*() {
+      const { handler, dispose } = CoursekitHttp.webHandler(services(), { prefix: "/api/coursekit/" })
+      const send = (path: string, init?: RequestInit) => handler(new Request(`http://host.example${path}`, init))
+      const walked = yield* exercise(send, "/api/coursekit")
+      assert.deepStrictEqual(walked.statuses, [201, 201, 201])
+      assert.match(walked.locations[0]!, /^\/api\/coursekit\/courses\/\d+$/)
+      assert.deepStrictEqual(walked.firstPage, ["One", "Two"])
+      assert.match(walked.next!, /^\/api\/coursekit\/courses\?cursor=\d+&limit=2$/)
+      assert.deepStrictEqual(walked.secondPage, ["Three"])
+      for (const outside of ["/courses", "/api/coursekitx/courses", "/api"]) {
+        const response = yield* Effect.promise(() => send(outside))
+        assert.strictEqual(response.status, 404, outside)
+        assert.strictEqual(response.headers.get("content-type"), "application/problem+json")
+      }
+      const openapi = yield* Effect.promise(() => send("/api/coursekit/openapi.json"))
+      assert.strictEqual(openapi.status, 200)
+      yield* Effect.promise(dispose)
+    }))
+
+  it.effect("Node listener: the same over node:http, with a body and a 404 outside", () =>
+    Effect.gen(function*() {
+      const mounted = CoursekitHttp.nodeHandler(services(), { prefix: "/coursekit" })
+      yield* Effect.promise(() => mounted.ready)
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          new Promise<Server>((resolve) => {
+            const server = createServer((request, response) => mounted.handler(request, response))
+            server.listen(0, "127.0.0.1", () => resolve(server))
+          })
+        ),
+        (server) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
+      )
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const walked = yield* exercise((path, init) => fetch(`${base}${path}`, init), "/coursekit")
+      assert.deepStrictEqual(walked.statuses, [201, 201, 201])
+      assert.match(walked.locations[2]!, /^\/coursekit\/courses\/\d+$/)
+      assert.deepStrictEqual(walked.secondPage, ["Three"])
+      const outside = yield* Effect.promise(() => fetch(`${base}/elsewhere`))
+      assert.strictEqual(outside.status, 404)
+      assert.include(yield* Effect.promise(() => outside.text()), "mounted under /coursekit")
+      yield* Effect.promise(mounted.dispose)
+    }).pipe(Effect.scoped))
+
+  it.effect("Node listener: a request outside the prefix goes to next; Express' originalUrl routes", () =>
+    Effect.gen(function*() {
+      const mounted = CoursekitHttp.nodeHandler(services(), { prefix: "/coursekit" })
+      yield* Effect.promise(() => mounted.ready)
+      const hostSaw: Array<string> = []
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          new Promise<Server>((resolve) => {
+            const server = createServer((request, response) => {
+              // What Express' app.use("/coursekit", handler) does: strip url, keep originalUrl.
+              const original = request.url ?? "/"
+              if (original.startsWith("/coursekit")) {
+                Object.assign(request, { originalUrl: original, url: original.slice("/coursekit".length) || "/" })
+              }
+              mounted.handler(request, response, () => {
+                hostSaw.push(original)
+                response.writeHead(200, { "content-type": "text/plain" }).end("host page")
+              })
+            })
+            server.listen(0, "127.0.0.1", () => resolve(server))
+          })
+        ),
+        (server) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
+      )
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const hostPage = yield* Effect.promise(() => fetch(`${base}/about`).then((response) => response.text()))
+      assert.strictEqual(hostPage, "host page")
+      assert.deepStrictEqual(hostSaw, ["/about"])
+      const list = yield* Effect.promise(() => fetch(`${base}/coursekit/courses`))
+      assert.strictEqual(list.status, 200)
+      yield* Effect.promise(mounted.dispose)
+    }).pipe(Effect.scoped))
+
+  it.effect("Node listener: services that cannot start reject ready, and requests get 503", () =>
+    Effect.gen(function*() {
+      const broken = Layer.mergeAll(services(), Layer.effectDiscard(Effect.fail(new Error("database is down"))))
+      const mounted = CoursekitHttp.nodeHandler(broken as unknown as ReturnType<typeof services>)
+      const error = yield* Effect.promise(() => mounted.ready.then(() => undefined, (error: unknown) => error))
+      assert.include(String(error), "database is down")
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          new Promise<Server>((resolve) => {
+            const server = createServer((request, response) => mounted.handler(request, response))
+            server.listen(0, "127.0.0.1", () => resolve(server))
+          })
+        ),
+        (server) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
+      )
+      const response = yield* Effect.promise(() => fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/courses`))
+      assert.strictEqual(response.status, 503)
+      yield* Effect.promise(mounted.dispose)
+    }).pipe(Effect.scoped))
+})
