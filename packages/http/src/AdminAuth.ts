@@ -6,14 +6,16 @@
  * @since 0.1.0
  */
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { Forbidden, UnauthorizedResponse } from "./Problems.ts"
+import { Forbidden, ServiceUnavailable, UnauthorizedResponse } from "./Problems.ts"
 
 /**
  * Requires an admin bearer token: a 401 problem without one or with a token that is
  * nobody's, a 403 problem for a valid viewer's token (admin and viewer tokens are distinct).
+ * An embedding host may decide admin access from its own session instead; when it cannot
+ * tell (its session store is down), 503.
  */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("@coursekit/http/AdminAuth", {
   requiredForClient: true,
   security: { adminToken: HttpApiSecurity.bearer },
-  error: [UnauthorizedResponse, Forbidden]
+  error: [UnauthorizedResponse, Forbidden, ServiceUnavailable]
 }) {}

@@ -1,28 +1,29 @@
 /**
- * The server side of {@link AdminAuth}: accepts the bearer tokens of {@link AdminTokens};
- * a request the `ViewerResolver` recognizes as a signed-in viewer is refused with 403.
+ * The server side of {@link AdminAuth}: {@link AdminAccess} decides (bearer tokens in the
+ * standalone server, the host's session when embedded); a request the `ViewerResolver`
+ * recognizes as a signed-in viewer is refused with 403, anyone else with 401.
  *
  * @since 0.1.0
  */
 import { Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { AdminAuth } from "./AdminAuth.ts"
-import { AdminTokens } from "./AdminTokens.ts"
+import { AdminAccess } from "./AdminAccess.ts"
 import { Forbidden, Unauthorized } from "./Problems.ts"
 import { ViewerResolver } from "./ViewerResolver.ts"
 
-/** `AdminAuth` backed by the `AdminTokens` and the `ViewerResolver` in context. */
-export const layer: Layer.Layer<AdminAuth, never, AdminTokens | ViewerResolver> = Layer.effect(
+/** `AdminAuth` backed by the `AdminAccess` and the `ViewerResolver` in context. */
+export const layer: Layer.Layer<AdminAuth, never, AdminAccess | ViewerResolver> = Layer.effect(
   AdminAuth,
   Effect.gen(function*() {
-    const tokens = yield* AdminTokens
+    const access = yield* AdminAccess
     const viewers = yield* ViewerResolver
     return AdminAuth.of({
-      adminToken: (httpEffect, { credential }) => {
-        if (Redacted.value(credential) !== "" && tokens.isAdmin(credential)) return httpEffect
-        // Not an admin. A valid viewer gets 403 (known, but not allowed); anyone else 401.
-        return Effect.gen(function*() {
+      adminToken: (httpEffect, { credential }) =>
+        Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
+          if (yield* access.isAdmin(request, credential)) return yield* httpEffect
+          // Not an admin. A valid viewer gets 403 (known, but not allowed); anyone else 401.
           const viewer = yield* viewers.resolve(request).pipe(Effect.orElseSucceed(() => undefined))
           if (viewer?._tag === "User") {
             return yield* new Forbidden({ detail: "A viewer token cannot be used for admin operations; use an admin token." })
@@ -33,7 +34,6 @@ export const layer: Layer.Layer<AdminAuth, never, AdminTokens | ViewerResolver> 
               : "The bearer token is not a valid admin token."
           })
         })
-      }
     })
   })
 )

@@ -3,8 +3,9 @@
  *
  * @since 0.1.0
  */
-import { Context, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
+import { AdminAccess } from "./AdminAccess.ts"
 
 const digest = (value: string) => createHash("sha256").update(value, "utf8").digest()
 
@@ -16,16 +17,26 @@ const digest = (value: string) => createHash("sha256").update(value, "utf8").dig
 export class AdminTokens extends Context.Service<AdminTokens, {
   isAdmin(presented: Redacted.Redacted<string>): boolean
 }>()("@coursekit/http/AdminTokens") {
-  /** Accepts exactly `tokens` (empty strings are ignored). */
-  static readonly layer = (tokens: ReadonlyArray<Redacted.Redacted<string>>): Layer.Layer<AdminTokens> => {
+  /**
+   * Accepts exactly `tokens` (empty strings are ignored), and grants admin access to the
+   * requests that present one as a bearer token (`AdminAccess`).
+   */
+  static readonly layer = (tokens: ReadonlyArray<Redacted.Redacted<string>>): Layer.Layer<AdminTokens | AdminAccess> => {
     const digests = tokens.map(Redacted.value).filter((token) => token.length > 0).map(digest)
-    return Layer.succeed(AdminTokens, AdminTokens.of({
+    const service = AdminTokens.of({
       isAdmin: (presented) => {
         const candidate = digest(Redacted.value(presented))
         let match = false
         for (const known of digests) match = timingSafeEqual(known, candidate) || match
         return match
       }
-    }))
+    })
+    return Layer.succeedContext(
+      Context.make(AdminTokens, service).pipe(
+        Context.add(AdminAccess, AdminAccess.of({
+          isAdmin: (_request, bearer) => Effect.succeed(Redacted.value(bearer) !== "" && service.isAdmin(bearer))
+        }))
+      )
+    )
   }
 }

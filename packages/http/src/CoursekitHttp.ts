@@ -14,7 +14,7 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Catalogue, ContentGenerator, Lessons, PublicCourses, Purchases, Uploads } from "@coursekit/core"
 import * as AdminAuthLive from "./AdminAuthLive.ts"
-import type { AdminTokens } from "./AdminTokens.ts"
+import type { AdminAccess } from "./AdminAccess.ts"
 import * as ApiProblemsLive from "./ApiProblemsLive.ts"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import type { CourseListCache } from "./CourseListCache.ts"
@@ -28,12 +28,13 @@ import type { Readiness } from "./Readiness.ts"
 import { maxBodySize } from "./RequestLimits.ts"
 import type { RequestLogger } from "./RequestLogger.ts"
 import { MountPrefix, normalizePrefix, pathOf, stripPrefix } from "./RequestPath.ts"
+import { attachHostIdentity, type Identify } from "./HostIdentity.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
 import * as UploadsHandlers from "./UploadsHandlers.ts"
 import * as ViewerAuthLive from "./ViewerAuthLive.ts"
 import type { ViewerResolver } from "./ViewerResolver.ts"
 
-/** The API routes and `/openapi.json`. Needs the use cases, `Readiness`, `AdminTokens` and a `ViewerResolver`. */
+/** The API routes and `/openapi.json`. Needs the use cases, `Readiness`, `AdminAccess` and a `ViewerResolver`. */
 export const layerApi = HttpApiBuilder.layer(CoursekitApi, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([
     SystemHandlers.layer,
@@ -63,7 +64,7 @@ export type RouteServices =
   | Purchases
   | ContentGenerator
   | Readiness
-  | AdminTokens
+  | AdminAccess
   | ViewerResolver
   | CourseListCache
   | RequestLogger
@@ -79,11 +80,26 @@ export interface MountOptions {
   readonly prefix?: string | undefined
 }
 
+/** Options of {@link webHandler} and {@link nodeHandler}. */
+export interface HandlerOptions<Req> extends MountOptions {
+  /**
+   * The host's own authentication: who is asking, from the host's session. Called once
+   * per request; provide `HostIdentity.layerHostAuth` among the services so that the
+   * viewer and admin checks follow it. A throw or rejection is a 500.
+   */
+  readonly identify?: Identify<Req> | undefined
+}
+
+const problemResponse = (status: number, title: string, detail: string) =>
+  new Response(JSON.stringify({ type: "about:blank", title, status, detail }), {
+    status,
+    headers: { "content-type": "application/problem+json" }
+  })
+
+const identifyFailed = () => problemResponse(500, "Internal Server Error", "The host could not identify the request.")
+
 const notFoundOutside = (prefix: string, method: string, path: string) =>
-  new Response(
-    JSON.stringify({ type: "about:blank", title: "Not Found", status: 404, detail: `No route for ${method} ${path}: the API is mounted under ${prefix}.` }),
-    { status: 404, headers: { "content-type": "application/problem+json" } }
-  )
+  problemResponse(404, "Not Found", `No route for ${method} ${path}: the API is mounted under ${prefix}.`)
 
 const routesFor = <E>(services: Layer.Layer<RouteServices, E>, prefix: string) =>
   layerRoutes.pipe(
@@ -98,18 +114,38 @@ const routesFor = <E>(services: Layer.Layer<RouteServices, E>, prefix: string) =
  * route handlers, Hono, Bun, Deno, workers). The services are built on the first
  * request; call `dispose` when the host shuts down.
  */
-export const webHandler = <E>(services: Layer.Layer<RouteServices, E>, options: MountOptions = {}) => {
+export const webHandler = <E>(
+  services: Layer.Layer<RouteServices, E>,
+  options: HandlerOptions<Request> = {}
+): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
   const prefix = normalizePrefix(options.prefix)
+  const identify = options.identify
   const web = HttpRouter.toWebHandler(routesFor(services, prefix), { disableLogger: true })
-  if (prefix === "") return web
-  const handler = (request: Request): Promise<Response> => {
-    const url = new URL(request.url)
-    const inner = stripPrefix(url.pathname + url.search, prefix)
-    if (inner === undefined) return Promise.resolve(notFoundOutside(prefix, request.method, url.pathname))
-    const body = request.body === null ? {} : { body: request.body, duplex: "half" as const }
-    return web.handler(new Request(new URL(inner, url), { method: request.method, headers: request.headers, signal: request.signal, ...body }))
+  const handler = async (request: Request): Promise<Response> => {
+    let routed = request
+    if (prefix !== "") {
+      const url = new URL(request.url)
+      const inner = stripPrefix(url.pathname + url.search, prefix)
+      if (inner === undefined) return notFoundOutside(prefix, request.method, url.pathname)
+      const body = request.body === null ? {} : { body: request.body, duplex: "half" as const }
+      routed = new Request(new URL(inner, url), { method: request.method, headers: request.headers, signal: request.signal, ...body })
+    }
+    if (identify !== undefined) {
+      try {
+        // The host reads its own request (cookies, its session), not the rewritten one.
+        attachHostIdentity(routed, await identify(request))
+      } catch {
+        return identifyFailed()
+      }
+    }
+    return web.handler(routed)
   }
   return { handler, dispose: web.dispose }
+}
+
+const sendProblem = (response: ServerResponse, problem: Response) => {
+  response.writeHead(problem.status, { "content-type": "application/problem+json" })
+  void problem.text().then((text) => response.end(text))
 }
 
 /** A Node `request` listener, as Express, Connect and `node:http` take it. */
@@ -132,8 +168,9 @@ export interface NodeHandler {
  * is one (Express, Connect), else it is a 404; a request whose `originalUrl` is set (by
  * Express' `app.use(prefix, …)`) is routed by it.
  */
-export const nodeHandler = <E>(services: Layer.Layer<RouteServices, E>, options: MountOptions = {}): NodeHandler => {
+export const nodeHandler = <E>(services: Layer.Layer<RouteServices, E>, options: HandlerOptions<IncomingMessage> = {}): NodeHandler => {
   const prefix = normalizePrefix(options.prefix)
+  const identify = options.identify
   const scope = Scope.makeUnsafe()
   const listener = Effect.runPromise(
     Effect.gen(function*() {
@@ -149,23 +186,21 @@ export const nodeHandler = <E>(services: Layer.Layer<RouteServices, E>, options:
     const inner = stripPrefix(url, prefix)
     if (inner === undefined) {
       if (next !== undefined) return next()
-      const answer = notFoundOutside(prefix, request.method ?? "GET", pathOf(url))
-      response.writeHead(answer.status, { "content-type": "application/problem+json" })
-      void answer.text().then((text) => response.end(text))
-      return
+      return sendProblem(response, notFoundOutside(prefix, request.method ?? "GET", pathOf(url)))
     }
     request.url = inner
-    listener.then(
-      (listen) => listen(request, response),
-      (error: unknown) => {
-        if (next !== undefined) return next(error)
-        response.writeHead(503, { "content-type": "application/problem+json" }).end(JSON.stringify({
-          type: "about:blank",
-          title: "Service Unavailable",
-          status: 503,
-          detail: "Coursekit could not start; the host's logs say why."
-        }))
-      }
+    const identified = identify === undefined
+      ? Promise.resolve(true)
+      : Promise.resolve().then(() => identify(request)).then((identity) => {
+        attachHostIdentity(request, identity)
+        return true
+      }, () => false)
+    void Promise.all([identified, listener]).then(
+      ([known, listen]) => known ? listen(request, response) : sendProblem(response, identifyFailed()),
+      (error: unknown) =>
+        next !== undefined
+          ? next(error)
+          : sendProblem(response, problemResponse(503, "Service Unavailable", "Coursekit could not start; the host's logs say why."))
     )
   }
   return { handler, ready, dispose: () => Effect.runPromise(Scope.close(scope, Exit.void)) }

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * from "./AdminAccess.ts"
 export * from "./AdminAuth.ts"
 export * as AdminAuthLive from "./AdminAuthLive.ts"
 export * from "./AdminTokens.ts"
@@ -19,3 +20,4 @@ export * from "./ViewerAuth.ts"
 export * as JwtViewerResolver from "./JwtViewerResolver.ts"
 export * as ViewerAuthLive from "./ViewerAuthLive.ts"
 export * from "./ViewerResolver.ts"
+export * as HostIdentity from "./HostIdentity.ts"

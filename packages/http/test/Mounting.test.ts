@@ -2,12 +2,12 @@
  * Embedding: the API mounted under a host's prefix, as a Web handler and as a Node
  * request listener, on in-memory layers.
  */
-import { MemoryCoursekit } from "@coursekit/core"
+import { MemoryCoursekit, signedInViewer, UserId } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
+import { AdminTokens, CourseListCache, CoursekitHttp, HostIdentity, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
 import { normalizePrefix, stripPrefix } from "../src/RequestPath.ts"
 
 const token = "mount-test-admin-token"
@@ -152,4 +152,88 @@ describe("mounting under a prefix", () => {
       assert.strictEqual(response.status, 503)
       yield* Effect.promise(mounted.dispose)
     }).pipe(Effect.scoped))
+
 })
+
+describe("the host's own authentication", () => {
+  // The host's sessions: a cookie names the user; "root" is an admin.
+  const hostServices = () =>
+    Layer.mergeAll(Readiness.layer([]), HostIdentity.layerHostAuth, CourseListCache.layer({ maxEntries: 100 }), RequestLogger.layerSilent).pipe(
+      Layer.provideMerge(MemoryCoursekit.layerMemory())
+    )
+  const identityFromCookie = (cookie: string | null | undefined): HostIdentity.HostIdentity => {
+    const user = /session=([a-z]+)/.exec(cookie ?? "")?.[1]
+    if (user === "broken") throw new Error("session store down")
+    return user === undefined ? HostIdentity.anonymousIdentity : { viewer: signedInViewer(UserId.make(user)), admin: user === "root" }
+  }
+  const json = { "content-type": "application/json" }
+
+  it.effect("Web handler: admin and viewer follow the host's session, not bearer tokens", () =>
+    Effect.gen(function*() {
+      const { handler, dispose } = CoursekitHttp.webHandler(hostServices(), {
+        prefix: "/kit",
+        identify: (request) => identityFromCookie(request.headers.get("cookie"))
+      })
+      const send = (path: string, cookie?: string, init: RequestInit = {}) =>
+        Effect.promise(async () => {
+          const response = await handler(new Request(`http://host${path}`, { ...init, headers: { ...json, ...(cookie === undefined ? {} : { cookie }) } }))
+          return { status: response.status, body: await response.text() }
+        })
+      const body = JSON.stringify({ title: "Host course", content_html: "<p>Intro</p>" })
+      const created = yield* send("/kit/courses", "session=root", { method: "POST", body })
+      assert.strictEqual(created.status, 201)
+      const course = JSON.parse(created.body)
+      assert.strictEqual((yield* send("/kit/courses", "session=alice", { method: "POST", body })).status, 403)
+      assert.strictEqual((yield* send("/kit/courses", undefined, { method: "POST", body })).status, 401)
+      // A bearer token means nothing here: the host decides.
+      const bearer = yield* Effect.promise(() =>
+        handler(new Request("http://host/kit/courses", { method: "POST", body, headers: { ...json, authorization: "Bearer anything" } }))
+      )
+      assert.strictEqual(bearer.status, 401)
+
+      yield* send(`/kit/courses/${course.id}/lessons`, "session=root", {
+        method: "POST",
+        body: JSON.stringify({ title: "Locked", content_html: "<p>Only for buyers</p>", is_preview: false })
+      })
+      const asAlice = () => send(`/kit/public/courses/${course.slug}`, "session=alice")
+      assert.strictEqual(JSON.parse((yield* asAlice()).body).lessons[0].access, "locked")
+      assert.strictEqual((yield* send(`/kit/admin/courses/${course.id}/purchases/alice`, "session=root", { method: "PUT" })).status, 200)
+      const bought = JSON.parse((yield* asAlice()).body)
+      assert.strictEqual(bought.purchased, true)
+      assert.strictEqual(bought.lessons[0].content_html, "<p>Only for buyers</p>")
+
+      const failed = yield* send("/kit/courses", "session=broken")
+      assert.strictEqual(failed.status, 500)
+      assert.notInclude(failed.body, "session store down")
+      yield* Effect.promise(dispose)
+    }))
+
+  it.effect("Node listener: the same with the host's IncomingMessage", () =>
+    Effect.gen(function*() {
+      const mounted = CoursekitHttp.nodeHandler(hostServices(), { identify: (request) => identityFromCookie(request.headers.cookie) })
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          new Promise<Server>((resolve) => {
+            const server = createServer((request, response) => mounted.handler(request, response))
+            server.listen(0, "127.0.0.1", () => resolve(server))
+          })
+        ),
+        (server) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
+      )
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const create = (cookie?: string) =>
+        Effect.promise(() =>
+          fetch(`${base}/courses`, {
+            method: "POST",
+            headers: { ...json, ...(cookie === undefined ? {} : { cookie }) },
+            body: JSON.stringify({ title: "Node host", content_html: "" })
+          }).then((response) => response.status)
+        )
+      assert.strictEqual(yield* create("session=root"), 201)
+      assert.strictEqual(yield* create("session=alice"), 403)
+      assert.strictEqual(yield* create(), 401)
+      assert.strictEqual(yield* create("session=broken"), 500)
+      yield* Effect.promise(mounted.dispose)
+    }).pipe(Effect.scoped))
+})
+
