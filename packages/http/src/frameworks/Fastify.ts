@@ -1,0 +1,49 @@
+/**
+ * Coursekit inside a Fastify (5) app: `await app.register(coursekitPlugin(layers), { prefix })`.
+ * Fastify hands the raw request to Coursekit, which reads the body itself; the layers are
+ * released by Fastify's `onClose`. The host's own authentication reaches the viewer and
+ * admin checks through `identify` (give it what your auth plugin decorated the request with).
+ *
+ * @since 0.1.0
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify"
+import type { Layer } from "effect"
+import type { IncomingMessage } from "node:http"
+import { nodeHandler, type RouteServices } from "../CoursekitHttp.ts"
+import { attachHostIdentity, type HostIdentity } from "../HostIdentity.ts"
+
+/** Options of {@link coursekitPlugin}. */
+export interface FastifyOptions {
+  /** Who is asking, from the host's session; with `HostIdentity.layerHostAuth` in the layers. */
+  readonly identify?: ((request: FastifyRequest) => HostIdentity | Promise<HostIdentity>) | undefined
+}
+
+/**
+ * Coursekit as a Fastify plugin. Register it with the `prefix` it should live under; it
+ * answers every method on `prefix` and below, and nothing else.
+ */
+export const coursekitPlugin = <E>(services: Layer.Layer<RouteServices, E>, options: FastifyOptions = {}): FastifyPluginAsync =>
+  async (fastify) => {
+    const prefix = fastify.prefix
+    const node = nodeHandler(services, { prefix })
+    fastify.addHook("onClose", () => node.dispose())
+    // Leave bodies unread in this plugin's scope: Coursekit reads and limits them.
+    fastify.removeAllContentTypeParsers()
+    fastify.addContentTypeParser("*", (_request: FastifyRequest, _payload: IncomingMessage, done: (error: null, body?: unknown) => void) => done(null))
+    const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (options.identify !== undefined) {
+        try {
+          attachHostIdentity(request.raw, await options.identify(request))
+        } catch {
+          return reply.code(500).type("application/problem+json").send(
+            JSON.stringify({ type: "about:blank", title: "Internal Server Error", status: 500, detail: "The host could not identify the request." })
+          )
+        }
+      }
+      reply.hijack()
+      node.handler(request.raw, reply.raw)
+    }
+    fastify.all("/", serve)
+    fastify.all("/*", serve)
+    await node.ready
+  }

@@ -1,0 +1,54 @@
+/**
+ * Coursekit inside a Hono app (Node, Bun, Deno, workers): `app.route("/", coursekitHono(layers, { prefix }).app)`.
+ * The host's own authentication reaches the viewer and admin checks through `identify`
+ * (give it what your auth middleware put in the context).
+ *
+ * @since 0.1.0
+ */
+import type { Context as HonoContext } from "hono"
+import { Hono } from "hono"
+import type { Layer } from "effect"
+import { normalizePrefix } from "../RequestPath.ts"
+import { type RouteServices, webHandler } from "../CoursekitHttp.ts"
+import type { HostIdentity } from "../HostIdentity.ts"
+
+/** Options of {@link coursekitHono}. */
+export interface HonoOptions {
+  /** Where the API lives, e.g. `/api/coursekit`; default the root. */
+  readonly prefix?: string | undefined
+  /** Who is asking, from the host's context; with `HostIdentity.layerHostAuth` in the layers. */
+  readonly identify?: ((context: HonoContext) => HostIdentity | Promise<HostIdentity>) | undefined
+}
+
+/** Coursekit's routes as a Hono app, and their lifecycle. */
+export interface CoursekitHono {
+  /** Routes `prefix` and below; mount with `app.route("/", kit.app)`. */
+  readonly app: Hono
+  /** Releases the layers; call it when the host shuts down. */
+  readonly dispose: () => Promise<void>
+}
+
+/** Coursekit as Hono routes under `prefix`. */
+export const coursekitHono = <E>(services: Layer.Layer<RouteServices, E>, options: HonoOptions = {}): CoursekitHono => {
+  const prefix = normalizePrefix(options.prefix)
+  // The identity is resolved from Hono's context, then handed to the Web handler's own
+  // identify step by request; a failure there becomes the handler's 500 problem.
+  const identities = new WeakMap<Request, Promise<HostIdentity>>()
+  const identify = options.identify
+  const web = webHandler(services, {
+    prefix,
+    ...(identify === undefined ? {} : { identify: (request: Request) => identities.get(request)! })
+  })
+  const app = new Hono()
+  const serve = (context: HonoContext) => {
+    if (identify !== undefined) {
+      const identity = Promise.resolve().then(() => identify(context))
+      identity.catch(() => undefined)
+      identities.set(context.req.raw, identity)
+    }
+    return web.handler(context.req.raw)
+  }
+  app.all(prefix === "" ? "/" : prefix, serve)
+  app.all(`${prefix}/*`, serve)
+  return { app, dispose: web.dispose }
+}
