@@ -1,7 +1,7 @@
 /**
  * The server's port for admin access: may this request use the admin API? The
  * standalone server checks bearer tokens (`AdminTokens.layer` provides this port too); an
- * embedding app answers from its own session and roles (`HostIdentity.layerHostAuth`).
+ * embedding app answers from its own session and roles (`layerHostAuth`).
  *
  * @since 0.1.0
  */

@@ -84,7 +84,7 @@ export interface MountOptions {
 export interface HandlerOptions<Req> extends MountOptions {
   /**
    * The host's own authentication: who is asking, from the host's session. Called once
-   * per request; provide `HostIdentity.layerHostAuth` among the services so that the
+   * per request; provide `layerHostAuth` among the services so that the
    * viewer and admin checks follow it. A throw or rejection is a 500.
    */
   readonly identify?: Identify<Req> | undefined

@@ -12,7 +12,7 @@ import Fastify from "fastify"
 import { Hono } from "hono"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { CourseListCache, HostIdentity, Readiness, RequestLogger } from "../src/index.ts"
+import { anonymousIdentity, CourseListCache, type HostIdentity, layerHostAuth, Readiness, RequestLogger } from "../src/index.ts"
 import { coursekit } from "../src/frameworks/Express.ts"
 import { coursekitPlugin } from "../src/frameworks/Fastify.ts"
 import { coursekitHono } from "../src/frameworks/Hono.ts"
@@ -21,15 +21,15 @@ import { coursekitHono } from "../src/frameworks/Hono.ts"
 const hostLayers = (released: { value: boolean }) =>
   Layer.mergeAll(
     Readiness.layer([]),
-    HostIdentity.layerHostAuth,
+    layerHostAuth,
     CourseListCache.layer({ maxEntries: 100 }),
     RequestLogger.layerSilent,
     Layer.effectDiscard(Effect.addFinalizer(() => Effect.sync(() => (released.value = true))))
   ).pipe(Layer.provideMerge(MemoryCoursekit.layerMemory()))
 
 /** The host's sessions: `x-user` names the user (a stand-in for the host's cookie session); "root" is an admin. */
-const identityOf = (user: string | undefined): HostIdentity.HostIdentity =>
-  user === undefined || user === "" ? HostIdentity.anonymousIdentity : { viewer: signedInViewer(UserId.make(user)), admin: user === "root" }
+const identityOf = (user: string | undefined): HostIdentity =>
+  user === undefined || user === "" ? anonymousIdentity : { viewer: signedInViewer(UserId.make(user)), admin: user === "root" }
 
 type Send = (path: string, init?: { method?: string; user?: string; body?: unknown }) => Promise<{ status: number; body: any; headers: Headers }>
 

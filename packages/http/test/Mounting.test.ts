@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { AdminTokens, CourseListCache, CoursekitHttp, HostIdentity, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
+import { AdminTokens, anonymousIdentity, CourseListCache, CoursekitHttp, type HostIdentity, layerHostAuth, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
 import { normalizePrefix, stripPrefix } from "../src/RequestPath.ts"
 
 const token = "mount-test-admin-token"
@@ -158,13 +158,13 @@ describe("mounting under a prefix", () => {
 describe("the host's own authentication", () => {
   // The host's sessions: a cookie names the user; "root" is an admin.
   const hostServices = () =>
-    Layer.mergeAll(Readiness.layer([]), HostIdentity.layerHostAuth, CourseListCache.layer({ maxEntries: 100 }), RequestLogger.layerSilent).pipe(
+    Layer.mergeAll(Readiness.layer([]), layerHostAuth, CourseListCache.layer({ maxEntries: 100 }), RequestLogger.layerSilent).pipe(
       Layer.provideMerge(MemoryCoursekit.layerMemory())
     )
-  const identityFromCookie = (cookie: string | null | undefined): HostIdentity.HostIdentity => {
+  const identityFromCookie = (cookie: string | null | undefined): HostIdentity => {
     const user = /session=([a-z]+)/.exec(cookie ?? "")?.[1]
     if (user === "broken") throw new Error("session store down")
-    return user === undefined ? HostIdentity.anonymousIdentity : { viewer: signedInViewer(UserId.make(user)), admin: user === "root" }
+    return user === undefined ? anonymousIdentity : { viewer: signedInViewer(UserId.make(user)), admin: user === "root" }
   }
   const json = { "content-type": "application/json" }
 

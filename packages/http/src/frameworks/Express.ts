@@ -8,15 +8,16 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express"
 import type { Layer } from "effect"
+import type { HostIdentity, RouteServices } from "../index.ts"
 import type { IncomingMessage } from "node:http"
-import { nodeHandler, type RouteServices } from "../CoursekitHttp.ts"
-import type { HostIdentity, Identify } from "../HostIdentity.ts"
+import { nodeHandler } from "../CoursekitHttp.ts"
+import type { Identify } from "../HostIdentity.ts"
 
 /** Options of {@link coursekit}. */
 export interface ExpressOptions {
   /** Where the API lives in the host app, e.g. `/api/coursekit`; default the root. */
   readonly prefix?: string | undefined
-  /** Who is asking, from the host's session; with `HostIdentity.layerHostAuth` in the layers. */
+  /** Who is asking, from the host's session; with `layerHostAuth` in the layers. */
   readonly identify?: ((request: Request) => HostIdentity | Promise<HostIdentity>) | undefined
 }
 

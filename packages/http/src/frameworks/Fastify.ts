@@ -8,13 +8,14 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify"
 import type { Layer } from "effect"
+import type { HostIdentity, RouteServices } from "../index.ts"
 import type { IncomingMessage } from "node:http"
-import { nodeHandler, type RouteServices } from "../CoursekitHttp.ts"
-import { attachHostIdentity, type HostIdentity } from "../HostIdentity.ts"
+import { nodeHandler } from "../CoursekitHttp.ts"
+import { attachHostIdentity } from "../HostIdentity.ts"
 
 /** Options of {@link coursekitPlugin}. */
 export interface FastifyOptions {
-  /** Who is asking, from the host's session; with `HostIdentity.layerHostAuth` in the layers. */
+  /** Who is asking, from the host's session; with `layerHostAuth` in the layers. */
   readonly identify?: ((request: FastifyRequest) => HostIdentity | Promise<HostIdentity>) | undefined
 }
 

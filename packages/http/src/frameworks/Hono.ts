@@ -8,15 +8,15 @@
 import type { Context as HonoContext } from "hono"
 import { Hono } from "hono"
 import type { Layer } from "effect"
+import type { HostIdentity, RouteServices } from "../index.ts"
 import { normalizePrefix } from "../RequestPath.ts"
-import { type RouteServices, webHandler } from "../CoursekitHttp.ts"
-import type { HostIdentity } from "../HostIdentity.ts"
+import { webHandler } from "../CoursekitHttp.ts"
 
 /** Options of {@link coursekitHono}. */
 export interface HonoOptions {
   /** Where the API lives, e.g. `/api/coursekit`; default the root. */
   readonly prefix?: string | undefined
-  /** Who is asking, from the host's context; with `HostIdentity.layerHostAuth` in the layers. */
+  /** Who is asking, from the host's context; with `layerHostAuth` in the layers. */
   readonly identify?: ((context: HonoContext) => HostIdentity | Promise<HostIdentity>) | undefined
 }
 
