@@ -17,18 +17,18 @@ import * as AdminAuthLive from "./AdminAuthLive.ts"
 import type { AdminAccess } from "./AdminAccess.ts"
 import * as ApiProblemsLive from "./ApiProblemsLive.ts"
 import { CoursekitApi } from "./CoursekitApi.ts"
-import type { CourseListCache } from "./CourseListCache.ts"
+import { CourseListCache } from "./CourseListCache.ts"
 import * as AiHandlers from "./AiHandlers.ts"
 import * as CoursesHandlers from "./CoursesHandlers.ts"
 import * as EdgeMiddleware from "./EdgeMiddleware.ts"
 import * as LessonsHandlers from "./LessonsHandlers.ts"
 import * as PublicCourseHandlers from "./PublicCourseHandlers.ts"
 import * as PurchasesHandlers from "./PurchasesHandlers.ts"
-import type { Readiness } from "./Readiness.ts"
+import { Readiness, type ReadinessCheck } from "./Readiness.ts"
 import { maxBodySize } from "./RequestLimits.ts"
-import type { RequestLogger } from "./RequestLogger.ts"
+import { RequestLogger } from "./RequestLogger.ts"
 import { MountPrefix, normalizePrefix, pathOf, stripPrefix } from "./RequestPath.ts"
-import { attachHostIdentity, type Identify } from "./HostIdentity.ts"
+import { attachHostIdentity, type Identify, layerHostAuth } from "./HostIdentity.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
 import * as UploadsHandlers from "./UploadsHandlers.ts"
 import * as ViewerAuthLive from "./ViewerAuthLive.ts"
@@ -68,6 +68,34 @@ export type RouteServices =
   | ViewerResolver
   | CourseListCache
   | RequestLogger
+
+/** The core's use cases the routes serve. */
+export type UseCases = Catalogue | Uploads | Lessons | PublicCourses | Purchases | ContentGenerator
+
+/** Options of {@link layerHostServices}. */
+export interface HostServicesOptions {
+  /** Most cached `GET /courses` responses; default 10,000; 0 turns the cache off. */
+  readonly listCacheEntries?: number | undefined
+  /** Readiness checks of `GET /health/ready` (the host's database, its storage); default none. */
+  readonly readiness?: ReadonlyArray<ReadinessCheck> | undefined
+}
+
+/**
+ * Everything the routes need besides the use cases, for an embedding host: the host's
+ * identity decides viewer and admin access (`layerHostAuth`, fed by the handlers'
+ * `identify`), the course list cache, and no request log lines of Coursekit's own (the
+ * host logs its requests).
+ */
+export const layerHostServices = <E, R>(
+  useCases: Layer.Layer<UseCases, E, R>,
+  options: HostServicesOptions = {}
+): Layer.Layer<RouteServices, E, R> =>
+  Layer.mergeAll(
+    layerHostAuth,
+    Readiness.layer(options.readiness ?? []),
+    options.listCacheEntries === 0 ? CourseListCache.layerDisabled : CourseListCache.layer(options.listCacheEntries === undefined ? {} : { maxEntries: options.listCacheEntries }),
+    RequestLogger.layerSilent
+  ).pipe(Layer.provideMerge(useCases))
 
 /** Where and how an embedding host mounts the API. */
 export interface MountOptions {

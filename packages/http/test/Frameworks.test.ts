@@ -12,20 +12,16 @@ import Fastify from "fastify"
 import { Hono } from "hono"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { anonymousIdentity, CourseListCache, type HostIdentity, layerHostAuth, Readiness, RequestLogger } from "../src/index.ts"
+import { anonymousIdentity, CoursekitHttp, type HostIdentity } from "../src/index.ts"
 import { coursekit } from "../src/frameworks/Express.ts"
 import { coursekitPlugin } from "../src/frameworks/Fastify.ts"
 import { coursekitHono } from "../src/frameworks/Hono.ts"
 
 /** The layers a host gives, with a flag set when they are released. */
 const hostLayers = (released: { value: boolean }) =>
-  Layer.mergeAll(
-    Readiness.layer([]),
-    layerHostAuth,
-    CourseListCache.layer({ maxEntries: 100 }),
-    RequestLogger.layerSilent,
-    Layer.effectDiscard(Effect.addFinalizer(() => Effect.sync(() => (released.value = true))))
-  ).pipe(Layer.provideMerge(MemoryCoursekit.layerMemory()))
+  CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()).pipe(
+    Layer.merge(Layer.effectDiscard(Effect.addFinalizer(() => Effect.sync(() => (released.value = true)))))
+  )
 
 /** The host's sessions: `x-user` names the user (a stand-in for the host's cookie session); "root" is an admin. */
 const identityOf = (user: string | undefined): HostIdentity =>

@@ -1,0 +1,45 @@
+/**
+ * An existing Fastify app — its own routes and its own login — with Coursekit registered
+ * as a plugin at /api/coursekit. The app's session decides who is an admin and who is a
+ * signed-in student; Coursekit's layers close with the app.
+ *
+ * Run: npm run example:fastify   (PORT, default 3002)
+ */
+import { MemoryCoursekit, signedInViewer, UserId } from "@coursekit/core"
+import { anonymousIdentity, CoursekitHttp, type HostIdentity } from "@coursekit/http"
+import { coursekitPlugin } from "@coursekit/http/fastify"
+import Fastify, { type FastifyRequest } from "fastify"
+import { randomUUID } from "node:crypto"
+import { fileURLToPath } from "node:url"
+
+// The host's sessions (a real app: @fastify/session, @fastify/jwt, …).
+const sessions = new Map<string, { readonly user: string; readonly admin: boolean }>()
+const sessionOf = (cookie: string | undefined) => sessions.get(/(?:^|;\s*)sid=([\w-]+)/.exec(cookie ?? "")?.[1] ?? "")
+
+const identify = (request: FastifyRequest): HostIdentity => {
+  const session = sessionOf(request.headers.cookie)
+  return session === undefined ? anonymousIdentity : { viewer: signedInViewer(UserId.make(session.user)), admin: session.admin }
+}
+
+/** Starts the app on `port` (0: any free one). */
+export const start = async (port: number) => {
+  const app = Fastify()
+  // In-memory here; in production pass the PostgreSQL/S3 layers (docs/embedding.md).
+  await app.register(coursekitPlugin(CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()), { identify }), { prefix: "/api/coursekit" })
+  app.get("/", async () => "The host app. POST /login {\"user\": \"admin\"}; Coursekit is at /api/coursekit (docs: /api/coursekit/docs).")
+  app.post<{ Body: { user?: unknown } }>("/login", async (request, reply) => {
+    const user = String(request.body?.user ?? "")
+    if (!/^[a-z0-9_-]{1,32}$/.test(user)) return reply.code(400).send({ error: "user: 1-32 of a-z 0-9 _ -" })
+    const sid = randomUUID()
+    sessions.set(sid, { user, admin: user === "admin" })
+    return reply.header("set-cookie", `sid=${sid}; HttpOnly; SameSite=Lax; Path=/`).send({ user, admin: user === "admin" })
+  })
+  const url = await app.listen({ port, host: "127.0.0.1" })
+  return { url, close: () => app.close() }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { url, close } = await start(Number(process.env.PORT ?? 3002))
+  console.log(`Fastify host listening on ${url}; Coursekit at ${url}/api/coursekit`)
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void close().then(() => process.exit(0)))
+}
