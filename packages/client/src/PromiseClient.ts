@@ -1,0 +1,111 @@
+/**
+ * The client for code that does not use Effect: every endpoint of the Effect client as a
+ * function returning a Promise (`await kit.courses.create({ payload })`), rejecting with
+ * a {@link CoursekitError}; plus the three-step uploads with progress.
+ *
+ * @since 0.1.0
+ */
+import type { Course, CourseId, MediaFile } from "@coursekit/core"
+import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { FetchHttpClient, type HttpClientResponse } from "effect/http"
+import { type Client, type ClientOptions, CoursekitClient } from "./CoursekitClient.ts"
+import { CoursekitError, fromCause } from "./CoursekitError.ts"
+import { putFile, type UploadOptions } from "./PutFile.ts"
+
+/**
+ * What an endpoint answers by default (`decoded-only`): the client's methods are generic in
+ * their response mode, so the raw-response variants are taken out of the union.
+ */
+type Decoded<S> = Exclude<S, HttpClientResponse.HttpClientResponse | readonly [unknown, HttpClientResponse.HttpClientResponse]>
+
+/** The Effect client's shape with Promises. */
+export type PromiseClient<C> = {
+  readonly [K in keyof C]: C[K] extends (request: infer A) => Effect.Effect<infer S, infer _E, infer _R> ? (request: A) => Promise<Decoded<S>>
+    : PromiseClient<C[K]>
+}
+
+/** Options of {@link createClient}. */
+export interface PromiseClientOptions extends ClientOptions {
+  /** The `fetch` to use; default the platform's. */
+  readonly fetch?: typeof globalThis.fetch | undefined
+}
+
+/** The Promise client with the upload helpers. */
+export type CoursekitPromiseClient = PromiseClient<Client> & {
+  /**
+   * Uploads a course thumbnail straight to storage: asks for a presigned URL, PUTs the
+   * file there, then finalizes; answers the course with its `thumbnail_url`.
+   */
+  readonly uploadThumbnail: (courseId: CourseId, file: Blob, options?: UploadOptions) => Promise<Course>
+  /** Uploads a media file (video, PDF, …) the same way; answers the media record. */
+  readonly uploadMedia: (file: Blob, options?: UploadOptions) => Promise<MediaFile>
+  /** Releases the client's runtime. */
+  readonly dispose: () => Promise<void>
+}
+
+/** The name a file goes by, for the upload's extension. */
+const nameOf = (file: Blob, fallback: string) => typeof (file as { name?: unknown }).name === "string" && (file as File).name !== "" ? (file as File).name : fallback
+
+/** Browsers leave the type of some files empty; the specification's clients send JPEG then. */
+const typeOf = (file: Blob) => file.type === "" ? "image/jpeg" : file.type
+
+/** A Promise client of the API at `options.baseUrl`. */
+export const createClient = (options: PromiseClientOptions): CoursekitPromiseClient => {
+  const fetchLayer = options.fetch === undefined ? FetchHttpClient.layer : FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch, options.fetch)))
+  const runtime = ManagedRuntime.make(CoursekitClient.layer(options).pipe(Layer.provide(fetchLayer)))
+  const run = async <A>(effect: Effect.Effect<A, unknown, CoursekitClient>): Promise<A> => {
+    const exit = await runtime.runPromiseExit(effect)
+    if (Exit.isSuccess(exit)) return exit.value
+    throw fromCause(exit.cause)
+  }
+  const withClient = <A>(f: (client: Client) => Effect.Effect<A, unknown>) =>
+    run(Effect.gen(function*() {
+      return yield* f(yield* CoursekitClient)
+    }))
+  const fetchImpl = options.fetch ?? globalThis.fetch
+
+  const uploadThumbnail = async (courseId: CourseId, file: Blob, upload: UploadOptions = {}) => {
+    const issued = await withClient((client) =>
+      client.courseUploads.uploadUrl({
+        params: { id: courseId },
+        payload: { file_name: nameOf(file, "thumbnail"), content_type: typeOf(file), size_bytes: file.size }
+      })
+    )
+    await putFile(issued, file, upload, fetchImpl)
+    return withClient((client) => client.courseUploads.finalizeUpload({ params: { id: courseId }, payload: { file_key: issued.file_key } }))
+  }
+  const uploadMedia = async (file: Blob, upload: UploadOptions = {}) => {
+    const issued = await withClient((client) =>
+      client.media.uploadUrl({ payload: { filename: nameOf(file, "file"), type: typeOf(file), size_bytes: file.size } })
+    )
+    await putFile(issued, file, upload, fetchImpl)
+    return withClient((client) => client.media.finalizeUpload({ payload: { file_key: issued.file_key } }))
+  }
+
+  // Endpoints are looked up on the Effect client (built once by the runtime) when called.
+  const client = new Proxy({}, {
+    get: (_target, key) => {
+      if (key === "uploadThumbnail") return uploadThumbnail
+      if (key === "uploadMedia") return uploadMedia
+      if (key === "dispose") return () => runtime.dispose()
+      if (key === "then") return undefined
+      return promisedPath(run, [key])
+    }
+  })
+  return client as CoursekitPromiseClient
+}
+
+/** `kit.courses.create(args)` → the Effect client's `client.courses.create(args)`, run. */
+const promisedPath = (run: <A>(effect: Effect.Effect<A, unknown, CoursekitClient>) => Promise<A>, path: ReadonlyArray<PropertyKey>): any =>
+  new Proxy(function() {}, {
+    get: (_target, key) => key === "then" ? undefined : promisedPath(run, [...path, key]),
+    apply: (_target, _this, args: Array<unknown>) =>
+      run(Effect.gen(function*() {
+        let value: any = yield* CoursekitClient
+        for (const key of path) value = value?.[key]
+        if (typeof value !== "function") return yield* Effect.die(new TypeError(`No endpoint ${path.map(String).join(".")}`))
+        return yield* (value(...args) as Effect.Effect<unknown, unknown>)
+      }))
+  })
+
+export { CoursekitError }

@@ -1,0 +1,156 @@
+/**
+ * The typed client against the real standalone server (PGlite, files on local disk behind
+ * HMAC-signed PUT URLs): the Effect client, the Promise client and its three-step uploads
+ * with real PUTs of bytes.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { CourseId } from "@coursekit/core"
+import { Effect, Exit } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { SignJWT } from "jose"
+import { adminToken, jwtSecret, layerTestServer, TestServer } from "../../server/test/TestServer.ts"
+import { CoursekitClient, CoursekitError, createClient } from "../src/index.ts"
+
+const rejection = (promise: Promise<unknown>) =>
+  Effect.promise(() => promise.then(() => assert.fail("expected a rejection"), (error: unknown) => error))
+
+describe("@coursekit/client against the standalone server", () => {
+  layer(layerTestServer({ uploadLimits: { thumbnailMaxBytes: 64 * 1024, mediaMaxBytes: 1024 * 1024 } }), {
+    timeout: 60_000,
+    excludeTestServices: true
+  })((it) => {
+    it.effect("the Effect client: typed calls, typed problems", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const result = yield* Effect.gen(function*() {
+          const client = yield* CoursekitClient
+          const { body: created, headers } = yield* client.courses.create({ payload: { title: "Typed client", content_html: "<p>Hi<script>x()</script></p>" } })
+          assert.strictEqual(headers.location, `/courses/${created.id}`)
+          assert.strictEqual(created.content_html, "<p>Hi</p>")
+          const fetched = yield* client.courses.get({ params: { id: created.id } })
+          assert.strictEqual(fetched.slug, created.slug)
+          const updated = yield* client.courses.update({ params: { id: created.id }, payload: { title: "Typed client, renamed" } })
+          assert.strictEqual(updated.title, "Typed client, renamed")
+          const missing = yield* Effect.exit(client.courses.get({ params: { id: CourseId.make(created.id + 1000) } }))
+          return { missing }
+        }).pipe(Effect.provide(CoursekitClient.layer({ baseUrl: url, adminToken })), Effect.provide(FetchHttpClient.layer))
+        assert.isTrue(Exit.isFailure(result.missing))
+        const anonymous = yield* Effect.gen(function*() {
+          const client = yield* CoursekitClient
+          return yield* Effect.flip(client.courses.create({ payload: { title: "No token", content_html: "" } }))
+        }).pipe(Effect.provide(CoursekitClient.layerFetch({ baseUrl: url })))
+        assert.strictEqual(anonymous._tag, "Unauthorized")
+      }))
+
+    it.effect("the Promise client: every endpoint as a Promise; failures are CoursekitErrors with the problem", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const kit = createClient({ baseUrl: url, adminToken })
+        const { body: course } = yield* Effect.promise(() => kit.courses.create({ payload: { title: "Promise client", content_html: "<h2>One</h2>" } }))
+        assert.strictEqual(course.title, "Promise client")
+        const { body: page } = yield* Effect.promise(() => kit.courses.list({ query: { limit: 50 } }))
+        assert.isTrue(page.some((item) => item.id === course.id))
+
+        const notFound = yield* rejection(kit.courses.get({ params: { id: CourseId.make(course.id + 1000) } }))
+        assert.instanceOf(notFound, CoursekitError)
+        assert.strictEqual((notFound as CoursekitError).status, 404)
+        assert.strictEqual((notFound as CoursekitError).problem.detail, `No course has id ${course.id + 1000}.`)
+        assert.strictEqual((notFound as CoursekitError).message, `No course has id ${course.id + 1000}.`)
+
+        // What the contract already rules out is refused before anything is sent.
+        for (const call of [() => kit.courses.create({ payload: { title: "", content_html: "" } }), () => kit.courses.list({ query: { limit: 51 } })]) {
+          const local = yield* rejection(call())
+          assert.strictEqual((local as CoursekitError).status, 0)
+          assert.strictEqual((local as CoursekitError).problem.title, "Invalid request")
+        }
+
+        const anonymous = createClient({ baseUrl: url })
+        const unauthorized = yield* rejection(anonymous.courses.create({ payload: { title: "x", content_html: "" } }))
+        assert.strictEqual((unauthorized as CoursekitError).status, 401)
+
+        const unreachable = createClient({ baseUrl: "http://127.0.0.1:9", adminToken })
+        const down = yield* rejection(unreachable.courses.get({ params: { id: course.id } }))
+        assert.strictEqual((down as CoursekitError).status, 0)
+        yield* Effect.promise(() => Promise.all([kit.dispose(), anonymous.dispose(), unreachable.dispose()]))
+      }))
+
+    it.effect("uploadThumbnail: URL, PUT of the bytes with progress, finalize; a file without a type goes as image/jpeg", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const kit = createClient({ baseUrl: url, adminToken })
+        const { body: course } = yield* Effect.promise(() => kit.courses.create({ payload: { title: "With a thumbnail", content_html: "" } }))
+        const bytes = new Uint8Array(40 * 1024).map((_, index) => index % 251)
+        const progress: Array<{ loaded: number; total: number }> = []
+        const updated = yield* Effect.promise(() =>
+          kit.uploadThumbnail(course.id, new Blob([bytes]), { onProgress: (event) => progress.push(event) })
+        )
+        assert.isString(updated.thumbnail_url)
+        assert.match(updated.thumbnail_key!, new RegExp(`^courses/${course.id}/[0-9a-f-]+\\.jpg$`))
+        assert.isAbove(progress.length, 0)
+        assert.deepStrictEqual(progress.at(-1), { loaded: bytes.byteLength, total: bytes.byteLength })
+        assert.isTrue(progress.every((event, index) => index === 0 || event.loaded >= progress[index - 1]!.loaded))
+        const served = yield* Effect.promise(() => fetch(updated.thumbnail_url!))
+        assert.strictEqual(served.headers.get("content-type"), "image/jpeg")
+        assert.deepStrictEqual(new Uint8Array(yield* Effect.promise(() => served.arrayBuffer())), bytes)
+        yield* Effect.promise(() => kit.dispose())
+      }))
+
+    it.effect("uploadMedia: a named file keeps its type and size; a refused PUT rejects before finalize", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const kit = createClient({ baseUrl: url, adminToken })
+        const clip = new File([new Uint8Array(3000).fill(1)], "intro.mp4", { type: "video/mp4" })
+        const media = yield* Effect.promise(() => kit.uploadMedia(clip))
+        assert.strictEqual(media.size_bytes, 3000)
+        assert.strictEqual(media.content_type, "video/mp4")
+        assert.match(media.file_key, /^media\/[0-9a-f-]+\.mp4$/)
+
+        // A PUT whose content type differs from the signed one is refused by the storage.
+        let finalizes = 0
+        const tampering = createClient({
+          baseUrl: url,
+          adminToken,
+          fetch: (input, init) => {
+            const target = input instanceof Request ? input.url : String(input)
+            if (target.includes("finalize-upload")) finalizes += 1
+            if (init?.method === "PUT") return fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), "content-type": "text/html" } })
+            return fetch(input, init)
+          }
+        })
+        const refused = yield* rejection(tampering.uploadMedia(new File(["not really a video"], "clip.webm", { type: "video/webm" })))
+        assert.instanceOf(refused, CoursekitError)
+        assert.isAtLeast((refused as CoursekitError).status, 400)
+        assert.include((refused as CoursekitError).problem.title, "Upload refused")
+        assert.strictEqual(finalizes, 0)
+
+        // Too large for a thumbnail: refused at the first step, nothing is PUT.
+        const { body: course } = yield* Effect.promise(() => kit.courses.create({ payload: { title: "Too large", content_html: "" } }))
+        const tooLarge = yield* rejection(kit.uploadThumbnail(course.id, new Blob([new Uint8Array(65 * 1024)], { type: "image/png" })))
+        assert.strictEqual((tooLarge as CoursekitError).status, 413)
+        yield* Effect.promise(() => Promise.all([kit.dispose(), tampering.dispose()]))
+      }))
+
+    it.effect("a viewer token reaches the public course", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const kit = createClient({ baseUrl: url, adminToken })
+        const { body: course } = yield* Effect.promise(() => kit.courses.create({ payload: { title: "For buyers", content_html: "" } }))
+        yield* Effect.promise(() =>
+          kit.lessons.create({ params: { id: course.id }, payload: { title: "Paid", content_html: "<p>Paid text</p>", is_preview: false } })
+        )
+        yield* Effect.promise(() => kit.purchases.grant({ params: { id: course.id, user_id: "reader-1" as never } }))
+        const token = yield* Effect.promise(() =>
+          new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("reader-1").setIssuedAt().setExpirationTime("5m")
+            .sign(new TextEncoder().encode(jwtSecret))
+        )
+        const reader = createClient({ baseUrl: url, viewerToken: () => token })
+        const view = yield* Effect.promise(() => reader.public.course({ params: { slug: course.slug } }))
+        assert.isTrue(view.purchased)
+        assert.strictEqual(view.lessons[0]!.content_html, "<p>Paid text</p>")
+        const stranger = createClient({ baseUrl: url })
+        const anonymousView = yield* Effect.promise(() => stranger.public.course({ params: { slug: course.slug } }))
+        assert.isNull(anonymousView.lessons[0]!.content_html)
+        yield* Effect.promise(() => Promise.all([kit.dispose(), reader.dispose(), stranger.dispose()]))
+      }))
+  })
+})

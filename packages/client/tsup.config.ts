@@ -1,0 +1,3 @@
+import { packageBuild } from "../../tsup.base.ts"
+
+export default packageBuild(["src/index.ts"])
