@@ -1,0 +1,47 @@
+/**
+ * A custom `ObjectStore` adapter in one file: every tenant's files under its own prefix
+ * of one shared store — one bucket for many schools, each seeing only its own keys. It
+ * wraps any other `ObjectStore` (S3, local disk, memory) and passes the core's
+ * conformance suite (examples/test/customAdapter.test.ts), which is what makes an adapter
+ * done. See docs/writing-an-adapter.md.
+ */
+import { type ObjectPage, ObjectStore } from "@coursekit/core"
+import { Effect, Layer } from "effect"
+
+const tenantName = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
+
+/** The store of `tenant` inside `inner`: keys `tenants/<tenant>/<key>` there, `<key>` here. */
+export const make = (tenant: string, inner: ObjectStore["Service"]): ObjectStore["Service"] => {
+  // Checked once here, so no key of one tenant can reach into another's prefix.
+  if (!tenantName.test(tenant)) throw new TypeError(`"${tenant}" is not a tenant name: 1-63 of a-z, 0-9 and inner "-".`)
+  const root = `tenants/${tenant}/`
+  const outer = (key: string) => key.slice(root.length)
+  const unwrap = (page: ObjectPage): ObjectPage => ({
+    objects: page.objects.map((object) => ({ ...object, key: outer(object.key) })),
+    next: page.next === undefined ? undefined : outer(page.next)
+  })
+  return ObjectStore.of({
+    presignPut: (request) => inner.presignPut({ ...request, key: root + request.key }),
+    head: (key) => inner.head(root + key),
+    delete: (key) => inner.delete(root + key),
+    list: (prefix, options) =>
+      Effect.map(
+        inner.list(root + prefix, {
+          limit: options?.limit,
+          after: options?.after === undefined ? undefined : root + options.after
+        }),
+        unwrap
+      ),
+    publicUrl: (key) => inner.publicUrl(root + key),
+    check: inner.check
+  })
+}
+
+/** `tenant`'s store over the `ObjectStore` it is given: `TenantObjectStore.layer("acme").pipe(Layer.provide(S3ObjectStore.layer(options)))`. */
+export const layer = (tenant: string): Layer.Layer<ObjectStore, never, ObjectStore> =>
+  Layer.effect(
+    ObjectStore,
+    Effect.gen(function*() {
+      return make(tenant, yield* ObjectStore)
+    })
+  )
