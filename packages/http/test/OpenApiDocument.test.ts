@@ -1,0 +1,70 @@
+/**
+ * The OpenAPI document the server publishes at /openapi.json, checked by a maintained
+ * OpenAPI validator (@seriousme/openapi-schema-validator, the official 3.1 JSON Schema),
+ * with every $ref resolving and every endpoint of the contract in it.
+ */
+import { MemoryCoursekit } from "@coursekit/core"
+import { Validator } from "@seriousme/openapi-schema-validator"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { CoursekitHttp } from "../src/index.ts"
+
+const publishedDocument = Effect.promise(async () => {
+  const { handler, dispose } = CoursekitHttp.webHandler(CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()))
+  const response = await handler(new Request("http://host/openapi.json"))
+  const document = await response.json() as Record<string, any>
+  await dispose()
+  return { status: response.status, document }
+})
+
+describe("the OpenAPI document", () => {
+  it.effect("is valid OpenAPI 3.1 according to the validator, and every $ref resolves", () =>
+    Effect.gen(function*() {
+      const { status, document } = yield* publishedDocument
+      assert.strictEqual(status, 200)
+      const validator = new Validator()
+      const result = yield* Effect.promise(() => validator.validate(structuredClone(document)))
+      assert.deepStrictEqual(result.errors ?? [], [])
+      assert.isTrue(result.valid)
+      assert.strictEqual(validator.version, "3.1")
+      // Dereferencing fails on a dangling $ref.
+      assert.doesNotThrow(() => validator.resolveRefs())
+
+      // The validator does see a broken document: no info, a response without description.
+      const broken = structuredClone(document)
+      delete broken.info
+      delete broken.paths["/courses"].post.responses["201"].description
+      const refused = yield* Effect.promise(() => new Validator().validate(broken))
+      assert.isFalse(refused.valid)
+    }))
+
+  it.effect("holds every endpoint of the contract, each with an operationId and its problems", () =>
+    Effect.gen(function*() {
+      const { document } = yield* publishedDocument
+      const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, operation]) => ({ path, method, operation }))
+      )
+      const ids = operations.map(({ operation }) => operation.operationId as string)
+      assert.strictEqual(new Set(ids).size, ids.length, "operationIds are unique")
+      for (
+        const expected of [
+          "courses.create",
+          "courses.list",
+          "courseUploads.uploadUrl",
+          "courseUploads.finalizeUpload",
+          "media.uploadUrl",
+          "lessons.create",
+          "public.course",
+          "purchases.grant",
+          "ai.generate"
+        ]
+      ) assert.include(ids, expected)
+      for (const { path, method, operation } of operations) {
+        const problems = Object.entries(operation.responses as Record<string, any>).filter(([code]) => Number(code) >= 400)
+        assert.isAbove(problems.length, 0, `${method} ${path} documents its errors`)
+        for (const [code, response] of problems) {
+          assert.property(response.content ?? {}, "application/problem+json", `${method} ${path} ${code} is a problem`)
+        }
+      }
+    }))
+})
