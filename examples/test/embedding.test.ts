@@ -1,32 +1,62 @@
 /**
- * The framework examples, each started the way its README says (one command, its own
- * process) and driven over HTTP as a user would: the host's login decides who is an
+ * The framework examples (Express, Fastify, Hono, Next.js), each started the way its npm
+ * script does (one command, its own process) and driven over HTTP as a user would: the host's login decides who is an
  * admin and who is a student; Coursekit answers under /api/coursekit; SIGTERM stops it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "../..")
 
-const startExample = (name: string) =>
-  new Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }>((done, fail) => {
-    const child = spawn(process.execPath, ["--conditions=@coursekit/source", "--import", "tsx", `examples/${name}/server.ts`], {
+const freePort = () =>
+  new Promise<number>((done) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => done(port))
+    })
+  })
+
+/**
+ * Next.js loads Coursekit as published (`dist/`), as any Next app would: build the two
+ * packages it uses when a fresh checkout has not built them yet.
+ */
+const ensureBuiltForNext = () => {
+  const missing = ["core", "http"].filter((name) => !existsSync(resolve(root, `packages/${name}/dist/index.js`)))
+  if (missing.length > 0) {
+    execFileSync("npm", ["run", "build", ...missing.flatMap((name) => ["--workspace", `@coursekit/${name}`])], { cwd: root, stdio: "ignore" })
+  }
+}
+
+/** Starts `examples/<name>` as its own process, the way its npm script does. */
+const startExample = async (name: string) => {
+  if (name === "nextjs") ensureBuiltForNext()
+  // Next.js is its own dev server; the others are our TypeScript entry points.
+  const port = name === "nextjs" ? await freePort() : 0
+  const [args, ready] = name === "nextjs"
+    ? [[resolve(root, "node_modules/next/dist/bin/next"), "dev", "examples/nextjs", "--port", String(port), "--hostname", "127.0.0.1"], /Ready in/]
+    : [["--conditions=@coursekit/source", "--import", "tsx", `examples/${name}/server.ts`], /listening on (http:\/\/\S+?);/]
+  return new Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }>((done, fail) => {
+    const child = spawn(process.execPath, args, {
       cwd: root,
-      env: { ...process.env, PORT: "0" },
+      env: { ...process.env, PORT: String(port), NEXT_TELEMETRY_DISABLED: "1" },
       stdio: ["ignore", "pipe", "pipe"]
     })
     const exit = new Promise<number | null>((settle) => child.on("exit", (code) => settle(code)))
     let output = ""
     const read = (chunk: Buffer) => {
       output += chunk.toString()
-      const match = /listening on (http:\/\/\S+?);/.exec(output)
-      if (match) done({ child, url: match[1]!, exit })
+      const match = ready.exec(output)
+      if (match) done({ child, url: match[1] ?? `http://127.0.0.1:${port}`, exit })
     }
     child.stdout!.on("data", read)
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
     void exit.then(() => fail(new Error(`${name} exited before listening:\n${output}`)))
   })
+}
 
 const login = async (url: string, user: string) => {
   const response = await fetch(`${url}/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ user }) })
@@ -44,7 +74,7 @@ const api = (url: string) => async (path: string, init: { method?: string; cooki
   return { status: response.status, headers: response.headers, text, body: text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : text }
 }
 
-describe.each(["express", "fastify", "hono"])("examples/%s", (name) => {
+describe.each(["express", "fastify", "hono", "nextjs"])("examples/%s", (name) => {
   it("serves Coursekit under /api/coursekit with the host's login, and stops on SIGTERM", async () => {
     const { child, url, exit } = await startExample(name)
     try {
@@ -78,5 +108,5 @@ describe.each(["express", "fastify", "hono"])("examples/%s", (name) => {
       child.kill("SIGTERM")
     }
     expect(await exit).toBe(0)
-  }, 60_000)
+  }, 120_000)
 })
