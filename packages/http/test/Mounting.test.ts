@@ -5,7 +5,7 @@
 import { MemoryCoursekit, signedInViewer, UserId } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { AdminTokens, anonymousIdentity, CourseListCache, CoursekitHttp, type HostIdentity, layerHostAuth, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
 import { normalizePrefix, stripPrefix } from "../src/RequestPath.ts"
@@ -20,6 +20,18 @@ const services = () =>
     RequestLogger.layerSilent
   ).pipe(Layer.provideMerge(MemoryCoursekit.layerMemory()))
 const admin = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+
+/** Serves `listener` on 127.0.0.1 for the scope; answers its base URL. */
+const serveNode = (listener: (request: IncomingMessage, response: ServerResponse) => void) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<Server>((resolve) => {
+        const server = createServer(listener)
+        server.listen(0, "127.0.0.1", () => resolve(server))
+      })
+    ),
+    (server) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
+  ).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))
 
 /** Creates three courses and walks the list two at a time through its `Link` headers. */
 const exercise = (send: (path: string, init?: RequestInit) => Promise<Response>, prefix: string) =>
@@ -80,16 +92,7 @@ describe("mounting under a prefix", () => {
     Effect.gen(function*() {
       const mounted = CoursekitHttp.nodeHandler(services(), { prefix: "/coursekit" })
       yield* Effect.promise(() => mounted.ready)
-      const server = yield* Effect.acquireRelease(
-        Effect.promise(() =>
-          new Promise<Server>((resolve) => {
-            const server = createServer((request, response) => mounted.handler(request, response))
-            server.listen(0, "127.0.0.1", () => resolve(server))
-          })
-        ),
-        (server) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
-      )
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const base = yield* serveNode((request, response) => mounted.handler(request, response))
       const walked = yield* exercise((path, init) => fetch(`${base}${path}`, init), "/coursekit")
       assert.deepStrictEqual(walked.statuses, [201, 201, 201])
       assert.match(walked.locations[2]!, /^\/coursekit\/courses\/\d+$/)
@@ -105,26 +108,17 @@ describe("mounting under a prefix", () => {
       const mounted = CoursekitHttp.nodeHandler(services(), { prefix: "/coursekit" })
       yield* Effect.promise(() => mounted.ready)
       const hostSaw: Array<string> = []
-      const server = yield* Effect.acquireRelease(
-        Effect.promise(() =>
-          new Promise<Server>((resolve) => {
-            const server = createServer((request, response) => {
-              // What Express' app.use("/coursekit", handler) does: strip url, keep originalUrl.
-              const original = request.url ?? "/"
-              if (original.startsWith("/coursekit")) {
-                Object.assign(request, { originalUrl: original, url: original.slice("/coursekit".length) || "/" })
-              }
-              mounted.handler(request, response, () => {
-                hostSaw.push(original)
-                response.writeHead(200, { "content-type": "text/plain" }).end("host page")
-              })
-            })
-            server.listen(0, "127.0.0.1", () => resolve(server))
+      const base = yield* serveNode((request, response) => {
+          // What Express' app.use("/coursekit", handler) does: strip url, keep originalUrl.
+          const original = request.url ?? "/"
+          if (original.startsWith("/coursekit")) {
+            Object.assign(request, { originalUrl: original, url: original.slice("/coursekit".length) || "/" })
+          }
+          mounted.handler(request, response, () => {
+            hostSaw.push(original)
+            response.writeHead(200, { "content-type": "text/plain" }).end("host page")
           })
-        ),
-        (server) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
-      )
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      })
       const hostPage = yield* Effect.promise(() => fetch(`${base}/about`).then((response) => response.text()))
       assert.strictEqual(hostPage, "host page")
       assert.deepStrictEqual(hostSaw, ["/about"])
@@ -139,16 +133,8 @@ describe("mounting under a prefix", () => {
       const mounted = CoursekitHttp.nodeHandler(broken as unknown as ReturnType<typeof services>)
       const error = yield* Effect.promise(() => mounted.ready.then(() => undefined, (error: unknown) => error))
       assert.include(String(error), "database is down")
-      const server = yield* Effect.acquireRelease(
-        Effect.promise(() =>
-          new Promise<Server>((resolve) => {
-            const server = createServer((request, response) => mounted.handler(request, response))
-            server.listen(0, "127.0.0.1", () => resolve(server))
-          })
-        ),
-        (server) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
-      )
-      const response = yield* Effect.promise(() => fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/courses`))
+      const base = yield* serveNode((request, response) => mounted.handler(request, response))
+      const response = yield* Effect.promise(() => fetch(`${base}/courses`))
       assert.strictEqual(response.status, 503)
       yield* Effect.promise(mounted.dispose)
     }).pipe(Effect.scoped))
@@ -211,16 +197,7 @@ describe("the host's own authentication", () => {
   it.effect("Node listener: the same with the host's IncomingMessage", () =>
     Effect.gen(function*() {
       const mounted = CoursekitHttp.nodeHandler(hostServices(), { identify: (request) => identityFromCookie(request.headers.cookie) })
-      const server = yield* Effect.acquireRelease(
-        Effect.promise(() =>
-          new Promise<Server>((resolve) => {
-            const server = createServer((request, response) => mounted.handler(request, response))
-            server.listen(0, "127.0.0.1", () => resolve(server))
-          })
-        ),
-        (server) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
-      )
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const base = yield* serveNode((request, response) => mounted.handler(request, response))
       const create = (cookie?: string) =>
         Effect.promise(() =>
           fetch(`${base}/courses`, {
