@@ -109,15 +109,15 @@ describe("mounting under a prefix", () => {
       yield* Effect.promise(() => mounted.ready)
       const hostSaw: Array<string> = []
       const base = yield* serveNode((request, response) => {
-          // What Express' app.use("/coursekit", handler) does: strip url, keep originalUrl.
-          const original = request.url ?? "/"
-          if (original.startsWith("/coursekit")) {
-            Object.assign(request, { originalUrl: original, url: original.slice("/coursekit".length) || "/" })
-          }
-          mounted.handler(request, response, () => {
-            hostSaw.push(original)
-            response.writeHead(200, { "content-type": "text/plain" }).end("host page")
-          })
+        // What Express' app.use("/coursekit", handler) does: strip url, keep originalUrl.
+        const original = request.url ?? "/"
+        if (original.startsWith("/coursekit")) {
+          Object.assign(request, { originalUrl: original, url: original.slice("/coursekit".length) || "/" })
+        }
+        mounted.handler(request, response, () => {
+          hostSaw.push(original)
+          response.writeHead(200, { "content-type": "text/plain" }).end("host page")
+        })
       })
       const hostPage = yield* Effect.promise(() => fetch(`${base}/about`).then((response) => response.text()))
       assert.strictEqual(hostPage, "host page")
