@@ -27,8 +27,9 @@ import * as PurchasesHandlers from "./PurchasesHandlers.ts"
 import { Readiness, type ReadinessCheck } from "./Readiness.ts"
 import { maxBodySize } from "./RequestLimits.ts"
 import { RequestLogger } from "./RequestLogger.ts"
-import { MountPrefix, normalizePrefix, pathOf, stripPrefix } from "./RequestPath.ts"
-import { attachHostIdentity, type Identify, layerHostAuth } from "./HostIdentity.ts"
+import { type Identify, layerHostAuth } from "./HostIdentity.ts"
+import * as HostMount from "./HostMount.ts"
+import { MountPrefix, normalizePrefix, stripPrefix } from "./RequestPath.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
 import * as UploadsHandlers from "./UploadsHandlers.ts"
 import * as ViewerAuthLive from "./ViewerAuthLive.ts"
@@ -112,25 +113,15 @@ export interface MountOptions {
 export interface HandlerOptions<Req> extends MountOptions {
   /**
    * The host's own authentication: who is asking, from the host's session. Called once
-   * per request; provide `layerHostAuth` among the services so that the
-   * viewer and admin checks follow it. A throw or rejection is a 500.
+   * per request with the host's own request object, before routing; provide
+   * `layerHostAuth` among the services so that the viewer and admin checks follow it. A
+   * throw or rejection is a 500 problem that does not repeat its error (it is logged).
    */
   readonly identify?: Identify<Req> | undefined
 }
 
-const problemResponse = (status: number, title: string, detail: string) =>
-  new Response(JSON.stringify({ type: "about:blank", title, status, detail }), {
-    status,
-    headers: { "content-type": "application/problem+json" }
-  })
-
-const identifyFailed = () => problemResponse(500, "Internal Server Error", "The host could not identify the request.")
-
-const notFoundOutside = (prefix: string, method: string, path: string) =>
-  problemResponse(404, "Not Found", `No route for ${method} ${path}: the API is mounted under ${prefix}.`)
-
-const routesFor = <E>(services: Layer.Layer<RouteServices, E>, prefix: string) =>
-  layerRoutes.pipe(
+const routesFor = <E>(services: Layer.Layer<RouteServices, E>, prefix: string, identify: Identify<any> | undefined) =>
+  Layer.mergeAll(layerRoutes, HostMount.layer({ prefix, identify })).pipe(
     Layer.provide(services),
     Layer.provide(Layer.succeed(MountPrefix, prefix)),
     Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),
@@ -146,34 +137,8 @@ export const webHandler = <E>(
   services: Layer.Layer<RouteServices, E>,
   options: HandlerOptions<Request> = {}
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
-  const prefix = normalizePrefix(options.prefix)
-  const identify = options.identify
-  const web = HttpRouter.toWebHandler(routesFor(services, prefix), { disableLogger: true })
-  const handler = async (request: Request): Promise<Response> => {
-    let routed = request
-    if (prefix !== "") {
-      const url = new URL(request.url)
-      const inner = stripPrefix(url.pathname + url.search, prefix)
-      if (inner === undefined) return notFoundOutside(prefix, request.method, url.pathname)
-      const body = request.body === null ? {} : { body: request.body, duplex: "half" as const }
-      routed = new Request(new URL(inner, url), { method: request.method, headers: request.headers, signal: request.signal, ...body })
-    }
-    if (identify !== undefined) {
-      try {
-        // The host reads its own request (cookies, its session), not the rewritten one.
-        attachHostIdentity(routed, await identify(request))
-      } catch {
-        return identifyFailed()
-      }
-    }
-    return web.handler(routed)
-  }
-  return { handler, dispose: web.dispose }
-}
-
-const sendProblem = (response: ServerResponse, problem: Response) => {
-  response.writeHead(problem.status, { "content-type": "application/problem+json" })
-  void problem.text().then((text) => response.end(text))
+  const web = HttpRouter.toWebHandler(routesFor(services, normalizePrefix(options.prefix), options.identify), { disableLogger: true })
+  return { handler: (request) => web.handler(request), dispose: web.dispose }
 }
 
 /** A Node `request` listener, as Express, Connect and `node:http` take it. */
@@ -198,11 +163,10 @@ export interface NodeHandler {
  */
 export const nodeHandler = <E>(services: Layer.Layer<RouteServices, E>, options: HandlerOptions<IncomingMessage> = {}): NodeHandler => {
   const prefix = normalizePrefix(options.prefix)
-  const identify = options.identify
   const scope = Scope.makeUnsafe()
   const listener = Effect.runPromise(
     Effect.gen(function*() {
-      const httpEffect = yield* HttpRouter.toHttpEffect(routesFor(services, prefix))
+      const httpEffect = yield* HttpRouter.toHttpEffect(routesFor(services, prefix, options.identify))
       return yield* NodeHttpServer.makeHandler(httpEffect, { scope })
     }).pipe(Effect.provideService(Scope.Scope, scope))
   )
@@ -211,24 +175,21 @@ export const nodeHandler = <E>(services: Layer.Layer<RouteServices, E>, options:
   ready.catch(() => undefined)
   const handler: NodeRequestListener = (request, response, next) => {
     const url = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? "/"
-    const inner = stripPrefix(url, prefix)
-    if (inner === undefined) {
-      if (next !== undefined) return next()
-      return sendProblem(response, notFoundOutside(prefix, request.method ?? "GET", pathOf(url)))
-    }
-    request.url = inner
-    const identified = identify === undefined
-      ? Promise.resolve(true)
-      : Promise.resolve().then(() => identify(request)).then((identity) => {
-        attachHostIdentity(request, identity)
-        return true
-      }, () => false)
-    void Promise.all([identified, listener]).then(
-      ([known, listen]) => known ? listen(request, response) : sendProblem(response, identifyFailed()),
-      (error: unknown) =>
-        next !== undefined
-          ? next(error)
-          : sendProblem(response, problemResponse(503, "Service Unavailable", "Coursekit could not start; the host's logs say why."))
+    // Only the host's framework knows `next`; everything else is decided by the routes.
+    if (next !== undefined && stripPrefix(url, prefix) === undefined) return next()
+    request.url = url
+    listener.then(
+      (listen) => listen(request, response),
+      (error: unknown) => {
+        if (next !== undefined) return next(error)
+        // No Effect runtime to answer with: the services did not start.
+        response.writeHead(503, { "content-type": "application/problem+json" }).end(JSON.stringify({
+          type: "about:blank",
+          title: "Service Unavailable",
+          status: 503,
+          detail: "Coursekit could not start; the host's logs say why."
+        }))
+      }
     )
   }
   return { handler, ready, dispose: () => Effect.runPromise(Scope.close(scope, Exit.void)) }

@@ -28,7 +28,8 @@ const statusTitles: Record<number, string> = {
   503: "Service Unavailable"
 }
 
-const problem = (status: number, detail: string) =>
+/** A problem response with the status's title. */
+export const problem = (status: number, detail: string) =>
   ProblemDetails.toResponse({ type: "about:blank", title: statusTitles[status] ?? "Error", status, detail })
 
 const isProblem = (response: HttpServerResponse.HttpServerResponse) =>

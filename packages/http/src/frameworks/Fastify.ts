@@ -11,7 +11,6 @@ import type { Layer } from "effect"
 import type { HostIdentity, RouteServices } from "../index.ts"
 import type { IncomingMessage } from "node:http"
 import { nodeHandler } from "../CoursekitHttp.ts"
-import { attachHostIdentity } from "../HostIdentity.ts"
 
 /** Options of {@link coursekitPlugin}. */
 export interface FastifyOptions {
@@ -25,22 +24,19 @@ export interface FastifyOptions {
  */
 export const coursekitPlugin = <E>(services: Layer.Layer<RouteServices, E>, options: FastifyOptions = {}): FastifyPluginAsync =>
   async (fastify) => {
-    const prefix = fastify.prefix
-    const node = nodeHandler(services, { prefix })
+    // The host identifies the Fastify request; Coursekit serves its raw request.
+    const fastifyRequests = new WeakMap<IncomingMessage, FastifyRequest>()
+    const identify = options.identify
+    const node = nodeHandler(services, {
+      prefix: fastify.prefix,
+      ...(identify === undefined ? {} : { identify: (raw: IncomingMessage) => identify(fastifyRequests.get(raw)!) })
+    })
     fastify.addHook("onClose", () => node.dispose())
     // Leave bodies unread in this plugin's scope: Coursekit reads and limits them.
     fastify.removeAllContentTypeParsers()
     fastify.addContentTypeParser("*", (_request: FastifyRequest, _payload: IncomingMessage, done: (error: null, body?: unknown) => void) => done(null))
-    const serve = async (request: FastifyRequest, reply: FastifyReply) => {
-      if (options.identify !== undefined) {
-        try {
-          attachHostIdentity(request.raw, await options.identify(request))
-        } catch {
-          return reply.code(500).type("application/problem+json").send(
-            JSON.stringify({ type: "about:blank", title: "Internal Server Error", status: 500, detail: "The host could not identify the request." })
-          )
-        }
-      }
+    const serve = (request: FastifyRequest, reply: FastifyReply) => {
+      fastifyRequests.set(request.raw, request)
       reply.hijack()
       node.handler(request.raw, reply.raw)
     }

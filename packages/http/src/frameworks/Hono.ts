@@ -31,21 +31,16 @@ export interface CoursekitHono {
 /** Coursekit as Hono routes under `prefix`. */
 export const coursekitHono = <E>(services: Layer.Layer<RouteServices, E>, options: HonoOptions = {}): CoursekitHono => {
   const prefix = normalizePrefix(options.prefix)
-  // The identity is resolved from Hono's context, then handed to the Web handler's own
-  // identify step by request; a failure there becomes the handler's 500 problem.
-  const identities = new WeakMap<Request, Promise<HostIdentity>>()
+  // The host identifies Hono's context; Coursekit serves its raw request.
+  const contexts = new WeakMap<Request, HonoContext>()
   const identify = options.identify
   const web = webHandler(services, {
     prefix,
-    ...(identify === undefined ? {} : { identify: (request: Request) => identities.get(request)! })
+    ...(identify === undefined ? {} : { identify: (request: Request) => identify(contexts.get(request)!) })
   })
   const app = new Hono()
   const serve = (context: HonoContext) => {
-    if (identify !== undefined) {
-      const identity = Promise.resolve().then(() => identify(context))
-      identity.catch(() => undefined)
-      identities.set(context.req.raw, identity)
-    }
+    contexts.set(context.req.raw, context)
     return web.handler(context.req.raw)
   }
   app.all(prefix === "" ? "/" : prefix, serve)
