@@ -134,8 +134,8 @@ export const UploadUrlResponse = Schema.Struct({
 }).annotate({ identifier: "UploadUrlResponse" })
 export type UploadUrlResponse = typeof UploadUrlResponse.Type
 
-/** A recorded upload intent: a key the service issued and what it was issued for. */
-export interface UploadIntent {
+/** What the upload use cases record when they sign a PUT. */
+export interface NewUploadIntent {
   readonly key: string
   readonly purpose: UploadPurpose
   readonly course_id: CourseId | null
@@ -143,6 +143,10 @@ export interface UploadIntent {
   readonly content_type: string
   readonly size_bytes: number | null
   readonly expires_at: DateTime.Utc
+}
+
+/** A recorded upload intent: a key the service issued and what it was issued for. */
+export interface UploadIntent extends NewUploadIntent {
   readonly created_at: DateTime.Utc
   readonly finalized_at: DateTime.Utc | null
 }

@@ -6,20 +6,8 @@
  * @since 0.1.0
  */
 import { Context, DateTime, Effect, Layer, Option, Ref } from "effect"
-import type { CourseId } from "./Course.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
-import type { UploadIntent, UploadPurpose } from "./Upload.ts"
-
-/** What the upload use cases record when they sign a PUT. */
-export interface NewUploadIntent {
-  readonly key: string
-  readonly purpose: UploadPurpose
-  readonly course_id: CourseId | null
-  readonly file_name: string
-  readonly content_type: string
-  readonly size_bytes: number | null
-  readonly expires_at: DateTime.Utc
-}
+import type { NewUploadIntent, UploadIntent } from "./Upload.ts"
 
 /**
  * Stores upload intents, keyed by storage key (keys are unique: they hold a uuid).

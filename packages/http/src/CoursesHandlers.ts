@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import { problems } from "./DomainProblems.ts"
+import { withNextLink } from "./NextPageLink.ts"
 import { MountPrefix, pathOf } from "./RequestPath.ts"
 
 // Links are the mount prefix and the path the request came in on, so they stay right
@@ -20,14 +21,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
     list: ({ query, request }) => {
       const limit = query.limit ?? defaultPageSize
       return catalogue.list({ cursor: query.cursor, limit }).pipe(
-        Effect.map((page) =>
-          HttpApiSchema.withHeaders({
-            body: page.items,
-            headers: page.next === undefined
-              ? {}
-              : { link: `<${prefix}${pathOf(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
-          })
-        ),
+        Effect.map((page) => withNextLink(page, { prefix, url: request.url, limit })),
         problems
       )
     },

@@ -6,10 +6,11 @@
  */
 import { defaultPageSize, Uploads } from "@coursekit/core"
 import { Effect, Layer } from "effect"
-import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import { problems } from "./DomainProblems.ts"
-import { MountPrefix, pathOf } from "./RequestPath.ts"
+import { withNextLink } from "./NextPageLink.ts"
+import { MountPrefix } from "./RequestPath.ts"
 
 /** The `courseUploads` group. Needs `Uploads`. */
 export const layerCourseUploads = HttpApiBuilder.group(CoursekitApi, "courseUploads", Effect.fn(function*(handlers) {
@@ -30,14 +31,7 @@ export const layerMedia = HttpApiBuilder.group(CoursekitApi, "media", Effect.fn(
     list: ({ query, request }) => {
       const limit = query.limit ?? defaultPageSize
       return uploads.listMedia({ cursor: query.cursor, limit }).pipe(
-        Effect.map((page) =>
-          HttpApiSchema.withHeaders({
-            body: page.items,
-            headers: page.next === undefined
-              ? {}
-              : { link: `<${prefix}${pathOf(request.url)}?cursor=${page.next}&limit=${limit}>; rel="next"` }
-          })
-        ),
+        Effect.map((page) => withNextLink(page, { prefix, url: request.url, limit })),
         problems
       )
     }

@@ -10,7 +10,6 @@ import { Effect, Layer } from "effect"
 import express from "express"
 import Fastify from "fastify"
 import { Hono } from "hono"
-import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { anonymousIdentity, CoursekitHttp, type HostIdentity } from "../src/index.ts"
 import { coursekit } from "../src/frameworks/Express.ts"
@@ -70,9 +69,6 @@ const exerciseHost = (send: Send, prefix: string) =>
     assert.strictEqual(hostPage.status, 200)
     assert.strictEqual(hostPage.body, "host says hello")
   })
-
-const listen = (server: Server) =>
-  new Promise<string>((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))
 
 describe("framework adapters", () => {
   it.live("Express: app.use(kit) under a prefix, next to the host's routes and session", () =>

@@ -9,7 +9,6 @@ import { call, jwtSecret, layerTestServer, type Reply } from "./TestServer.ts"
 // that must not show it.
 
 const lockedText = "LOCKED-LESSON-BODY-7f3a"
-const lockedVideo = "media/locked-video-7f3a.mp4"
 const previewText = "PREVIEW-LESSON-BODY-91c2"
 
 const secret = new TextEncoder().encode(jwtSecret)

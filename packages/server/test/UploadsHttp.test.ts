@@ -1,39 +1,12 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, layerTestServer, type Reply } from "./TestServer.ts"
+import { call, layerTestServer } from "./TestServer.ts"
+import { assertProblem, createCourse, fetchBytes, finalizeMedia, finalizeThumbnail, mediaUrl, putBytes, thumbnailUrl } from "./UploadCalls.ts"
 
 // Both upload flows end to end on the standalone server with its defaults (PGlite, the
 // local-disk store): real presigned URLs, real PUTs of bytes, real finalizes.
 
-const assertProblem = (reply: Reply, status: number) => {
-  assert.strictEqual(reply.status, status, reply.text)
-  assert.strictEqual(reply.headers.get("content-type"), "application/problem+json")
-  assert.strictEqual(reply.body.status, status)
-  assert.isString(reply.body.detail)
-}
-
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 300 }, (_, i) => i % 256)])
-
-const putBytes = (url: string, headers: Record<string, string>, body: Uint8Array) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, { method: "PUT", headers, body: body as BodyInit })
-    return { status: response.status, text: await response.text() }
-  })
-
-const fetchBytes = (url: string) =>
-  Effect.promise(async () => {
-    const response = await fetch(url)
-    return { status: response.status, headers: response.headers, body: new Uint8Array(await response.arrayBuffer()) }
-  })
-
-const createCourse = (title: string) =>
-  Effect.map(call("/courses", { method: "POST", admin: true, json: { title, content_html: "<p>x</p>" } }), (reply) => reply.body.id as number)
-
-const thumbnailUrl = (courseId: number, json: unknown) => call(`/courses/${courseId}/upload-url`, { method: "POST", admin: true, json })
-const finalizeThumbnail = (courseId: number, fileKey: string) =>
-  call(`/courses/${courseId}/finalize-upload`, { method: "POST", admin: true, json: { file_key: fileKey } })
-const mediaUrl = (json: unknown) => call("/admin/media/upload-url", { method: "POST", admin: true, json })
-const finalizeMedia = (fileKey: string) => call("/admin/media/finalize-upload", { method: "POST", admin: true, json: { file_key: fileKey } })
 
 describe("upload flows over HTTP (PGlite, local disk)", () => {
   // Real clocks: URLs are signed with the server's time and checked against it.

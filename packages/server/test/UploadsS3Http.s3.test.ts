@@ -2,40 +2,15 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import { accessKeyId, secretAccessKey, TestS3rver } from "../../storage-s3/test/TestS3rver.ts"
 import { TcpProxy } from "./TcpProxy.ts"
-import { call, layerTestServer, type Reply } from "./TestServer.ts"
+import { call, layerTestServer } from "./TestServer.ts"
+import { assertProblem, createCourse, fetchBytes, finalizeMedia, finalizeThumbnail, mediaUrl, putBytes, thumbnailUrl } from "./UploadCalls.ts"
 
 // Both upload flows on the standalone server with STORAGE=s3 against a real S3 server
 // (s3rver, SigV4 verified) reached through a proxy the test can take down: the AWS SDK
 // signs real URLs, the bytes go straight to the S3 server, finalize HEADs them there.
 
-const assertProblem = (reply: Reply, status: number) => {
-  assert.strictEqual(reply.status, status, reply.text)
-  assert.strictEqual(reply.headers.get("content-type"), "application/problem+json")
-  assert.strictEqual(reply.body.status, status)
-  assert.isString(reply.body.detail)
-}
-
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 500 }, (_, i) => (i * 7) % 256)])
 
-const putBytes = (url: string, headers: Record<string, string>, body: Uint8Array) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, { method: "PUT", headers, body: body as BodyInit })
-    return { status: response.status, text: await response.text() }
-  })
-
-const fetchBytes = (url: string) =>
-  Effect.promise(async () => {
-    const response = await fetch(url)
-    return { status: response.status, headers: response.headers, body: new Uint8Array(await response.arrayBuffer()) }
-  })
-
-const createCourse = (title: string) =>
-  Effect.map(call("/courses", { method: "POST", admin: true, json: { title, content_html: "<p>x</p>" } }), (reply) => reply.body.id as number)
-const thumbnailUrl = (courseId: number, json: unknown) => call(`/courses/${courseId}/upload-url`, { method: "POST", admin: true, json })
-const finalizeThumbnail = (courseId: number, fileKey: string) =>
-  call(`/courses/${courseId}/finalize-upload`, { method: "POST", admin: true, json: { file_key: fileKey } })
-const mediaUrl = (json: unknown) => call("/admin/media/upload-url", { method: "POST", admin: true, json })
-const finalizeMedia = (fileKey: string) => call("/admin/media/finalize-upload", { method: "POST", admin: true, json: { file_key: fileKey } })
 const mediaKeys = Effect.map(
   call("/admin/media?limit=50", { admin: true }),
   (reply) => (reply.body as Array<{ file_key: string }>).map((item) => item.file_key)

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, type Layer } from "effect"
 import { TestClock } from "effect/testing"
 import type { CourseId } from "../Course.ts"

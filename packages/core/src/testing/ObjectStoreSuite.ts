@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Exit, type Layer, Option } from "effect"
 import { ObjectStore, type PresignedPut } from "../ObjectStore.ts"
 

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option } from "effect"
 import { MediaRepo } from "../MediaRepo.ts"
 import type { MediaFileId } from "../Upload.ts"
