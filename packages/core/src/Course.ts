@@ -23,8 +23,8 @@ export const CourseId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(
 )
 export type CourseId = typeof CourseId.Type
 
-// PostgreSQL text cannot hold NUL; refusing it here makes it a 400, not a failed write.
-const noNul = (field: string) => Schema.isPattern(/^[^\u0000]*$/, { message: `${field} must not contain NUL characters` })
+/** PostgreSQL text cannot hold NUL; refusing it on input makes it a 400, not a failed write. */
+export const noNul = (field: string) => Schema.isPattern(/^[^\u0000]*$/, { message: `${field} must not contain NUL characters` })
 
 /** A course title as accepted on input: trimmed, 1..200 characters. */
 export const CourseTitle = Schema.Trim.check(

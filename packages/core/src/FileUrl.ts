@@ -10,18 +10,12 @@ import { Config, Context, Effect, Layer } from "effect"
 export class FileUrl extends Context.Service<FileUrl, {
   publicUrl(key: string): string
 }>()("@coursekit/core/FileUrl") {
-  /**
-   * Files served under `baseUrl` (a trailing slash is optional). A function is read on
-   * every use: a server on an ephemeral port knows its URL only once it listens.
-   */
-  static readonly layer = (baseUrl: string | (() => string)): Layer.Layer<FileUrl> => {
-    const base = () => {
-      const url = typeof baseUrl === "string" ? baseUrl : baseUrl()
-      return url.endsWith("/") ? url : `${url}/`
-    }
+  /** Files served under `baseUrl` (a trailing slash is optional). */
+  static readonly layer = (baseUrl: string): Layer.Layer<FileUrl> => {
+    const base = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`
     return Layer.succeed(FileUrl, FileUrl.of({
       // Each key segment is escaped; the slashes between them stay.
-      publicUrl: (key) => base() + key.split("/").map(encodeURIComponent).join("/")
+      publicUrl: (key) => base + key.split("/").map(encodeURIComponent).join("/")
     }))
   }
 

@@ -5,10 +5,10 @@
  * @since 0.1.0
  */
 import { type DateTime, Schema } from "effect"
-import { ContentHtml, CourseId } from "./Course.ts"
+import { ContentHtml, CourseId, CourseTitle, titleMaxLength } from "./Course.ts"
 
 /** Longest accepted lesson title, in characters, after trimming. */
-export const lessonTitleMaxLength = 200
+export const lessonTitleMaxLength = titleMaxLength
 
 /** A lesson identifier: a positive integer assigned by the service. */
 export const LessonId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(
@@ -23,11 +23,8 @@ export const LessonPosition = Schema.Int.check(Schema.isBetween({ minimum: 1, ma
     "a position past the end means the end."
 })
 
-const LessonTitle = Schema.Trim.check(
-  Schema.isNonEmpty({ message: "title must not be empty" }),
-  Schema.isPattern(/^[^\u0000]*$/, { message: "title must not contain NUL characters" }),
-  Schema.isMaxLength(lessonTitleMaxLength, { message: `title must be at most ${lessonTitleMaxLength} characters` })
-).pipe(Schema.annotate({ description: `Lesson title, trimmed; 1 to ${lessonTitleMaxLength} characters.` }))
+// The same rules as a course title.
+const LessonTitle = CourseTitle.annotate({ description: `Lesson title, trimmed; 1 to ${titleMaxLength} characters.` })
 
 const VideoKey = Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024))).annotate({
   description: "Storage key of a finalized media file (see /admin/media), or null for no video."

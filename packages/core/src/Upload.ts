@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { type DateTime, Schema } from "effect"
-import { CourseId } from "./Course.ts"
+import { CourseId, noNul } from "./Course.ts"
 
 /** Longest presigned PUT validity: the specification's 5 minutes. */
 export const uploadUrlValiditySeconds = 300
@@ -74,8 +74,6 @@ export const keyFor = (purpose: UploadPurpose, courseId: CourseId | null, uuid: 
 export const keyPrefixes = ["courses/", "media/"] as const
 
 // --- requests and responses ----------------------------------------------------------
-
-const noNul = (field: string) => Schema.isPattern(/^[^\u0000]*$/, { message: `${field} must not contain NUL characters` })
 
 /** A file name as sent by a client: 1..255 characters. */
 export const FileName = Schema.String.check(

@@ -48,8 +48,8 @@ const pageOf = (url: string): string | undefined => {
   return `${cursor[0] ?? "0"}.${limit[0] ?? "10"}`
 }
 
-// RFC 9110 §13.1.2: weak comparison, a list of tags, or "*".
-const matches = (ifNoneMatch: string | undefined, etag: string) =>
+/** Whether `If-None-Match` names `etag` (RFC 9110 §13.1.2: weak comparison, a list of tags, or "*"). */
+export const matchesIfNoneMatch = (ifNoneMatch: string | undefined, etag: string) =>
   ifNoneMatch !== undefined &&
   ifNoneMatch.split(",").some((tag) => {
     const trimmed = tag.trim()
@@ -113,7 +113,7 @@ export class CourseListCache extends Context.Service<CourseListCache, {
               }
               const etag = `"${version}.${page}"`
               const validators = { etag, "cache-control": revalidate }
-              if (matches(ifNoneMatch, etag)) {
+              if (matchesIfNoneMatch(ifNoneMatch, etag)) {
                 return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: validators }))
               }
               const hit = entries.get(page)

@@ -12,7 +12,7 @@ import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { Catalogue, ContentGenerator, Lessons, PublicCourses, Purchases, Uploads } from "@coursekit/core"
+import type { MemoryCoursekit } from "@coursekit/core"
 import * as AdminAuthLive from "./AdminAuthLive.ts"
 import type { AdminAccess } from "./AdminAccess.ts"
 import * as ApiProblemsLive from "./ApiProblemsLive.ts"
@@ -58,24 +58,19 @@ export const layerRoutes = Layer.mergeAll(
 
 /** What the routes need: the use cases and the HTTP-side services. */
 export type RouteServices =
-  | Catalogue
-  | Uploads
-  | Lessons
-  | PublicCourses
-  | Purchases
-  | ContentGenerator
+  | UseCases
   | Readiness
   | AdminAccess
   | ViewerResolver
   | CourseListCache
   | RequestLogger
 
-/** The core's use cases the routes serve. */
-export type UseCases = Catalogue | Uploads | Lessons | PublicCourses | Purchases | ContentGenerator
+/** The core's use cases the routes serve (`MemoryCoursekit.UseCases`). */
+export type UseCases = MemoryCoursekit.UseCases
 
 /** Options of {@link layerHostServices}. */
 export interface HostServicesOptions {
-  /** Most cached `GET /courses` responses; default 10,000; 0 turns the cache off. */
+  /** Most cached `GET /courses` responses; default 10,000; 0 keeps none (ETags still answer 304), as `LIST_CACHE_ENTRIES`. */
   readonly listCacheEntries?: number | undefined
   /** Readiness checks of `GET /health/ready` (the host's database, its storage); default none. */
   readonly readiness?: ReadonlyArray<ReadinessCheck> | undefined
@@ -94,7 +89,7 @@ export const layerHostServices = <E, R>(
   Layer.mergeAll(
     layerHostAuth,
     Readiness.layer(options.readiness ?? []),
-    options.listCacheEntries === 0 ? CourseListCache.layerDisabled : CourseListCache.layer(options.listCacheEntries === undefined ? {} : { maxEntries: options.listCacheEntries }),
+    CourseListCache.layer(options.listCacheEntries === undefined ? {} : { maxEntries: options.listCacheEntries }),
     RequestLogger.layerSilent
   ).pipe(Layer.provideMerge(useCases))
 
@@ -121,7 +116,8 @@ export interface HandlerOptions<Req> extends MountOptions {
 }
 
 const routesFor = <E>(services: Layer.Layer<RouteServices, E>, prefix: string, identify: Identify<any> | undefined) =>
-  Layer.mergeAll(layerRoutes, HostMount.layer({ prefix, identify })).pipe(
+  // First: it runs outside the edge middleware (see HostMount.ts).
+  Layer.mergeAll(HostMount.layer({ prefix, identify }), layerRoutes).pipe(
     Layer.provide(services),
     Layer.provide(Layer.succeed(MountPrefix, prefix)),
     Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),

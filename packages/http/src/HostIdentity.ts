@@ -2,9 +2,9 @@
  * The host's own authentication, for embedding: the host tells Coursekit who is asking —
  * from its session, its cookies, its roles — and the viewer and admin checks follow it.
  * The handlers' `identify` option (`CoursekitHttp.webHandler`, `nodeHandler` and the
- * framework adapters) resolves the identity of each request before routing and provides
- * it as {@link CurrentHostIdentity}; {@link layerHostAuth} provides the `ViewerResolver`
- * and `AdminAccess` that read it.
+ * framework adapters) becomes {@link CurrentHostIdentity} for each request;
+ * {@link layerHostAuth} provides the `ViewerResolver` and `AdminAccess` that ask it, so
+ * requests that need no identity (the catalogue, health checks) never call `identify`.
  *
  * @since 0.1.0
  */
@@ -27,9 +27,13 @@ export const anonymousIdentity: HostIdentity = { viewer: anonymousViewer, admin:
 /** How a host identifies its requests (`Req`: a Node `IncomingMessage`, a Web `Request`, …). */
 export type Identify<Req> = (request: Req) => HostIdentity | Promise<HostIdentity>
 
-/** The identity of the request being served; anonymous unless the host's `identify` said otherwise. */
-export const CurrentHostIdentity = Context.Reference<HostIdentity>("@coursekit/http/CurrentHostIdentity", {
-  defaultValue: () => anonymousIdentity
+/**
+ * The identity of the request being served, asked for only when a route needs it (the
+ * viewer and admin checks): the host's `identify`, run at most once per request, or
+ * anonymous when the host gave none.
+ */
+export const CurrentHostIdentity = Context.Reference<Effect.Effect<HostIdentity>>("@coursekit/http/CurrentHostIdentity", {
+  defaultValue: () => Effect.succeed(anonymousIdentity)
 })
 
 /**
@@ -42,13 +46,13 @@ export const layerHostAuth: Layer.Layer<ViewerResolver | AdminAccess> = Layer.me
     vary: ["authorization", "cookie"],
     resolve: () =>
       Effect.gen(function*() {
-        return (yield* CurrentHostIdentity).viewer
+        return (yield* yield* CurrentHostIdentity).viewer
       })
   })),
   Layer.succeed(AdminAccess, AdminAccess.of({
     isAdmin: () =>
       Effect.gen(function*() {
-        return (yield* CurrentHostIdentity).admin
+        return (yield* yield* CurrentHostIdentity).admin
       })
   }))
 )

@@ -2,9 +2,12 @@
  * Serving inside a host app: the global middleware that applies the host's mount prefix
  * and its `identify` to every request before routing. A request outside the prefix is a
  * 404 problem; inside it, routes see the path without the prefix (links get it back from
- * `MountPrefix`). The host's identity of the request is provided as `CurrentHostIdentity`;
- * an `identify` that throws or rejects is a defect, answered as a 500 problem by the edge
- * middleware without its message.
+ * `MountPrefix`). The host's `identify` of the request is provided, unrun and cached, as
+ * `CurrentHostIdentity`; an `identify` that throws or rejects is a defect where a route
+ * asks for it, answered as a 500 problem by the edge middleware without its message.
+ *
+ * It must run before the edge middleware, whose list cache and request log see the path
+ * without the prefix: `CoursekitHttp` merges it first (the Mounting tests check it).
  *
  * @since 0.1.0
  */
@@ -34,7 +37,7 @@ export const layer = ({ identify, prefix }: HostMountOptions) =>
         }
         const routed = prefix === "" ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, request.modify({ url: inner }))
         if (identify === undefined) return yield* routed
-        const identity = yield* Effect.promise(async () => identify(request.source))
+        const identity = yield* Effect.cached(Effect.promise(async () => identify(request.source)))
         return yield* Effect.provideService(routed, CurrentHostIdentity, identity)
       })
     ),

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { signedInViewer, UserId } from "@coursekit/core"
+import { anonymousViewer, signedInViewer, UserId } from "@coursekit/core"
 import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from "jose"
 import { ServiceUnavailable, Unauthorized } from "./Problems.ts"
@@ -95,7 +95,7 @@ export const make = (options: Options): Effect.Effect<ViewerResolver["Service"],
       vary: ["authorization"],
       resolve: (request) => {
         const header = request.headers.authorization
-        if (header === undefined || header === "") return Effect.succeed({ _tag: "Anonymous" } as const)
+        if (header === undefined || header === "") return Effect.succeed(anonymousViewer)
         const match = /^Bearer +([A-Za-z0-9_.~+/=-]+)$/i.exec(header.trim())
         if (match === null) return Effect.fail(new Unauthorized({ detail: "Authorization must be Bearer <viewer JWT>." }))
         return Effect.tryPromise({ try: () => jwtVerify(match[1]!, getKey, verifyOptions), catch: classify }).pipe(

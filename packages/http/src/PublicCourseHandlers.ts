@@ -16,16 +16,9 @@ import { CoursekitApi } from "./CoursekitApi.ts"
 import { problems } from "./DomainProblems.ts"
 import { CurrentViewer } from "./ViewerAuth.ts"
 import { ViewerResolver } from "./ViewerResolver.ts"
+import { matchesIfNoneMatch } from "./CourseListCache.ts"
 
 const encode = Schema.encodeSync(PublicCourse)
-
-// RFC 9110 §13.1.2: weak comparison, a list of tags, or "*".
-const matches = (ifNoneMatch: string | undefined, etag: string) =>
-  ifNoneMatch !== undefined &&
-  ifNoneMatch.split(",").some((tag) => {
-    const trimmed = tag.trim()
-    return trimmed === "*" || trimmed.replace(/^W\//, "") === etag
-  })
 
 /** The `public` group. Needs `PublicCourses` and the `ViewerResolver` (for `Vary`). */
 export const layer = HttpApiBuilder.group(CoursekitApi, "public", Effect.fn(function*(handlers) {
@@ -42,7 +35,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "public", Effect.fn(func
         "cache-control": viewer._tag === "Anonymous" ? "public, no-cache" : "private, no-cache",
         vary
       }
-      if (matches(request.headers["if-none-match"], etag)) return HttpServerResponse.empty({ status: 304, headers })
+      if (matchesIfNoneMatch(request.headers["if-none-match"], etag)) return HttpServerResponse.empty({ status: 304, headers })
       return HttpServerResponse.text(body, { contentType: "application/json", headers })
     }))
 }))

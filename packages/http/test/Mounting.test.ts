@@ -88,6 +88,17 @@ describe("mounting under a prefix", () => {
       yield* Effect.promise(dispose)
     }))
 
+  it.effect("under a prefix the course list keeps its ETag and answers 304 to If-None-Match", () =>
+    Effect.gen(function*() {
+      const { handler, dispose } = CoursekitHttp.webHandler(services(), { prefix: "/kit" })
+      const first = yield* Effect.promise(() => handler(new Request("http://host/kit/courses?limit=5")))
+      const etag = first.headers.get("etag")
+      assert.isNotNull(etag)
+      const again = yield* Effect.promise(() => handler(new Request("http://host/kit/courses?limit=5", { headers: { "if-none-match": etag! } })))
+      assert.strictEqual(again.status, 304)
+      yield* Effect.promise(dispose)
+    }))
+
   it.effect("Node listener: the same over node:http, with a body and a 404 outside", () =>
     Effect.gen(function*() {
       const mounted = CoursekitHttp.nodeHandler(services(), { prefix: "/coursekit" })
@@ -188,9 +199,12 @@ describe("the host's own authentication", () => {
       assert.strictEqual(bought.purchased, true)
       assert.strictEqual(bought.lessons[0].content_html, "<p>Only for buyers</p>")
 
-      const failed = yield* send("/kit/courses", "session=broken")
+      // identify runs only where a route needs the identity: the catalogue is still served.
+      assert.strictEqual((yield* send("/kit/courses", "session=broken")).status, 200)
+      const failed = yield* send("/kit/courses", "session=broken", { method: "POST", body })
       assert.strictEqual(failed.status, 500)
       assert.notInclude(failed.body, "session store down")
+      assert.strictEqual(JSON.parse(failed.body).title, "Internal Server Error")
       yield* Effect.promise(dispose)
     }))
 

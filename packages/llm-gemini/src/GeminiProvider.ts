@@ -68,7 +68,7 @@ export const make = (options: Options): LlmProvider["Service"] => {
             config: {
               systemInstruction: request.system,
               abortSignal: signal,
-              httpOptions: { fetch: fetchKeepingRetryAfter, retryOptions: { attempts: 1 } },
+              httpOptions: { fetch: fetchKeepingRetryAfter },
               ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens })
             }
           }),

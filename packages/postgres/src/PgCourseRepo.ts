@@ -22,7 +22,8 @@ import {
   Slug
 } from "@coursekit/core"
 import { Data, DateTime, Effect, Layer, Schedule } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
+import { persistenceError } from "./PgErrors.ts"
 
 interface CourseRow {
   readonly id: number
@@ -44,8 +45,6 @@ const toRecord = (row: CourseRow): CourseRecord => ({
   updated_at: DateTime.makeUnsafe(row.updated_at)
 })
 
-const persistenceError = (operation: string) => (cause: SqlError.SqlError) =>
-  new PersistenceError({ operation, cause })
 
 /** An insert lost its slug to a concurrent insert of another base; it is retried. */
 class SlugTaken extends Data.TaggedError("SlugTaken") {}

@@ -21,11 +21,11 @@ import {
   type LessonRecord,
   LessonRepo,
   type NewLesson,
-  PersistenceError,
   type ViewerLesson
 } from "@coursekit/core"
 import { DateTime, Effect, Layer } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
+import { persistenceError } from "./PgErrors.ts"
 
 interface LessonRow {
   readonly id: number
@@ -51,7 +51,6 @@ const toRecord = (row: LessonRow): LessonRecord => ({
   updated_at: DateTime.makeUnsafe(row.updated_at)
 })
 
-const persistenceError = (operation: string) => (cause: SqlError.SqlError) => new PersistenceError({ operation, cause })
 
 /**
  * The public course's lessons. Unless `unlocked`, `content_html` and `video_key` are

@@ -9,13 +9,13 @@ import {
   type CourseId,
   CourseNotFound,
   Entitlements,
-  PersistenceError,
   type Purchase,
   PurchaseRepo,
   type UserId
 } from "@coursekit/core"
 import { Context, DateTime, Effect, Layer } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
+import { persistenceError } from "./PgErrors.ts"
 
 interface PurchaseRow {
   readonly user_id: string
@@ -29,7 +29,6 @@ const toPurchase = (row: PurchaseRow): Purchase => ({
   purchased_at: DateTime.makeUnsafe(row.purchased_at)
 })
 
-const persistenceError = (operation: string) => (cause: SqlError.SqlError) => new PersistenceError({ operation, cause })
 
 /** The PostgreSQL purchase repository; needs an `effect/sql` `SqlClient`. */
 export const make = Effect.gen(function*() {

@@ -13,13 +13,13 @@ import {
   type MediaFileRecord,
   MediaRepo,
   type NewUploadIntent,
-  PersistenceError,
   type UploadIntent,
   type UploadPurpose,
   UploadRepo
 } from "@coursekit/core"
 import { DateTime, Effect, Layer, Option } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
+import { persistenceError } from "./PgErrors.ts"
 
 interface IntentRow {
   readonly key: string
@@ -66,8 +66,6 @@ const toMedia = (row: MediaRow): MediaFileRecord => ({
   updated_at: DateTime.makeUnsafe(row.updated_at)
 })
 
-const persistenceError = (operation: string) => (cause: SqlError.SqlError) =>
-  new PersistenceError({ operation, cause })
 
 const iso = (instant: DateTime.Utc) => DateTime.formatIso(instant)
 
