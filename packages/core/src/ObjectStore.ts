@@ -40,6 +40,15 @@ export interface PresignedPut {
   readonly expiresAt: DateTime.Utc
 }
 
+/**
+ * The headers a PUT to `request`'s URL must carry: `Content-Type`, and `Content-Length`
+ * when a length was signed. For adapters, so every store hands clients the same set.
+ */
+export const presignedPutHeaders = (request: Pick<PutRequest, "contentType" | "contentLength">): Readonly<Record<string, string>> =>
+  request.contentLength === undefined
+    ? { "Content-Type": request.contentType }
+    : { "Content-Type": request.contentType, "Content-Length": String(request.contentLength) }
+
 /** What the store says about an object (`head`). */
 export interface ObjectInfo {
   readonly size: number
@@ -99,8 +108,7 @@ export class ObjectStore extends Context.Service<ObjectStore, {
           const expiresAt = DateTime.addDuration(yield* DateTime.now, request.expiresIn)
           const url = `memory://objects/${encodeURIComponent(request.key)}?signature=${++issued}`
           yield* Ref.update(signed, (map) => new Map(map).set(url, { ...request, expiresAt }))
-          const headers: Record<string, string> = { "Content-Type": request.contentType }
-          if (request.contentLength !== undefined) headers["Content-Length"] = String(request.contentLength)
+          const headers = presignedPutHeaders(request)
           return { url, headers, expiresAt }
         }),
         head: (key) => Effect.map(Ref.get(objects), (map) => Option.map(Option.fromNullishOr(map.get(key)), (object) => object.info)),

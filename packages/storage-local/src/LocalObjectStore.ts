@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { type ObjectInfo, type ObjectPage, ObjectStore, type PutRequest, StorageError } from "@coursekit/core"
+import { type ObjectInfo, type ObjectPage, ObjectStore, presignedPutHeaders, type PutRequest, StorageError } from "@coursekit/core"
 import { Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
@@ -104,8 +104,7 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
       const put: UploadSignature.SignedPut = { key: request.key, expires, contentType: request.contentType, contentLength: length }
       const signature = UploadSignature.sign(secret, put)
-      const headers: Record<string, string> = { "Content-Type": request.contentType }
-      if (length !== undefined) headers["Content-Length"] = String(length)
+      const headers = presignedPutHeaders({ contentType: request.contentType, contentLength: length })
       return {
         url: `${uploadBase()}/${encodeKey(request.key)}?${UploadSignature.queryString(put, signature)}`,
         headers,

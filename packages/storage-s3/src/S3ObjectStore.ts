@@ -17,7 +17,7 @@ import {
   type S3ClientConfig
 } from "@aws-sdk/client-s3"
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
-import { type ListedObject, type ObjectInfo, ObjectStore, type PresignedPut, type PutRequest, StorageError } from "@coursekit/core"
+import { type ListedObject, type ObjectInfo, ObjectStore, type PresignedPut, presignedPutHeaders, type PutRequest, StorageError } from "@coursekit/core"
 import { Config, DateTime, Duration, Effect, Layer, Option, Predicate, Redacted, type Scope } from "effect"
 
 /** Options of {@link layer}. */
@@ -153,8 +153,7 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
         // length) makes the store refuse a PUT that differs.
         signableHeaders: new Set(["content-type", ...(length === undefined ? [] : ["content-length"])])
       }))
-    const headers: Record<string, string> = { "Content-Type": request.contentType }
-    if (length !== undefined) headers["Content-Length"] = String(length)
+    const headers = presignedPutHeaders({ contentType: request.contentType, contentLength: length })
     return { url, headers, expiresAt: DateTime.makeUnsafe(signedAt + expiresIn * 1000) } satisfies PresignedPut
   })
 
