@@ -68,6 +68,14 @@ export type RouteServices =
 /** The core's use cases the routes serve (`MemoryCoursekit.UseCases`). */
 export type UseCases = MemoryCoursekit.UseCases
 
+/**
+ * What a host hands {@link webHandler} and {@link nodeHandler}: the {@link RouteServices}.
+ * It may add routes of its own to the `HttpRouter` (a local store's upload and file
+ * routes, as `DefaultServices` in `@coursekit/server` does); they are served under the
+ * same prefix, behind the same middleware.
+ */
+export type HostServices<E> = Layer.Layer<RouteServices, E, HttpRouter.HttpRouter>
+
 /** Options of {@link layerHostServices}. */
 export interface HostServicesOptions {
   /** Most cached `GET /courses` responses; default 10,000; 0 keeps none (ETags still answer 304), as `LIST_CACHE_ENTRIES`. */
@@ -115,7 +123,7 @@ export interface HandlerOptions<Req> extends MountOptions {
   readonly identify?: Identify<Req> | undefined
 }
 
-const routesFor = <E>(services: Layer.Layer<RouteServices, E>, prefix: string, identify: Identify<any> | undefined) =>
+const routesFor = <E>(services: HostServices<E>, prefix: string, identify: Identify<any> | undefined) =>
   // First: it runs outside the edge middleware (see HostMount.ts).
   Layer.mergeAll(HostMount.layer({ prefix, identify }), layerRoutes).pipe(
     Layer.provide(services),
@@ -130,7 +138,7 @@ const routesFor = <E>(services: Layer.Layer<RouteServices, E>, prefix: string, i
  * request; call `dispose` when the host shuts down.
  */
 export const webHandler = <E>(
-  services: Layer.Layer<RouteServices, E>,
+  services: HostServices<E>,
   options: HandlerOptions<Request> = {}
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
   const web = HttpRouter.toWebHandler(routesFor(services, normalizePrefix(options.prefix), options.identify), { disableLogger: true })
@@ -157,7 +165,7 @@ export interface NodeHandler {
  * is one (Express, Connect), else it is a 404; a request whose `originalUrl` is set (by
  * Express' `app.use(prefix, …)`) is routed by it.
  */
-export const nodeHandler = <E>(services: Layer.Layer<RouteServices, E>, options: HandlerOptions<IncomingMessage> = {}): NodeHandler => {
+export const nodeHandler = <E>(services: HostServices<E>, options: HandlerOptions<IncomingMessage> = {}): NodeHandler => {
   const prefix = normalizePrefix(options.prefix)
   const scope = Scope.makeUnsafe()
   const listener = Effect.runPromise(

@@ -1,62 +1,19 @@
 /**
- * The standalone Coursekit service, wired from {@link ServerSettings}: PostgreSQL when
- * `DATABASE_URL` is set, else the embedded PGlite in `DATA_DIR`; files on local disk
- * (served by this server) or in S3; admin tokens from `ADMIN_TOKENS`, else the token file
- * in `DATA_DIR`; the upload sweep; the HTTP server on `HOST:PORT`.
+ * The standalone Coursekit service, wired from {@link ServerSettings}: the default
+ * services (`DefaultServices`: PostgreSQL or PGlite, local disk or S3, the models, the
+ * upload sweep); admin tokens from `ADMIN_TOKENS`, else the token file in `DATA_DIR`;
+ * viewer tokens from `JWT_SECRET`/`JWKS_URL`; the HTTP server on `HOST:PORT`.
  *
  * @since 0.1.0
  */
-import {
-  Catalogue,
-  ContentGenerator,
-  FileUrl,
-  HtmlSanitizer,
-  Lessons,
-  LlmChain,
-  type LlmProvider,
-  ObjectStore,
-  PublicCourses,
-  Purchases,
-  type StorageError,
-  Uploads
-} from "@coursekit/core"
-import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, Readiness, RequestLogger, ViewerResolver } from "@coursekit/http"
-import { PgCourseRepo, PgDatabase, PgLessonRepo, PgliteDatabase, PgPurchaseRepo, PgUploadRepo } from "@coursekit/postgres"
-import { GeminiProvider } from "@coursekit/llm-gemini"
-import { OpenAiProvider } from "@coursekit/llm-openai"
-import { LocalObjectStore, LocalStorageRoutes } from "@coursekit/storage-local"
-import { S3ObjectStore } from "@coursekit/storage-s3"
+import type { Catalogue, Uploads } from "@coursekit/core"
+import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, RequestLogger, ViewerResolver } from "@coursekit/http"
 import { NodeServices } from "@effect/platform-node"
-import { type Config, Effect, Layer, LogLevel, Option, type PlatformError, Redacted, References } from "effect"
+import { type Config, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { HttpServer, type HttpServerError } from "effect/http"
-import { type Migrator, SqlClient, type SqlError } from "effect/sql"
-import { join } from "node:path"
 import * as AdminTokenFile from "./AdminTokenFile.ts"
-import * as SecretFile from "./SecretFile.ts"
-import { aiConfigurationHint, type AiModelSettings, type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
-
-const layerDatabase = (settings: ServerSettings) =>
-  Option.match(settings.databaseUrl, {
-    onNone: () => PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite") }),
-    onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize })
-  })
-
-const layerModel = (model: AiModelSettings): Layer.Layer<LlmProvider> => {
-  const baseUrl = Option.getOrUndefined(model.baseUrl)
-  switch (model.provider) {
-    case "openai":
-      return OpenAiProvider.layer({ model: model.model, apiKey: Option.getOrUndefined(model.apiKey), baseUrl })
-    case "google":
-      // ServerConfig requires the key for Gemini; an empty one would be answered 400/401.
-      return GeminiProvider.layer({ model: model.model, apiKey: Option.getOrElse(model.apiKey, () => Redacted.make("")), baseUrl })
-  }
-}
-
-/** `POST /admin/ai/generate`: the configured models, in order (none: a 503 naming the variables). */
-const layerContentGenerator = (settings: ServerSettings) =>
-  ContentGenerator.layerNoDeps({ timeout: settings.aiTimeout, cooldown: settings.aiCooldown }).pipe(
-    Layer.provide(LlmChain.layer(settings.aiModels.map(layerModel), { whenEmpty: aiConfigurationHint }))
-  )
+import * as DefaultServices from "./DefaultServices.ts"
+import { type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
 
 const layerAdminTokens = (settings: ServerSettings) =>
   Layer.unwrap(Effect.gen(function*() {
@@ -84,20 +41,6 @@ const layerViewers = (settings: ServerSettings) =>
       audience: Option.getOrUndefined(settings.jwtAudience)
     })
 
-const layerReadiness = Layer.effect(
-  Readiness,
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const store = yield* ObjectStore
-    return Readiness.of({
-      checks: [
-        { name: "database", check: sql`SELECT 1`.pipe(Effect.asVoid) },
-        { name: "storage", check: store.check }
-      ]
-    })
-  })
-)
-
 /**
  * The server's own base URL. With `PORT=0` and no `PUBLIC_URL` it is known only once the
  * server listens: {@link announce} sets it then, and URLs built later read it.
@@ -107,38 +50,6 @@ interface Origin {
 }
 
 const originOf = (settings: ServerSettings): Origin => ({ url: settings.publicUrl })
-
-/** The local store's signing key: `STORAGE_SECRET`, else a key file in `DATA_DIR`. */
-const storageSecret = (settings: ServerSettings) =>
-  Option.match(settings.storageSecret, {
-    onSome: Effect.succeed,
-    onNone: () => Effect.map(SecretFile.ensure(settings.dataDir, "storage-secret", ""), (file) => file.secret)
-  })
-
-/** The local store on `STORAGE_DIR`, signing URLs under the server's own URL. */
-const layerLocalStore = (settings: ServerSettings, origin: Origin) =>
-  Layer.unwrap(Effect.map(storageSecret(settings), (secret) =>
-    LocalObjectStore.layer({
-      root: settings.storageDir,
-      uploadBaseUrl: () => `${origin.url}/storage`,
-      publicBaseUrl: () => `${origin.url}/files`,
-      secret,
-      maxUploadBytes: Math.max(settings.uploadLimits.thumbnailMaxBytes, settings.uploadLimits.mediaMaxBytes)
-    })))
-
-/** `CDN_URL` when set, else wherever the store serves files. */
-const layerFileUrl = (settings: ServerSettings) =>
-  Option.match(settings.cdnUrl, {
-    onSome: (url) => FileUrl.layer(url),
-    onNone: () =>
-      Layer.effect(
-        FileUrl,
-        Effect.gen(function*() {
-          const store = yield* ObjectStore
-          return FileUrl.of({ publicUrl: store.publicUrl })
-        })
-      )
-  })
 
 const announce = (settings: ServerSettings, origin: Origin) =>
   Layer.effectDiscard(Effect.gen(function*() {
@@ -168,61 +79,33 @@ const announce = (settings: ServerSettings, origin: Origin) =>
 
 /** Why the service could not start. */
 export type StartError =
+  | DefaultServices.StartError
   | HttpServerError.ServeError
-  | SqlError.SqlError
-  | Migrator.MigrationError
-  | PgliteDatabase.PgliteStartError
-  | PlatformError.PlatformError
   | AdminTokenFile.AdminTokenFileInvalid
-  | StorageError
   | JwtViewerResolver.JwtOptionsInvalid
 
 /**
- * The whole service for `settings`. Build it to serve; release it to shut down
+ * The whole service for `settings`: {@link DefaultServices.makeCore} behind the admin
+ * tokens, the viewer tokens and `node:http`. Build it to serve; release it to shut down
  * gracefully: the server stops accepting and finishes requests in flight before the
  * sweep, the store and the database are released. `HttpServer` is in the output, so
  * callers can read the bound address.
  */
 export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.HttpServer | Catalogue | Uploads, StartError> => {
   const origin = originOf(settings)
-  // One local store layer for both uses below: layers are built once per reference.
-  const local = layerLocalStore(settings, origin)
-  const store = Option.match(settings.s3, {
-    onNone: () => local,
-    onSome: (options) => S3ObjectStore.layer(options)
-  })
-  // The local store's upload and file routes are served here; S3 serves its own.
-  const routes = Option.isNone(settings.s3)
-    ? Layer.mergeAll(CoursekitHttp.layerRoutes, LocalStorageRoutes.layer().pipe(Layer.provide(local)))
-    : CoursekitHttp.layerRoutes
-  const uploads = Uploads.layerNoDeps({ limits: settings.uploadLimits, gracePeriod: settings.uploadGracePeriod })
+  const core = DefaultServices.makeCore(settings, () => origin.url)
+  const routes = Layer.mergeAll(CoursekitHttp.layerRoutes, core.storageRoutes)
   return announce(settings, origin).pipe(
     Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host }, routes)),
     Layer.provide([
       CourseListCache.layer({ maxEntries: settings.listCacheEntries }),
-      layerReadiness,
       layerAdminTokens(settings),
       layerViewers(settings),
       LogLevel.isGreaterThan(settings.logLevel, "Info") ? RequestLogger.layerSilent : RequestLogger.layerJsonLines()
     ]),
-    Layer.provideMerge(Uploads.layerSweeper(settings.uploadSweepInterval).pipe(Layer.provideMerge(uploads))),
-    Layer.provideMerge(
-      Layer.mergeAll(
-        Catalogue.layerNoDeps,
-        Lessons.layerNoDeps,
-        PublicCourses.layerNoDeps,
-        Purchases.layerNoDeps,
-        layerContentGenerator(settings)
-      ).pipe(
-        Layer.provide(HtmlSanitizer.layer)
-      )
-    ),
-    Layer.provide(layerFileUrl(settings)),
-    Layer.provideMerge(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer)),
-    Layer.provideMerge(store),
-    Layer.provide(layerDatabase(settings)),
-    Layer.provide(NodeServices.layer),
-    Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))
+    Layer.provideMerge(core.services),
+    // The admin token file.
+    Layer.provide(NodeServices.layer)
   )
 }
 

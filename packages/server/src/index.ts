@@ -1,8 +1,10 @@
 /**
- * The standalone Coursekit service as a layer, and its configuration.
+ * The standalone Coursekit service as a layer, its configuration, and its default
+ * services for hosts that embed Coursekit.
  *
  * @since 0.1.0
  */
 export * as AdminTokenFile from "./AdminTokenFile.ts"
+export * as DefaultServices from "./DefaultServices.ts"
 export * as ServerConfig from "./ServerConfig.ts"
 export * as StandaloneServer from "./StandaloneServer.ts"

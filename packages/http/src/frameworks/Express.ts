@@ -7,10 +7,9 @@
  * @since 0.1.0
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express"
-import type { Layer } from "effect"
-import type { HostIdentity, RouteServices } from "../index.ts"
+import type { HostIdentity } from "../index.ts"
 import type { IncomingMessage } from "node:http"
-import { nodeHandler } from "../CoursekitHttp.ts"
+import { type HostServices, nodeHandler } from "../CoursekitHttp.ts"
 import type { Identify } from "../HostIdentity.ts"
 
 /** Options of {@link coursekit}. */
@@ -34,7 +33,7 @@ export interface CoursekitMiddleware extends RequestHandler {
  * the next middleware. Use it with `app.use(kit)` (or `app.use(prefix, kit)`: the prefix
  * is read from `originalUrl` either way).
  */
-export const coursekit = <E>(services: Layer.Layer<RouteServices, E>, options: ExpressOptions = {}): CoursekitMiddleware => {
+export const coursekit = <E>(services: HostServices<E>, options: ExpressOptions = {}): CoursekitMiddleware => {
   const node = nodeHandler(services, {
     prefix: options.prefix,
     identify: options.identify as Identify<IncomingMessage> | undefined

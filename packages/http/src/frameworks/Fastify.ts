@@ -7,10 +7,9 @@
  * @since 0.1.0
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify"
-import type { Layer } from "effect"
-import type { HostIdentity, RouteServices } from "../index.ts"
+import type { HostIdentity } from "../index.ts"
 import type { IncomingMessage } from "node:http"
-import { nodeHandler } from "../CoursekitHttp.ts"
+import { type HostServices, nodeHandler } from "../CoursekitHttp.ts"
 
 /** Options of {@link coursekitPlugin}. */
 export interface FastifyOptions {
@@ -22,7 +21,7 @@ export interface FastifyOptions {
  * Coursekit as a Fastify plugin. Register it with the `prefix` it should live under; it
  * answers every method on `prefix` and below, and nothing else.
  */
-export const coursekitPlugin = <E>(services: Layer.Layer<RouteServices, E>, options: FastifyOptions = {}): FastifyPluginAsync =>
+export const coursekitPlugin = <E>(services: HostServices<E>, options: FastifyOptions = {}): FastifyPluginAsync =>
   async (fastify) => {
     // The host identifies the Fastify request; Coursekit serves its raw request.
     const fastifyRequests = new WeakMap<IncomingMessage, FastifyRequest>()

@@ -7,10 +7,9 @@
  */
 import type { Context as HonoContext } from "hono"
 import { Hono } from "hono"
-import type { Layer } from "effect"
-import type { HostIdentity, RouteServices } from "../index.ts"
+import type { HostIdentity } from "../index.ts"
 import { normalizePrefix } from "../RequestPath.ts"
-import { webHandler } from "../CoursekitHttp.ts"
+import { type HostServices, webHandler } from "../CoursekitHttp.ts"
 
 /** Options of {@link coursekitHono}. */
 export interface HonoOptions {
@@ -29,7 +28,7 @@ export interface CoursekitHono {
 }
 
 /** Coursekit as Hono routes under `prefix`. */
-export const coursekitHono = <E>(services: Layer.Layer<RouteServices, E>, options: HonoOptions = {}): CoursekitHono => {
+export const coursekitHono = <E>(services: HostServices<E>, options: HonoOptions = {}): CoursekitHono => {
   const prefix = normalizePrefix(options.prefix)
   // The host identifies Hono's context; Coursekit serves its raw request.
   const contexts = new WeakMap<Request, HonoContext>()

@@ -1,0 +1,209 @@
+/**
+ * Coursekit's default wiring, shared by the standalone server and embedding hosts:
+ * PostgreSQL when `DATABASE_URL` is set, else the embedded PGlite in `DATA_DIR`; files on
+ * local disk (with their upload and file routes) or in S3; the configured language
+ * models; the upload sweep. A host that "takes the defaults" hands {@link layer} to
+ * `CoursekitHttp.nodeHandler`, `webHandler` or a framework adapter:
+ *
+ * ```ts
+ * const kit = coursekit(DefaultServices.layer({ publicUrl: "https://app.example.com/api/coursekit" }), {
+ *   prefix: "/api/coursekit",
+ *   identify
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import {
+  Catalogue,
+  ContentGenerator,
+  FileUrl,
+  HtmlSanitizer,
+  Lessons,
+  LlmChain,
+  type LlmProvider,
+  ObjectStore,
+  PublicCourses,
+  Purchases,
+  type StorageError,
+  Uploads
+} from "@coursekit/core"
+import { CourseListCache, type CoursekitHttp, layerHostAuth, Readiness, RequestLogger } from "@coursekit/http"
+import { GeminiProvider } from "@coursekit/llm-gemini"
+import { OpenAiProvider } from "@coursekit/llm-openai"
+import { PgCourseRepo, PgDatabase, PgLessonRepo, PgliteDatabase, PgPurchaseRepo, PgUploadRepo } from "@coursekit/postgres"
+import { LocalObjectStore, LocalStorageRoutes } from "@coursekit/storage-local"
+import { S3ObjectStore } from "@coursekit/storage-s3"
+import { NodeServices } from "@effect/platform-node"
+import { type Config, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"
+import type { HttpRouter } from "effect/http"
+import { type Migrator, SqlClient, type SqlError } from "effect/sql"
+import { join } from "node:path"
+import * as SecretFile from "./SecretFile.ts"
+import { aiConfigurationHint, type AiModelSettings, type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
+
+/** Why the default services could not start. */
+export type StartError =
+  | SqlError.SqlError
+  | Migrator.MigrationError
+  | PgliteDatabase.PgliteStartError
+  | PlatformError.PlatformError
+  | StorageError
+
+const layerDatabase = (settings: ServerSettings) =>
+  Option.match(settings.databaseUrl, {
+    onNone: () => PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite") }),
+    onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize })
+  })
+
+const layerModel = (model: AiModelSettings): Layer.Layer<LlmProvider> => {
+  const baseUrl = Option.getOrUndefined(model.baseUrl)
+  switch (model.provider) {
+    case "openai":
+      return OpenAiProvider.layer({ model: model.model, apiKey: Option.getOrUndefined(model.apiKey), baseUrl })
+    case "google":
+      // ServerConfig requires the key for Gemini; an empty one would be answered 400/401.
+      return GeminiProvider.layer({ model: model.model, apiKey: Option.getOrElse(model.apiKey, () => Redacted.make("")), baseUrl })
+  }
+}
+
+/** `POST /admin/ai/generate`: the configured models, in order (none: a 503 naming the variables). */
+const layerContentGenerator = (settings: ServerSettings) =>
+  ContentGenerator.layerNoDeps({ timeout: settings.aiTimeout, cooldown: settings.aiCooldown }).pipe(
+    Layer.provide(LlmChain.layer(settings.aiModels.map(layerModel), { whenEmpty: aiConfigurationHint }))
+  )
+
+const layerReadiness = Layer.effect(
+  Readiness,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* ObjectStore
+    return Readiness.of({
+      checks: [
+        { name: "database", check: sql`SELECT 1`.pipe(Effect.asVoid) },
+        { name: "storage", check: store.check }
+      ]
+    })
+  })
+)
+
+/** The local store's signing key: `STORAGE_SECRET`, else a key file in `DATA_DIR`. */
+const storageSecret = (settings: ServerSettings) =>
+  Option.match(settings.storageSecret, {
+    onSome: Effect.succeed,
+    onNone: () => Effect.map(SecretFile.ensure(settings.dataDir, "storage-secret", ""), (file) => file.secret)
+  })
+
+/** The local store on `STORAGE_DIR`, signing URLs under `publicUrl`. */
+const layerLocalStore = (settings: ServerSettings, publicUrl: () => string) =>
+  Layer.unwrap(Effect.map(storageSecret(settings), (secret) =>
+    LocalObjectStore.layer({
+      root: settings.storageDir,
+      uploadBaseUrl: () => `${publicUrl()}/storage`,
+      publicBaseUrl: () => `${publicUrl()}/files`,
+      secret,
+      maxUploadBytes: Math.max(settings.uploadLimits.thumbnailMaxBytes, settings.uploadLimits.mediaMaxBytes)
+    })))
+
+/** `CDN_URL` when set, else wherever the store serves files. */
+const layerFileUrl = (settings: ServerSettings) =>
+  Option.match(settings.cdnUrl, {
+    onSome: (url) => FileUrl.layer(url),
+    onNone: () =>
+      Layer.effect(
+        FileUrl,
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          return FileUrl.of({ publicUrl: store.publicUrl })
+        })
+      )
+  })
+
+/** The core's wiring: see {@link makeCore}. */
+export interface Core {
+  /** The use cases, the upload sweep, and the readiness checks of the database and the store. */
+  readonly services: Layer.Layer<CoursekitHttp.UseCases | Readiness, StartError>
+  /** With the local store, its upload (`/storage`) and file (`/files`) routes; else none. */
+  readonly storageRoutes: Layer.Layer<never, StartError, HttpRouter.HttpRouter>
+}
+
+/**
+ * The core's use cases on the adapters `settings` pick, and the routes the local store
+ * needs. Both use one store: build `storageRoutes` within the build of `services` (as the
+ * routes of a server or handler provided with them), since layers are shared per
+ * reference within one build. `publicUrl` is where clients reach those routes (read on
+ * every use).
+ */
+export const makeCore = (settings: ServerSettings, publicUrl: () => string): Core => {
+  const local = layerLocalStore(settings, publicUrl).pipe(Layer.provide(NodeServices.layer))
+  const store = Option.match(settings.s3, {
+    onNone: () => local,
+    onSome: (options) => S3ObjectStore.layer(options)
+  })
+  const uploads = Uploads.layerNoDeps({ limits: settings.uploadLimits, gracePeriod: settings.uploadGracePeriod })
+  const services = Layer.mergeAll(
+    Uploads.layerSweeper(settings.uploadSweepInterval).pipe(Layer.provideMerge(uploads)),
+    Layer.mergeAll(
+      Catalogue.layerNoDeps,
+      Lessons.layerNoDeps,
+      PublicCourses.layerNoDeps,
+      Purchases.layerNoDeps,
+      layerContentGenerator(settings)
+    ).pipe(Layer.provide(HtmlSanitizer.layer)),
+    layerReadiness
+  ).pipe(
+    Layer.provide(layerFileUrl(settings)),
+    Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer)),
+    Layer.provide(store),
+    Layer.provide(layerDatabase(settings)),
+    Layer.provide(NodeServices.layer),
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))
+  )
+  return {
+    services,
+    // S3 serves its own uploads and files.
+    storageRoutes: Option.isNone(settings.s3) ? LocalStorageRoutes.layer().pipe(Layer.provide(local)) : Layer.empty
+  }
+}
+
+/** Options of {@link layer} and {@link layerFrom}. */
+export interface Options {
+  /**
+   * The absolute URL clients reach the mounted API at, the host's prefix included:
+   * `https://app.example.com/api/coursekit`. The local store signs upload URLs under
+   * `<publicUrl>/storage` and serves files from `<publicUrl>/files` (unless `CDN_URL`
+   * says otherwise). A function is read on every use: a host listening on port 0
+   * knows its URL only once it listens.
+   */
+  readonly publicUrl: string | (() => string)
+}
+
+/**
+ * Everything the embedded handlers need, on the default adapters configured by
+ * `settings`: the use cases ({@link makeCore}), the host's identity for the viewer and
+ * admin checks (`identify`; `ADMIN_TOKENS` and the `JWT_*` variables are the standalone
+ * server's and are not read), the course list cache (`LIST_CACHE_ENTRIES`), readiness
+ * of the database and the store, and no request log (the host logs its requests).
+ */
+export const layerFrom = (settings: ServerSettings, options: Options): CoursekitHttp.HostServices<StartError> => {
+  const publicUrl = typeof options.publicUrl === "string"
+    ? ((url: string) => () => url)(options.publicUrl.replace(/\/+$/, ""))
+    : () => (options.publicUrl as () => string)().replace(/\/+$/, "")
+  const core = makeCore(settings, publicUrl)
+  return Layer.mergeAll(
+    layerHostAuth,
+    CourseListCache.layer({ maxEntries: settings.listCacheEntries }),
+    RequestLogger.layerSilent,
+    core.storageRoutes
+  ).pipe(Layer.provideMerge(core.services))
+}
+
+/**
+ * {@link layerFrom} with the settings read from the configuration (the environment by
+ * default: `DATA_DIR`, `DATABASE_URL`, `STORAGE`, `S3_*`, `AI_*`, `UPLOAD_*`, … as
+ * docs/configuration.md lists them; `PORT`, `HOST` and `PUBLIC_URL` are the host's
+ * business and are not used). With nothing set: PGlite in `./data/pglite`, files in
+ * `./data/storage`, no model.
+ */
+export const layer = (options: Options): CoursekitHttp.HostServices<StartError | Config.ConfigError> =>
+  Layer.unwrap(Effect.map(readSettings, (settings) => layerFrom(settings, options)))
