@@ -1,13 +1,16 @@
 /**
  * An existing Express app — its own pages and its own login — with Coursekit mounted at
- * /api/coursekit. The app's session decides who is an admin and who is a signed-in
- * student; Coursekit never sees a password or a token of its own.
+ * /api/coursekit on the defaults: PGlite and files on local disk in examples/express/data
+ * (or DATA_DIR), uploads served under the prefix. The app's session decides who is an
+ * admin and who is a signed-in student; Coursekit never sees a password or a token of
+ * its own.
  *
  * Run: npm run example:express   (PORT, default 3001)
  */
-import { MemoryCoursekit, signedInViewer, UserId } from "@coursekit/core"
-import { anonymousIdentity, CoursekitHttp, type HostIdentity } from "@coursekit/http"
+import { signedInViewer, UserId } from "@coursekit/core"
+import { anonymousIdentity, type HostIdentity } from "@coursekit/http"
 import { coursekit } from "@coursekit/http/express"
+import { DefaultServices } from "@coursekit/server"
 import express from "express"
 import { randomUUID } from "node:crypto"
 import { once } from "node:events"
@@ -24,10 +27,11 @@ const identify = (request: express.Request): HostIdentity => {
   return session === undefined ? anonymousIdentity : { viewer: signedInViewer(UserId.make(session.user)), admin: session.admin }
 }
 
-/** Starts the app on `port` (0: any free one). */
-export const start = async (port: number) => {
-  // In-memory here; in production pass the PostgreSQL/S3 layers (docs/embedding.md).
-  const kit = coursekit(CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()), { prefix: "/api/coursekit", identify })
+/** Starts the app on `port` (0: any free one), its data in `dataDir`. */
+export const start = async (port: number, dataDir = fileURLToPath(new URL("data", import.meta.url))) => {
+  // The upload and file URLs Coursekit signs point at this app; with port 0 its URL is known once it listens.
+  let url = `http://localhost:${port}`
+  const kit = coursekit(DefaultServices.layer({ publicUrl: () => `${url}/api/coursekit`, dataDir }), { prefix: "/api/coursekit", identify })
   const app = express()
   app.use(kit) // before body parsers: Coursekit reads its own bodies
   app.use(express.json())
@@ -45,13 +49,14 @@ export const start = async (port: number) => {
   await kit.ready
   const server = app.listen(port)
   await once(server, "listening")
-  // Coursekit's layers are released with the host's server.
+  url = `http://localhost:${(server.address() as AddressInfo).port}`
+  // Coursekit's layers (the database, the upload sweep) are released with the host's server.
   server.on("close", () => void kit.dispose())
-  return { url: `http://localhost:${(server.address() as AddressInfo).port}`, server }
+  return { url, server }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { url, server } = await start(Number(process.env.PORT ?? 3001))
+  const { url, server } = await start(Number(process.env.PORT ?? 3001), process.env.DATA_DIR)
   console.log(`Express host listening on ${url}; Coursekit at ${url}/api/coursekit`)
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => server.close(() => process.exit(0)))
 }

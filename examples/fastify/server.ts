@@ -1,13 +1,15 @@
 /**
  * An existing Fastify app — its own routes and its own login — with Coursekit registered
- * as a plugin at /api/coursekit. The app's session decides who is an admin and who is a
- * signed-in student; Coursekit's layers close with the app.
+ * as a plugin at /api/coursekit on the defaults: PGlite and files on local disk in
+ * examples/fastify/data (or DATA_DIR). The app's session decides who is an admin and who
+ * is a signed-in student; Coursekit's layers close with the app.
  *
  * Run: npm run example:fastify   (PORT, default 3002)
  */
-import { MemoryCoursekit, signedInViewer, UserId } from "@coursekit/core"
-import { anonymousIdentity, CoursekitHttp, type HostIdentity } from "@coursekit/http"
+import { signedInViewer, UserId } from "@coursekit/core"
+import { anonymousIdentity, type HostIdentity } from "@coursekit/http"
 import { coursekitPlugin } from "@coursekit/http/fastify"
+import { DefaultServices } from "@coursekit/server"
 import Fastify, { type FastifyRequest } from "fastify"
 import { randomUUID } from "node:crypto"
 import { fileURLToPath } from "node:url"
@@ -21,11 +23,13 @@ const identify = (request: FastifyRequest): HostIdentity => {
   return session === undefined ? anonymousIdentity : { viewer: signedInViewer(UserId.make(session.user)), admin: session.admin }
 }
 
-/** Starts the app on `port` (0: any free one). */
-export const start = async (port: number) => {
+/** Starts the app on `port` (0: any free one), its data in `dataDir`. */
+export const start = async (port: number, dataDir = fileURLToPath(new URL("data", import.meta.url))) => {
   const app = Fastify()
-  // In-memory here; in production pass the PostgreSQL/S3 layers (docs/embedding.md).
-  await app.register(coursekitPlugin(CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()), { identify }), { prefix: "/api/coursekit" })
+  // The upload and file URLs Coursekit signs point at this app; with port 0 its URL is known once it listens.
+  let url = `http://127.0.0.1:${port}`
+  const services = DefaultServices.layer({ publicUrl: () => `${url}/api/coursekit`, dataDir })
+  await app.register(coursekitPlugin(services, { identify }), { prefix: "/api/coursekit" })
   app.get("/", async () => "The host app. POST /login {\"user\": \"admin\"}; Coursekit is at /api/coursekit (docs: /api/coursekit/docs).")
   app.post<{ Body: { user?: unknown } }>("/login", async (request, reply) => {
     const user = String(request.body?.user ?? "")
@@ -34,12 +38,12 @@ export const start = async (port: number) => {
     sessions.set(sid, { user, admin: user === "admin" })
     return reply.header("set-cookie", `sid=${sid}; HttpOnly; SameSite=Lax; Path=/`).send({ user, admin: user === "admin" })
   })
-  const url = await app.listen({ port, host: "127.0.0.1" })
+  url = await app.listen({ port, host: "127.0.0.1" })
   return { url, close: () => app.close() }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { url, close } = await start(Number(process.env.PORT ?? 3002))
+  const { url, close } = await start(Number(process.env.PORT ?? 3002), process.env.DATA_DIR)
   console.log(`Fastify host listening on ${url}; Coursekit at ${url}/api/coursekit`)
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void close().then(() => process.exit(0)))
 }

@@ -1,13 +1,15 @@
 /**
  * An existing Hono app — its own routes, its own auth middleware — with Coursekit's
- * routes at /api/coursekit, served on Node by @hono/node-server. The same `coursekitHono`
- * routes run on Bun, Deno and workers.
+ * routes at /api/coursekit, served on Node by @hono/node-server, on the defaults: PGlite
+ * and files on local disk in examples/hono/data (or DATA_DIR). The same `coursekitHono`
+ * routes run on Bun, Deno and workers (with layers for those runtimes).
  *
  * Run: npm run example:hono   (PORT, default 3003)
  */
-import { MemoryCoursekit, signedInViewer, UserId } from "@coursekit/core"
-import { anonymousIdentity, CoursekitHttp } from "@coursekit/http"
+import { signedInViewer, UserId } from "@coursekit/core"
+import { anonymousIdentity } from "@coursekit/http"
 import { coursekitHono } from "@coursekit/http/hono"
+import { DefaultServices } from "@coursekit/server"
 import { serve } from "@hono/node-server"
 import { Hono } from "hono"
 import { getCookie, setCookie } from "hono/cookie"
@@ -20,16 +22,17 @@ type Session = { readonly user: string; readonly admin: boolean }
 // The host's sessions (a real app: its own auth middleware, a JWT, …).
 const sessions = new Map<string, Session>()
 
-/** Starts the app on `port` (0: any free one). */
-export const start = async (port: number) => {
+/** Starts the app on `port` (0: any free one), its data in `dataDir`. */
+export const start = async (port: number, dataDir = fileURLToPath(new URL("data", import.meta.url))) => {
   const app = new Hono<{ Variables: { session: Session | undefined } }>()
   // The host's auth middleware: every request gets its session in the context.
   app.use("*", async (context, next) => {
     context.set("session", sessions.get(getCookie(context, "sid") ?? ""))
     await next()
   })
-  // In-memory here; in production pass the PostgreSQL/S3 layers (docs/embedding.md).
-  const kit = coursekitHono(CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()), {
+  // The upload and file URLs Coursekit signs point at this app; with port 0 its URL is known once it listens.
+  let url = `http://127.0.0.1:${port}`
+  const kit = coursekitHono(DefaultServices.layer({ publicUrl: () => `${url}/api/coursekit`, dataDir }), {
     prefix: "/api/coursekit",
     identify: (context) => {
       const session = context.get("session") as Session | undefined
@@ -49,14 +52,15 @@ export const start = async (port: number) => {
   })
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" })
   await once(server, "listening")
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     close: () => new Promise<void>((done) => server.close(() => void kit.dispose().then(done)))
   }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { url, close } = await start(Number(process.env.PORT ?? 3003))
+  const { url, close } = await start(Number(process.env.PORT ?? 3003), process.env.DATA_DIR)
   console.log(`Hono host listening on ${url}; Coursekit at ${url}/api/coursekit`)
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void close().then(() => process.exit(0)))
 }

@@ -2,13 +2,16 @@
  * The framework examples (Express, Fastify, Hono, Next.js), each started the way its npm
  * script does (one command, its own process) and driven over HTTP as a user would: the host's login decides who is an
  * admin and who is a student; Coursekit answers under /api/coursekit; SIGTERM stops it.
+ * Express, Fastify and Hono take the defaults (PGlite, local disk in a fresh DATA_DIR):
+ * a thumbnail goes up through the host and is served back, and a restart keeps it.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { resolve } from "node:path"
+import { join, resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "../..")
 
@@ -32,7 +35,7 @@ const ensureBuiltForNext = () => {
 }
 
 /** Starts `examples/<name>` as its own process, the way its npm script does. */
-const startExample = async (name: string) => {
+const startExample = async (name: string, dataDir: string) => {
   if (name === "nextjs") ensureBuiltForNext()
   // Next.js is its own dev server; the others are our TypeScript entry points.
   const port = name === "nextjs" ? await freePort() : 0
@@ -42,7 +45,7 @@ const startExample = async (name: string) => {
   return new Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }>((done, fail) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
-      env: { ...process.env, PORT: String(port), NEXT_TELEMETRY_DISABLED: "1" },
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" },
       stdio: ["ignore", "pipe", "pipe"]
     })
     const exit = new Promise<number | null>((settle) => child.on("exit", (code) => settle(code)))
@@ -64,6 +67,11 @@ const login = async (url: string, user: string) => {
   return /sid=[\w-]+/.exec(response.headers.get("set-cookie") ?? "")![0]
 }
 
+/** The examples that take the defaults (Next.js keeps its own in-memory layers). */
+const takesDefaults = (name: string) => name !== "nextjs"
+
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 200 }, (_, i) => i)])
+
 const api = (url: string) => async (path: string, init: { method?: string; cookie?: string; body?: unknown } = {}) => {
   const response = await fetch(`${url}/api/coursekit${path}`, {
     method: init.method ?? "GET",
@@ -75,8 +83,10 @@ const api = (url: string) => async (path: string, init: { method?: string; cooki
 }
 
 describe.each(["express", "fastify", "hono", "nextjs"])("examples/%s", (name) => {
-  it("serves Coursekit under /api/coursekit with the host's login, and stops on SIGTERM", async () => {
-    const { child, url, exit } = await startExample(name)
+  it("serves Coursekit under /api/coursekit with the host's login (and, on the defaults, uploads that survive a restart); stops on SIGTERM", async () => {
+    const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), `example-${name}-`))
+    const { child, url, exit } = await startExample(name, dataDir)
+    let thumbnail: { readonly id: number; readonly url: string } | undefined
     try {
       expect((await fetch(url)).status).toBe(200)
       const admin = await login(url, "admin")
@@ -104,9 +114,36 @@ describe.each(["express", "fastify", "hono", "nextjs"])("examples/%s", (name) =>
       const anonymous = await call(`/public/courses/${course.body.slug}`)
       expect(anonymous.text).not.toContain("Secret chapter text")
       expect((await call("/openapi.json")).status).toBe(200)
+
+      if (takesDefaults(name)) {
+        // The three-step upload through the host: the signed URL is under its prefix.
+        const issued = await call(`/courses/${course.body.id}/upload-url`, { method: "POST", cookie: admin, body: { file_name: "cover.png", content_type: "image/png" } })
+        expect(issued.status).toBe(200)
+        expect(issued.body.upload_url.startsWith(`${url}/api/coursekit/storage/`)).toBe(true)
+        const put = await fetch(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: png })
+        expect(put.status).toBe(200)
+        const finalized = await call(`/courses/${course.body.id}/finalize-upload`, { method: "POST", cookie: admin, body: { file_key: issued.body.file_key } })
+        expect(finalized.status).toBe(200)
+        const served = await fetch(finalized.body.thumbnail_url)
+        expect(served.headers.get("content-type")).toBe("image/png")
+        expect(new Uint8Array(await served.arrayBuffer())).toEqual(png)
+        thumbnail = { id: course.body.id, url: finalized.body.thumbnail_url }
+      }
     } finally {
       child.kill("SIGTERM")
     }
     expect(await exit).toBe(0)
+    if (thumbnail === undefined) return
+    // PGlite and the files are in DATA_DIR: a second run of the app has them.
+    const restarted = await startExample(name, dataDir)
+    try {
+      const read = await api(restarted.url)(`/courses/${thumbnail.id}`)
+      expect(read.status).toBe(200)
+      const served = await fetch(read.body.thumbnail_url)
+      expect(new Uint8Array(await served.arrayBuffer())).toEqual(png)
+    } finally {
+      restarted.child.kill("SIGTERM")
+    }
+    expect(await restarted.exit).toBe(0)
   }, 120_000)
 })

@@ -13,7 +13,9 @@ const identify = (request) => {
 }
 
 // Kept on globalThis so that a dev-mode reload of this module does not build a second one.
-// In production pass the PostgreSQL/S3 layers (docs/embedding.md).
+// This app provides its own layers, in memory (nothing persists); the Express, Fastify and
+// Hono examples take the defaults instead (`DefaultServices.layer` from @coursekit/server:
+// PGlite and local disk), and docs/embedding.md shows PostgreSQL and S3.
 export const coursekit = globalThis.__coursekitExampleHandler ??= CoursekitHttp.webHandler(
   CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()),
   { prefix: "/api/coursekit", identify }

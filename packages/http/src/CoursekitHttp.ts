@@ -10,7 +10,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { MemoryCoursekit } from "@coursekit/core"
 import * as AdminAuthLive from "./AdminAuthLive.ts"
@@ -35,26 +35,39 @@ import * as UploadsHandlers from "./UploadsHandlers.ts"
 import * as ViewerAuthLive from "./ViewerAuthLive.ts"
 import type { ViewerResolver } from "./ViewerResolver.ts"
 
+const layerApiOf = (api: typeof CoursekitApi) =>
+  HttpApiBuilder.layer(api, { openapiPath: "/openapi.json" }).pipe(
+    Layer.provide([
+      SystemHandlers.layer,
+      CoursesHandlers.layer,
+      UploadsHandlers.layer,
+      LessonsHandlers.layer,
+      PublicCourseHandlers.layer,
+      PurchasesHandlers.layer,
+      AiHandlers.layer
+    ]),
+    Layer.provide([ApiProblemsLive.layer, AdminAuthLive.layer, ViewerAuthLive.layer])
+  )
+
+const layerRoutesOf = (api: typeof CoursekitApi) =>
+  Layer.mergeAll(
+    layerApiOf(api),
+    HttpApiScalar.layer(api, { path: "/docs" }),
+    EdgeMiddleware.layer
+  )
+
 /** The API routes and `/openapi.json`. Needs the use cases, `Readiness`, `AdminAccess` and a `ViewerResolver`. */
-export const layerApi = HttpApiBuilder.layer(CoursekitApi, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([
-    SystemHandlers.layer,
-    CoursesHandlers.layer,
-    UploadsHandlers.layer,
-    LessonsHandlers.layer,
-    PublicCourseHandlers.layer,
-    PurchasesHandlers.layer,
-    AiHandlers.layer
-  ]),
-  Layer.provide([ApiProblemsLive.layer, AdminAuthLive.layer, ViewerAuthLive.layer])
-)
+export const layerApi = layerApiOf(CoursekitApi)
 
 /** Everything Coursekit serves: the API, `/docs` and the edge middleware. */
-export const layerRoutes = Layer.mergeAll(
-  layerApi,
-  HttpApiScalar.layer(CoursekitApi, { path: "/docs" }),
-  EdgeMiddleware.layer
-)
+export const layerRoutes = layerRoutesOf(CoursekitApi)
+
+/**
+ * {@link layerRoutes} for an API mounted under `prefix`: its OpenAPI document names the
+ * prefix as its server, so `/docs`' "try it" and generated clients call the mounted paths.
+ */
+const layerRoutesUnder = (prefix: string) =>
+  prefix === "" ? layerRoutes : layerRoutesOf(CoursekitApi.annotate(OpenApi.Servers, [{ url: prefix }]))
 
 /** What the routes need: the use cases and the HTTP-side services. */
 export type RouteServices =
@@ -125,7 +138,7 @@ export interface HandlerOptions<Req> extends MountOptions {
 
 const routesFor = <E>(services: HostServices<E>, prefix: string, identify: Identify<any> | undefined) =>
   // First: it runs outside the edge middleware (see HostMount.ts).
-  Layer.mergeAll(HostMount.layer({ prefix, identify }), layerRoutes).pipe(
+  Layer.mergeAll(HostMount.layer({ prefix, identify }), layerRoutesUnder(prefix)).pipe(
     Layer.provide(services),
     Layer.provide(Layer.succeed(MountPrefix, prefix)),
     Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),

@@ -9,13 +9,17 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { CoursekitHttp } from "../src/index.ts"
 
-const publishedDocument = Effect.promise(async () => {
-  const { handler, dispose } = CoursekitHttp.webHandler(CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()))
-  const response = await handler(new Request("http://host/openapi.json"))
-  const document = await response.json() as Record<string, any>
-  await dispose()
-  return { status: response.status, document }
-})
+const documentUnder = (prefix: string) =>
+  Effect.promise(async () => {
+    const { handler, dispose } = CoursekitHttp.webHandler(CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()), { prefix })
+    const response = await handler(new Request(`http://host${prefix}/openapi.json`))
+    const document = await response.json() as Record<string, any>
+    const docs = await (await handler(new Request(`http://host${prefix}/docs`))).text()
+    await dispose()
+    return { status: response.status, document, docs }
+  })
+
+const publishedDocument = documentUnder("")
 
 describe("the OpenAPI document", () => {
   it.effect("is valid OpenAPI 3.1 according to the validator, and every $ref resolves", () =>
@@ -36,6 +40,20 @@ describe("the OpenAPI document", () => {
       delete broken.paths["/courses"].post.responses["201"].description
       const refused = yield* Effect.promise(() => new Validator().validate(broken))
       assert.isFalse(refused.valid)
+    }))
+
+  it.effect("under a mount prefix it names the prefix as its server (so /docs' requests reach the mounted API) and stays valid", () =>
+    Effect.gen(function*() {
+      const root = yield* publishedDocument
+      const mounted = yield* documentUnder("/api/coursekit")
+      assert.isUndefined(root.document.servers)
+      assert.deepStrictEqual(mounted.document.servers, [{ url: "/api/coursekit" }])
+      // The paths stay relative to the server.
+      assert.deepStrictEqual(Object.keys(mounted.document.paths), Object.keys(root.document.paths))
+      assert.include(mounted.docs, "/api/coursekit")
+      assert.notInclude(root.docs, "/api/coursekit")
+      const result = yield* Effect.promise(() => new Validator().validate(structuredClone(mounted.document)))
+      assert.deepStrictEqual(result.errors ?? [], [])
     }))
 
   it.effect("holds every endpoint of the contract, each with an operationId and its problems", () =>

@@ -35,7 +35,7 @@ import { PgCourseRepo, PgDatabase, PgLessonRepo, PgliteDatabase, PgPurchaseRepo,
 import { LocalObjectStore, LocalStorageRoutes } from "@coursekit/storage-local"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { NodeServices } from "@effect/platform-node"
-import { type Config, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"
+import { type Config, ConfigProvider, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"
 import type { HttpRouter } from "effect/http"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { join } from "node:path"
@@ -176,6 +176,12 @@ export interface Options {
    * knows its URL only once it listens.
    */
   readonly publicUrl: string | (() => string)
+  /**
+   * Where the PGlite database (`<dataDir>/pglite`), the files (`<dataDir>/storage`) and
+   * the upload-signing key live; for {@link layer}, in place of `DATA_DIR`. One process
+   * owns a data directory.
+   */
+  readonly dataDir?: string | undefined
 }
 
 /**
@@ -201,9 +207,15 @@ export const layerFrom = (settings: ServerSettings, options: Options): Coursekit
 /**
  * {@link layerFrom} with the settings read from the configuration (the environment by
  * default: `DATA_DIR`, `DATABASE_URL`, `STORAGE`, `S3_*`, `AI_*`, `UPLOAD_*`, … as
- * docs/configuration.md lists them; `PORT`, `HOST` and `PUBLIC_URL` are the host's
- * business and are not used). With nothing set: PGlite in `./data/pglite`, files in
- * `./data/storage`, no model.
+ * docs/configuration.md lists them; `PORT`, `HOST`, `PUBLIC_URL`, `ADMIN_TOKENS` and
+ * `JWT_*` are the host's business and are not used). With nothing set: PGlite in
+ * `./data/pglite`, files in `./data/storage`, no model.
  */
 export const layer = (options: Options): CoursekitHttp.HostServices<StartError | Config.ConfigError> =>
-  Layer.unwrap(Effect.map(readSettings, (settings) => layerFrom(settings, options)))
+  Layer.unwrap(Effect.gen(function*() {
+    const configured = yield* ConfigProvider.ConfigProvider
+    const provider = options.dataDir === undefined
+      ? configured
+      : ConfigProvider.orElse(ConfigProvider.fromEnv({ env: { DATA_DIR: options.dataDir } }), configured)
+    return layerFrom(yield* readSettings.parse(provider), options)
+  }))

@@ -1,7 +1,7 @@
 import { type HostIdentity, anonymousIdentity, CoursekitHttp } from "@coursekit/http"
 import { signedInViewer, UserId } from "@coursekit/core"
 import { ConfigProvider, Layer } from "effect"
-import { mkdtempSync, readdirSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import { once } from "node:events"
 import type { AddressInfo } from "node:net"
@@ -117,12 +117,13 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     assert.deepStrictEqual(new Uint8Array(await (await fetch(read.body.thumbnail_url)).arrayBuffer()), png)
   }, 60_000)
 
-  it("the Web handler takes them too, configured by the host's ConfigProvider; PUTs reach the store under the prefix", async () => {
+  it("the Web handler takes them too, configured by the host's ConfigProvider and dataDir; PUTs reach the store under the prefix", async () => {
     const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "embedded-web-"))
     const api = `https://app.example${prefix}`
-    const services = DefaultServices.layer({ publicUrl: `${api}/` }).pipe(
+    const notUsed = join(dataDir, "not-used")
+    const services = DefaultServices.layer({ publicUrl: `${api}/`, dataDir }).pipe(
       Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({
-        env: { DATA_DIR: dataDir, UPLOAD_THUMBNAIL_MAX_BYTES: "400", LOG_LEVEL: "Warn" }
+        env: { DATA_DIR: notUsed, UPLOAD_THUMBNAIL_MAX_BYTES: "400", LOG_LEVEL: "Warn" }
       })))
     )
     const web = CoursekitHttp.webHandler(services, { prefix, identify: identifyWeb })
@@ -146,7 +147,7 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
       const issued = await call(`/courses/${created.body.id}/upload-url`, { method: "POST", json: { file_name: "c.png", content_type: "image/png" } })
       assert.strictEqual(issued.status, 200, issued.text)
       assert.isTrue(issued.body.upload_url.startsWith(`${api}/storage/`), issued.body.upload_url)
-      const put = await call(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: bytes })
+      const put = await call(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: bytes as BodyInit })
       assert.strictEqual(put.status, 200, put.text)
       return { key: issued.body.file_key as string, finalized: await call(`/courses/${created.body.id}/finalize-upload`, { method: "POST", json: { file_key: issued.body.file_key } }) }
     }
@@ -160,6 +161,8 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     const served = await web.handler(new Request(finalized.body.thumbnail_url))
     assert.strictEqual(served.status, 200)
     assert.deepStrictEqual(new Uint8Array(await served.arrayBuffer()), small)
+    // The `dataDir` option wins over DATA_DIR.
     assert.includeMembers(readdirSync(dataDir), ["pglite", "storage"])
+    assert.isFalse(existsSync(notUsed))
   }, 60_000)
 })
