@@ -100,6 +100,9 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     const served = await fetch(finalized.body.thumbnail_url)
     assert.strictEqual(served.status, 200)
     assert.strictEqual(served.headers.get("content-type"), "image/png")
+    // Served from the host's own origin: sandboxed, never sniffed.
+    assert.strictEqual(served.headers.get("content-security-policy"), "sandbox")
+    assert.strictEqual(served.headers.get("x-content-type-options"), "nosniff")
     assert.deepStrictEqual(new Uint8Array(await served.arrayBuffer()), png)
 
     const ready = await send(`${api}/health/ready`)
