@@ -75,7 +75,7 @@ const send = async (url: string, init: RequestInit & { json?: unknown; user?: st
 }
 
 describe("DefaultServices: a host that takes the defaults (PGlite, local disk)", () => {
-  it("serves the API under the host's prefix with the host's admin check, uploads a thumbnail end to end, and keeps everything across a restart", async () => {
+  it("serves the API under the host's prefix with the host's admin check, uploads a thumbnail and a 3 MiB video end to end, and keeps everything across a restart", async () => {
     const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "embedded-"))
     const host = await startNodeHost(dataDir)
     const api = `${host.url}${prefix}`
@@ -104,6 +104,17 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     assert.strictEqual(served.headers.get("content-security-policy"), "sandbox")
     assert.strictEqual(served.headers.get("x-content-type-options"), "nosniff")
     assert.deepStrictEqual(new Uint8Array(await served.arrayBuffer()), png)
+
+    // A media file larger than the API's 2 MiB body limit: the store's route streams it to disk.
+    const video = new Uint8Array(3 * 1024 * 1024 + 5).map((_, index) => index % 253)
+    const media = await send(`${api}/admin/media/upload-url`, { method: "POST", user: "admin", json: { filename: "intro.mp4", type: "video/mp4", size_bytes: video.byteLength } })
+    assert.strictEqual(media.status, 200, media.text)
+    const mediaPut = await send(media.body.upload_url, { method: "PUT", headers: media.body.headers, body: video })
+    assert.strictEqual(mediaPut.status, 200, mediaPut.text)
+    const mediaFile = await send(`${api}/admin/media/finalize-upload`, { method: "POST", user: "admin", json: { file_key: media.body.file_key } })
+    assert.strictEqual(mediaFile.status, 200, mediaFile.text)
+    assert.strictEqual(mediaFile.body.size_bytes, video.byteLength)
+    assert.deepStrictEqual(new Uint8Array(await (await fetch(mediaFile.body.url)).arrayBuffer()), video)
 
     const ready = await send(`${api}/health/ready`)
     assert.strictEqual(ready.status, 200, ready.text)
