@@ -192,10 +192,9 @@ export interface Options {
  * of the database and the store, and no request log (the host logs its requests).
  */
 export const layerFrom = (settings: ServerSettings, options: Options): CoursekitHttp.HostServices<StartError> => {
-  const publicUrl = typeof options.publicUrl === "string"
-    ? ((url: string) => () => url)(options.publicUrl.replace(/\/+$/, ""))
-    : () => (options.publicUrl as () => string)().replace(/\/+$/, "")
-  const core = makeCore(settings, publicUrl)
+  const { publicUrl } = options
+  const read = typeof publicUrl === "string" ? () => publicUrl : publicUrl
+  const core = makeCore(settings, () => read().replace(/\/+$/, ""))
   return Layer.mergeAll(
     layerHostAuth,
     CourseListCache.layer({ maxEntries: settings.listCacheEntries }),
