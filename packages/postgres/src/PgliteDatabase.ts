@@ -5,6 +5,10 @@
  * reached through the same `@effect/sql-pg` client and migrations as a real PostgreSQL.
  * One SQL dialect everywhere; no server to install.
  *
+ * One process owns a directory: it is locked for the layer's lifetime
+ * (`DataDirectoryLock`), and a second process — or a second layer in this one — fails
+ * with `DataDirectoryInUse`. Its directories are 0700 and its files 0600.
+ *
  * PGlite is a single session: the client keeps one connection, so statements and
  * transactions run one at a time. That suits one instance on one machine; deploy on
  * PostgreSQL for more.
@@ -15,9 +19,10 @@ import type { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Data, Effect, Layer } from "effect"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as DataDirectoryLock from "./DataDirectoryLock.ts"
 import { layerMigrations } from "./PgMigrations.ts"
 
 /** Options of {@link layer}. */
@@ -32,14 +37,38 @@ export class PgliteStartError extends Data.TaggedError("PgliteStartError")<{
   readonly cause: unknown
 }> {}
 
+/**
+ * Directories 0700 and files 0600 under `directory`, whatever the umask: the files hold
+ * paid lesson text and purchases. PGlite unpacks its initial database with modes 0666 and
+ * 0755; PostgreSQL itself creates its later files 0600.
+ */
+const makePrivate = (directory: string): void => {
+  chmodSync(directory, 0o700)
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name)
+    if (entry.isDirectory()) makePrivate(path)
+    else if (entry.isFile() && (lstatSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600)
+  }
+}
+
+/** Creates the directory (private) and holds its lock for the scope. */
+const claimDirectory = (dataDir: string) =>
+  Effect.try({
+    try: () => mkdirSync(dataDir, { recursive: true, mode: 0o700 }),
+    catch: (cause) => new PgliteStartError({ message: `PGlite could not create ${dataDir}: ${String(cause)}`, cause })
+  }).pipe(Effect.andThen(DataDirectoryLock.acquire(dataDir)))
+
 const openPglite = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       // Loaded on first use: a server on PostgreSQL never pays for PGlite's module.
       try: async () => {
-        if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true })
         const { PGlite } = await import("@electric-sql/pglite")
-        return PGlite.create({ dataDir })
+        if (dataDir.startsWith("memory://")) return PGlite.create({ dataDir })
+        makePrivate(dataDir)
+        const db = await PGlite.create({ dataDir })
+        makePrivate(dataDir)
+        return db
       },
       catch: (cause) => new PgliteStartError({ message: `PGlite could not open ${dataDir}: ${String(cause)}`, cause })
     }),
@@ -77,10 +106,15 @@ export const layer = (
   options: PgliteDatabaseOptions
 ): Layer.Layer<
   SqlClient.SqlClient | PgClient.PgClient,
-  PgliteStartError | SqlError.SqlError | Migrator.MigrationError
+  | PgliteStartError
+  | DataDirectoryLock.DataDirectoryInUse
+  | DataDirectoryLock.DataDirectoryLockError
+  | SqlError.SqlError
+  | Migrator.MigrationError
 > =>
   layerMigrations.pipe(
     Layer.provideMerge(Layer.unwrap(Effect.gen(function*() {
+      if (!options.dataDir.startsWith("memory://")) yield* claimDirectory(options.dataDir)
       const db = yield* openPglite(options.dataDir)
       const { path } = yield* serveOnPrivateSocket(db)
       return PgClient.layer({

@@ -31,7 +31,15 @@ import {
 import { CourseListCache, type CoursekitHttp, layerHostAuth, Readiness, RequestLogger } from "@coursekit/http"
 import { GeminiProvider } from "@coursekit/llm-gemini"
 import { OpenAiProvider } from "@coursekit/llm-openai"
-import { PgCourseRepo, PgDatabase, PgLessonRepo, PgliteDatabase, PgPurchaseRepo, PgUploadRepo } from "@coursekit/postgres"
+import {
+  type DataDirectoryLock,
+  PgCourseRepo,
+  PgDatabase,
+  PgLessonRepo,
+  PgliteDatabase,
+  PgPurchaseRepo,
+  PgUploadRepo
+} from "@coursekit/postgres"
 import { LocalObjectStore, LocalStorageRoutes } from "@coursekit/storage-local"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { NodeServices } from "@effect/platform-node"
@@ -39,6 +47,7 @@ import { type Config, ConfigProvider, Effect, Layer, Option, type PlatformError,
 import type { HttpRouter } from "effect/http"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { join } from "node:path"
+import * as PrivateDirectory from "./PrivateDirectory.ts"
 import * as SecretFile from "./SecretFile.ts"
 import { aiConfigurationHint, type AiModelSettings, type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
 
@@ -47,12 +56,18 @@ export type StartError =
   | SqlError.SqlError
   | Migrator.MigrationError
   | PgliteDatabase.PgliteStartError
+  | DataDirectoryLock.DataDirectoryInUse
+  | DataDirectoryLock.DataDirectoryLockError
   | PlatformError.PlatformError
   | StorageError
 
+/** PGlite in `DATA_DIR/pglite`, which the layer locks: one process per data directory. */
 const layerDatabase = (settings: ServerSettings) =>
   Option.match(settings.databaseUrl, {
-    onNone: () => PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite") }),
+    onNone: () =>
+      PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite") }).pipe(
+        Layer.provide(Layer.effectDiscard(PrivateDirectory.ensure(settings.dataDir)).pipe(Layer.provide(NodeServices.layer)))
+      ),
     onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize })
   })
 
@@ -96,7 +111,7 @@ const storageSecret = (settings: ServerSettings) =>
 
 /** The local store on `STORAGE_DIR`, signing URLs under `publicUrl`. */
 const layerLocalStore = (settings: ServerSettings, publicUrl: () => string) =>
-  Layer.unwrap(Effect.map(storageSecret(settings), (secret) =>
+  Layer.unwrap(Effect.map(Effect.andThen(PrivateDirectory.ensure(settings.dataDir), storageSecret(settings)), (secret) =>
     LocalObjectStore.layer({
       root: settings.storageDir,
       uploadBaseUrl: () => `${publicUrl()}/storage`,

@@ -7,6 +7,7 @@
  */
 import { Effect, FileSystem, Path, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
+import * as PrivateDirectory from "./PrivateDirectory.ts"
 
 /** Where the secret lives and whether this start created it. */
 export interface SecretFile {
@@ -23,7 +24,7 @@ export const ensure = Effect.fn("SecretFile.ensure")(function*(dataDir: string, 
   const fs = yield* FileSystem.FileSystem
   const paths = yield* Path.Path
   const path = paths.resolve(dataDir, name)
-  yield* fs.makeDirectory(dataDir, { recursive: true })
+  yield* PrivateDirectory.ensure(dataDir)
   const fresh = `${prefix}${randomBytes(32).toString("base64url")}`
   // Written whole under a private name, then linked into place: the link fails when the
   // file exists, so servers starting at once agree on one secret, and no reader ever

@@ -1,0 +1,222 @@
+/**
+ * The server as a process: the production command (the built `dist/main.js`, no tsx),
+ * one line and exit 1 for every start-up failure, one process per data directory (also
+ * after a `kill -9`), and a data directory private to the service's user whatever the
+ * umask.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { startServerProcess } from "./ServerProcess.ts"
+
+const root = resolve(import.meta.dirname, "../../..")
+const token = "startup-test-admin-token"
+const scratch = (name: string) => mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), `${name}-`))
+
+interface Finished {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the server from sources with `env` until it exits on its own (within 30 s). */
+const runToExit = (env: Readonly<Record<string, string>>): Promise<Finished> =>
+  new Promise((done) => {
+    const child = spawn(process.execPath, ["--conditions=@coursekit/source", "--import", "tsx", "packages/server/src/main.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKENS: token, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      done({ code, stdout, stderr })
+    })
+  })
+
+/** Exit 1 and exactly one line on stderr, which starts with `coursekit: ` and matches `pattern`. */
+const expectOneLine = (finished: Finished, pattern: RegExp) => {
+  expect(finished.code).toBe(1)
+  const lines = finished.stderr.split("\n").filter((line) => line !== "")
+  expect(lines, finished.stderr).toHaveLength(1)
+  expect(lines[0]).toMatch(/^coursekit: /)
+  expect(lines[0]).toMatch(pattern)
+  // No stack trace anywhere.
+  expect(finished.stdout + finished.stderr).not.toMatch(/^\s+at /m)
+}
+
+const createCourse = (url: string, title: string) =>
+  fetch(`${url}/courses`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ title, content_html: "<p>Paid lesson text</p>" })
+  })
+
+describe("the production start command", () => {
+  it("node packages/server/dist/main.js starts, serves, and exits 0 on SIGTERM", async () => {
+    // CI builds every package first; a local run builds the server's once when it is missing.
+    if (!existsSync(join(root, "packages/server/dist/main.js"))) {
+      execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" })
+    }
+    const dataDir = scratch("production")
+    const child = spawn(process.execPath, ["packages/server/dist/main.js"], {
+      cwd: root,
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_TOKENS: token },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const exit = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
+    const url = await new Promise<string>((done, fail) => {
+      let output = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString()
+        const match = /listening on (http:\/\/[^;]+);/.exec(output)
+        if (match) done(match[1]!)
+      })
+      void exit.then(() => fail(new Error(`exited before listening:\n${output}`)))
+    })
+    // The built server runs on its own code: no tsx loader in the process.
+    expect(child.spawnargs.join(" ")).not.toContain("tsx")
+    const created = await createCourse(url, "Served by the built server")
+    expect(created.status).toBe(201)
+    child.kill("SIGTERM")
+    expect(await exit).toBe(0)
+  }, 120_000)
+})
+
+describe("npx coursekit", () => {
+  it("runs the built server; SIGTERM to npx alone stops it (npm's shell does not pass the signal on)", async () => {
+    if (!existsSync(join(root, "packages/server/dist/main.js"))) {
+      execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" })
+    }
+    const child = spawn("npx", ["coursekit"], {
+      cwd: root,
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: scratch("npx"), ADMIN_TOKENS: token },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const url = await new Promise<string>((done) => {
+      let output = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString()
+        const match = /listening on (http:\/\/[^;]+);/.exec(output)
+        if (match) done(match[1]!)
+      })
+    })
+    expect((await fetch(`${url}/`)).status).toBe(200)
+    child.kill("SIGTERM")
+    // The server notices that npm is gone, shuts down, and its port closes.
+    const deadline = Date.now() + 15_000
+    let closed = false
+    while (!closed && Date.now() < deadline) {
+      closed = await fetch(`${url}/`).then(() => false, () => true)
+      if (!closed) await new Promise((done) => setTimeout(done, 200))
+    }
+    expect(closed).toBe(true)
+  }, 120_000)
+})
+
+describe("start-up failures print one line and exit 1", () => {
+  it("a variable that is not valid names it", async () => {
+    expectOneLine(await runToExit({ DATA_DIR: scratch("bad-variable"), PORT: "eighty" }), /^coursekit: PORT is not valid: .*Fix or unset PORT/)
+  })
+
+  it("a port in use says so and how to pick another", async () => {
+    const blocker = createServer()
+    await new Promise<void>((done) => blocker.listen(0, "127.0.0.1", done))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      expectOneLine(
+        await runToExit({ DATA_DIR: scratch("port-in-use"), PORT: String(port) }),
+        new RegExp(`^coursekit: Port ${port} is already in use .*set PORT to a free port`)
+      )
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it("an unreachable DATABASE_URL names the server, never the password", async () => {
+    const finished = await runToExit({ DATA_DIR: scratch("no-database"), DATABASE_URL: "postgres://coursekit:s3cret-pw@127.0.0.1:1/coursekit" })
+    expectOneLine(finished, /^coursekit: Cannot connect to the database at DATABASE_URL \(postgres:\/\/coursekit@127\.0\.0\.1:1\/coursekit\): connection refused/)
+    expect(finished.stdout + finished.stderr).not.toContain("s3cret-pw")
+  })
+})
+
+describe("one process per data directory", () => {
+  it("a second process refuses to start, naming the first; after kill -9 of the first, the next one takes over", async () => {
+    const dataDir = scratch("locked")
+    const first = await startServerProcess({ DATA_DIR: dataDir, ADMIN_TOKENS: token })
+    expect((await createCourse(first.url, "Written by the first process")).status).toBe(201)
+
+    const second = await runToExit({ DATA_DIR: dataDir })
+    expectOneLine(second, new RegExp(`^coursekit: DATA_DIR ${dataDir} is in use by process ${first.child.pid} .*Stop that process first`))
+
+    first.child.kill("SIGKILL")
+    expect((await first.exit).signal).toBe("SIGKILL")
+    // The lock it left is stale: the next process takes it over and finds the data.
+    const third = await startServerProcess({ DATA_DIR: dataDir, ADMIN_TOKENS: token })
+    const listed = await fetch(`${third.url}/courses`).then((response) => response.json())
+    expect(listed.map((course: { title: string }) => course.title)).toEqual(["Written by the first process"])
+    const fourth = await runToExit({ DATA_DIR: dataDir })
+    expectOneLine(fourth, new RegExp(`is in use by process ${third.child.pid} `))
+    third.child.kill("SIGTERM")
+    expect((await third.exit).code).toBe(0)
+    // Released on a clean exit.
+    expect(existsSync(join(dataDir, "pglite", "coursekit.lock"))).toBe(false)
+  }, 90_000)
+})
+
+/** Every path under `directory` with its permission bits. */
+const modesUnder = (directory: string): Array<[string, string, number]> =>
+  readdirSync(directory, { withFileTypes: true, recursive: true }).map((entry) => {
+    const path = join(entry.parentPath, entry.name)
+    const stats = statSync(path)
+    return [path.slice(directory.length), stats.isDirectory() ? "dir" : "file", stats.mode & 0o777]
+  })
+
+describe("the data directory is private", () => {
+  it("with umask 000, every directory under DATA_DIR is 0700 and every file 0600", async () => {
+    const dataDir = join(scratch("private"), "data")
+    const child = spawn("sh", ["-c", `umask 000; exec "${process.execPath}" --conditions=@coursekit/source --import tsx packages/server/src/main.ts`], {
+      cwd: root,
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const exit = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
+    const url = await new Promise<string>((done) => {
+      let output = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString()
+        const match = /listening on (http:\/\/[^;]+);/.exec(output)
+        if (match) done(match[1]!)
+      })
+    })
+    const admin = { authorization: `Bearer ${execFileSync("cat", [join(dataDir, "admin-token")], { encoding: "utf8" }).trim()}` }
+    const course = await fetch(`${url}/courses`, {
+      method: "POST",
+      headers: { ...admin, "content-type": "application/json" },
+      body: JSON.stringify({ title: "Private", content_html: "<p>Paid lesson text</p>" })
+    }).then((response) => response.json())
+    // A file in the store too.
+    const upload = await fetch(`${url}/courses/${course.id}/upload-url`, {
+      method: "POST",
+      headers: { ...admin, "content-type": "application/json" },
+      body: JSON.stringify({ file_name: "cover.png", content_type: "image/png" })
+    }).then((response) => response.json())
+    expect((await fetch(upload.upload_url, { method: "PUT", headers: upload.headers, body: new Uint8Array(64) })).status).toBe(200)
+    child.kill("SIGTERM")
+    expect(await exit).toBe(0)
+
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700)
+    const modes = modesUnder(dataDir)
+    expect(modes.some(([path]) => path.includes("/pglite/base/"))).toBe(true)
+    expect(modes.some(([path]) => path.startsWith("/storage/courses/"))).toBe(true)
+    const open = modes.filter(([, kind, mode]) => mode !== (kind === "dir" ? 0o700 : 0o600))
+    expect(open).toEqual([])
+  }, 60_000)
+})
