@@ -12,6 +12,7 @@
 import { Clock, Context, Duration, Effect, ExecutionPlan, Layer, Ref, Schema } from "effect"
 import type { HtmlAllowList } from "./HtmlAllowList.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
+import { storableText } from "./Course.ts"
 import { LlmFailure, LlmFailureKind, LlmProvider } from "./LlmProvider.ts"
 
 /** Longest accepted prompt, in characters. */
@@ -23,7 +24,8 @@ export const GenerateRequest = Schema.Struct({
   // document carries the limits; the generator trims before calling a model.
   prompt: Schema.String.check(
     Schema.isPattern(/\S/u, { message: "prompt must not be empty or blank" }),
-    Schema.isMaxLength(promptMaxLength, { message: `prompt must be at most ${promptMaxLength} characters` })
+    Schema.isMaxLength(promptMaxLength, { message: `prompt must be at most ${promptMaxLength} characters` }),
+    storableText("prompt")
   ).annotate({
     description: `What to write, e.g. "A lesson on Rust ownership for beginners"; at most ${promptMaxLength} characters, not blank.`
   })

@@ -16,26 +16,38 @@ export const defaultPageSize = 10
 /** Largest page of the course list. */
 export const maxPageSize = 50
 
+/** The largest id a table holds (PostgreSQL `integer`). */
+export const maxId = 2_147_483_647
+
 /** A course identifier: a positive integer assigned by the service. */
-export const CourseId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(
+export const CourseId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxId })).pipe(
   Schema.brand("CourseId"),
   Schema.annotate({ description: "Course identifier assigned by the service (a positive integer)." })
 )
 export type CourseId = typeof CourseId.Type
 
-/** PostgreSQL text cannot hold NUL; refusing it on input makes it a 400, not a failed write. */
-export const noNul = (field: string) => Schema.isPattern(/^[^\u0000]*$/, { message: `${field} must not contain NUL characters` })
+const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * Text the database stores as sent: no NUL (PostgreSQL text cannot hold it) and no
+ * unpaired UTF-16 surrogate (it would be stored as U+FFFD). Every string input carries
+ * it, so such text is a 400 before any I/O — never a failed or an altered write.
+ */
+export const storableText = (field: string) =>
+  Schema.makeFilter<string>((text) =>
+    unstorable.test(text) ? `${field} must not contain NUL characters or unpaired surrogates` : undefined
+  )
 
 /** A course title as accepted on input: trimmed, 1..200 characters. */
 export const CourseTitle = Schema.Trim.check(
   Schema.isNonEmpty({ message: "title must not be empty" }),
-  noNul("title"),
+  storableText("title"),
   Schema.isMaxLength(titleMaxLength, { message: `title must be at most ${titleMaxLength} characters` })
 ).pipe(Schema.annotate({ description: `Course title, trimmed; 1 to ${titleMaxLength} characters.` }))
 
 /** An HTML body as accepted on input. */
 export const ContentHtml = Schema.String.check(
-  noNul("content_html"),
+  storableText("content_html"),
   Schema.isMaxLength(contentHtmlMaxLength, {
     message: `content_html must be at most ${contentHtmlMaxLength} characters`
   })

@@ -5,13 +5,13 @@
  * @since 0.1.0
  */
 import { type DateTime, Schema } from "effect"
-import { ContentHtml, CourseId, CourseTitle, titleMaxLength } from "./Course.ts"
+import { ContentHtml, CourseId, CourseTitle, maxId, storableText, titleMaxLength } from "./Course.ts"
 
 /** Longest accepted lesson title, in characters, after trimming. */
 export const lessonTitleMaxLength = titleMaxLength
 
 /** A lesson identifier: a positive integer assigned by the service. */
-export const LessonId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(
+export const LessonId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxId })).pipe(
   Schema.brand("LessonId"),
   Schema.annotate({ description: "Lesson identifier assigned by the service (a positive integer)." })
 )
@@ -26,7 +26,7 @@ export const LessonPosition = Schema.Int.check(Schema.isBetween({ minimum: 1, ma
 // The same rules as a course title.
 const LessonTitle = CourseTitle.annotate({ description: `Lesson title, trimmed; 1 to ${titleMaxLength} characters.` })
 
-const VideoKey = Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024))).annotate({
+const VideoKey = Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024), storableText("video_key"))).annotate({
   description: "Storage key of a finalized media file (see /admin/media), or null for no video."
 })
 

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { type DateTime, Schema } from "effect"
-import { CourseId, noNul } from "./Course.ts"
+import { CourseId, storableText } from "./Course.ts"
 
 /** Longest presigned PUT validity: the specification's 5 minutes. */
 export const uploadUrlValiditySeconds = 300
@@ -39,7 +39,8 @@ export const defaultUploadLimits: UploadLimits = {
 export const maxBytesOf = (limits: UploadLimits, purpose: UploadPurpose): number =>
   purpose === "thumbnail" ? limits.thumbnailMaxBytes : limits.mediaMaxBytes
 
-const extensionOfType: Readonly<Record<string, string>> = {
+/** The one extension of each allowed type. */
+const extensionOfType: Readonly<Record<(typeof mediaContentTypes)[number], string>> = {
   "image/jpeg": "jpg",
   "image/png": "png",
   "image/webp": "webp",
@@ -51,13 +52,13 @@ const extensionOfType: Readonly<Record<string, string>> = {
 }
 
 /**
- * The key's extension: the file name's own (lower case, `[a-z0-9]{1,10}`), else the
- * content type's. Nothing else of the file name ever enters a key.
+ * The key's extension: always the content type's, never the file name's. A CDN or static
+ * server that types files by extension then serves the bytes as the type they were
+ * checked as (`evil.html` sent as `image/png` is stored as `….png`). Nothing of the file
+ * name ever enters a key.
  */
-export const extensionOf = (fileName: string, contentType: string): string => {
-  const match = /\.([A-Za-z0-9]{1,10})$/.exec(fileName)
-  return match !== null ? match[1]!.toLowerCase() : extensionOfType[contentType] ?? "bin"
-}
+export const extensionOf = (contentType: string): string =>
+  (extensionOfType as Readonly<Record<string, string>>)[contentType] ?? "bin"
 
 /** The name kept for a file: its last path segment, so `../../x.png` is kept as `x.png`. */
 export const baseNameOf = (fileName: string): string => {
@@ -79,7 +80,7 @@ export const keyPrefixes = ["courses/", "media/"] as const
 export const FileName = Schema.String.check(
   Schema.isNonEmpty({ message: "the file name must not be empty" }),
   Schema.isMaxLength(255, { message: "the file name must be at most 255 characters" }),
-  noNul("the file name")
+  storableText("the file name")
 ).annotate({ description: "Original file name (1–255 characters). Only its extension is used in the key." })
 
 /** A MIME type: `type/subtype`, lower case. */
@@ -114,7 +115,7 @@ export type MediaUploadUrlRequest = typeof MediaUploadUrlRequest.Type
 export const FileKey = Schema.String.check(
   Schema.isNonEmpty({ message: "file_key must not be empty" }),
   Schema.isMaxLength(1024, { message: "file_key must be at most 1024 characters" }),
-  noNul("file_key")
+  storableText("file_key")
 ).annotate({ description: "The file_key the upload-url call returned." })
 
 /** The specification's FinalizeUploadRequest. */
@@ -150,7 +151,7 @@ export interface UploadIntent extends NewUploadIntent {
 }
 
 /** A media file identifier: a positive integer, ascending in order of first finalize. */
-export const MediaFileId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(Schema.brand("MediaFileId"))
+export const MediaFileId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })).pipe(Schema.brand("MediaFileId"))
 export type MediaFileId = typeof MediaFileId.Type
 
 /** The stored record of a confirmed upload (§2.8), keyed by storage key. */

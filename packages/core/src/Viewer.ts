@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { storableText } from "./Course.ts"
 
 /** Longest accepted user id, in characters. */
 export const userIdMaxLength = 255
@@ -14,7 +15,8 @@ export const userIdMaxLength = 255
 export const UserId = Schema.String.check(
   Schema.isNonEmpty({ message: "user id must not be empty" }),
   Schema.isMaxLength(userIdMaxLength, { message: `user id must be at most ${userIdMaxLength} characters` }),
-  Schema.isPattern(/^[^\u0000-\u001f\u007f]*$/, { message: "user id must not contain control characters" })
+  Schema.isPattern(/^[^\u0000-\u001f\u007f]*$/, { message: "user id must not contain control characters" }),
+  storableText("user id")
 ).pipe(
   Schema.brand("UserId"),
   Schema.annotate({ description: `User id from the identity provider (a JWT's sub); 1 to ${userIdMaxLength} characters.` })

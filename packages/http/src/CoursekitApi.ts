@@ -8,7 +8,6 @@
 import {
   Course,
   CourseCreate,
-  CourseId,
   CourseListItem,
   CourseUpdate,
   FinalizeUploadRequest,
@@ -16,12 +15,9 @@ import {
   GenerateRequest,
   Lesson,
   LessonCreate,
-  LessonId,
   LessonUpdate,
   MediaFile,
-  MediaFileId,
   MediaUploadUrlRequest,
-  maxPageSize,
   PublicCourse,
   Purchase,
   UploadUrlRequest,
@@ -32,6 +28,7 @@ import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AdminAuth } from "./AdminAuth.ts"
 import { ApiProblems } from "./ApiProblems.ts"
+import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, SlugParam } from "./PathParams.ts"
 import {
   BadGateway,
   Conflict,
@@ -83,9 +80,6 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
   )
 {}
 
-const PageLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxPageSize })).annotate({
-  description: `Page size, 1 to ${maxPageSize}; default 10.`
-})
 
 /** The `Link` header of a course page that has a successor. */
 const NextLink = { link: Schema.optional(Schema.String).annotate({ description: `<…?cursor=N&limit=L>; rel="next"` }) }
@@ -95,10 +89,10 @@ export class CoursesApi extends HttpApiGroup.make("courses")
   .add(
     HttpApiEndpoint.get("list", "/courses", {
       query: {
-        cursor: Schema.optional(CourseId).annotate({
+        cursor: Schema.optional(CourseIdParam).annotate({
           description: "First course id of the page (inclusive). Omit for the first page."
         }),
-        limit: Schema.optional(PageLimit)
+        limit: Schema.optional(PageLimitParam)
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(CourseListItem), NextLink),
       error: ServiceUnavailable
@@ -109,7 +103,7 @@ export class CoursesApi extends HttpApiGroup.make("courses")
         "a request with If-None-Match naming the current ETag is answered 304 Not Modified without a body."
     ),
     HttpApiEndpoint.get("get", "/courses/:id", {
-      params: { id: CourseId },
+      params: { id: CourseIdParam },
       success: Course,
       error: [NotFound, ServiceUnavailable]
     }).annotate(OpenApi.Summary, "Read one course"),
@@ -119,13 +113,13 @@ export class CoursesApi extends HttpApiGroup.make("courses")
       error: ServiceUnavailable
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Create a course; the slug is generated from the title"),
     HttpApiEndpoint.patch("update", "/courses/:id", {
-      params: { id: CourseId },
+      params: { id: CourseIdParam },
       payload: CourseUpdate,
       success: Course,
       error: [NotFound, ServiceUnavailable]
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a course's title or body; the slug stays"),
     HttpApiEndpoint.delete("delete", "/courses/:id", {
-      params: { id: CourseId },
+      params: { id: CourseIdParam },
       success: HttpApiSchema.NoContent,
       error: [NotFound, ServiceUnavailable]
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a course")
@@ -145,7 +139,7 @@ const finalizeHow = "Only a file_key issued here for the same purpose (and cours
 export class CourseUploadsApi extends HttpApiGroup.make("courseUploads")
   .add(
     HttpApiEndpoint.post("uploadUrl", "/courses/:id/upload-url", {
-      params: { id: CourseId },
+      params: { id: CourseIdParam },
       payload: UploadUrlRequest,
       success: UploadUrlResponse,
       error: [NotFound, ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
@@ -155,7 +149,7 @@ export class CourseUploadsApi extends HttpApiGroup.make("courseUploads")
         `limit is refused at once (413) and the size is signed as Content-Length. ${uploadHow}`
     ),
     HttpApiEndpoint.post("finalizeUpload", "/courses/:id/finalize-upload", {
-      params: { id: CourseId },
+      params: { id: CourseIdParam },
       payload: FinalizeUploadRequest,
       success: Course,
       error: [NotFound, Conflict, Gone, ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
@@ -184,8 +178,8 @@ export class MediaApi extends HttpApiGroup.make("media")
       .annotate(OpenApi.Description, `${finalizeHow} The response's url is the file's permanent public URL.`),
     HttpApiEndpoint.get("list", "/admin/media", {
       query: {
-        cursor: Schema.optional(MediaFileId).annotate({ description: "First media file id of the page (inclusive)." }),
-        limit: Schema.optional(PageLimit)
+        cursor: Schema.optional(MediaFileIdParam).annotate({ description: "First media file id of the page (inclusive)." }),
+        limit: Schema.optional(PageLimitParam)
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(MediaFile), NextLink),
       error: ServiceUnavailable
@@ -194,7 +188,7 @@ export class MediaApi extends HttpApiGroup.make("media")
   .annotateMerge(OpenApi.annotations({ title: "Media", description: "The admin media library." }))
 {}
 
-const lessonPath = { id: CourseId, lesson_id: LessonId }
+const lessonPath = { id: CourseIdParam, lesson_id: LessonIdParam }
 const lessonBodies = "content_html is sanitized before it is stored (stages 2 and 3 of the pipeline). " +
   "video_key must name a finalized media file (else 422)."
 
@@ -202,7 +196,7 @@ const lessonBodies = "content_html is sanitized before it is stored (stages 2 an
 export class LessonsApi extends HttpApiGroup.make("lessons")
   .add(
     HttpApiEndpoint.post("create", "/courses/:id/lessons", {
-      params: { id: CourseId },
+      params: { id: CourseIdParam },
       payload: LessonCreate,
       success: Lesson.pipe(HttpApiSchema.status(201)),
       error: [NotFound, UnprocessableContent, ServiceUnavailable]
@@ -211,7 +205,7 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
       `${lessonBodies} A position shifts the lessons from there on; past the end means the end.`
     ),
     HttpApiEndpoint.get("list", "/courses/:id/lessons", {
-      params: { id: CourseId },
+      params: { id: CourseIdParam },
       success: Schema.Array(Lesson),
       error: [NotFound, ServiceUnavailable]
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "List a course's lessons in position order, with their bodies"),
@@ -238,7 +232,7 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
 export class PublicApi extends HttpApiGroup.make("public")
   .add(
     HttpApiEndpoint.get("course", "/public/courses/:slug", {
-      params: { slug: Schema.String },
+      params: { slug: SlugParam },
       success: PublicCourse,
       error: [NotFound, ServiceUnavailable]
     }).middleware(ViewerAuth).annotate(OpenApi.Summary, "A course with its lessons, as this viewer may see it").annotate(
@@ -254,7 +248,7 @@ export class PublicApi extends HttpApiGroup.make("public")
   .annotateMerge(OpenApi.annotations({ title: "Public", description: "What students see." }))
 {}
 
-const purchasePath = { id: CourseId, user_id: UserId }
+const purchasePath = { id: CourseIdParam, user_id: UserId }
 
 /** Purchases recorded by an admin (or a payment webhook calling the admin API). */
 export class PurchasesApi extends HttpApiGroup.make("purchases")

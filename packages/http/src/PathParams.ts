@@ -1,0 +1,45 @@
+/**
+ * Path and query parameters as text. An id has one spelling: its canonical decimal form
+ * (`12`). JavaScript's number parsing would also read `012`, `+12`, `1.2e1` and `12.0` as
+ * course 12 — one resource under many URLs, including for DELETE — so anything else is a
+ * 400. Text parameters refuse what the database cannot store (NUL, unpaired surrogates)
+ * before any I/O.
+ *
+ * @since 0.1.0
+ */
+import { CourseId, LessonId, MediaFileId, maxPageSize, Slug, storableText } from "@coursekit/core"
+import { Schema, SchemaTransformation } from "effect"
+
+/** `id` as a path or query value: canonical decimal digits, decoded to the id schema. */
+const canonicalDecimal = <S extends Schema.Top & { readonly Type: number; readonly Encoded: number }>(
+  id: S,
+  what: string,
+  maxDigits: number
+) =>
+  Schema.String.check(
+    Schema.isPattern(new RegExp(`^[1-9][0-9]{0,${maxDigits - 1}}$`), {
+      message: `${what} must be a positive whole number written in decimal digits, without sign, leading zeros or exponent`
+    })
+  ).pipe(Schema.decodeTo(id, SchemaTransformation.numberFromString))
+
+/** A course id in a path or query. */
+export const CourseIdParam = canonicalDecimal(CourseId, "the course id", 10)
+
+/** A lesson id in a path. */
+export const LessonIdParam = canonicalDecimal(LessonId, "the lesson id", 10)
+
+/** A media file id in a query (the media library's cursor). */
+export const MediaFileIdParam = canonicalDecimal(MediaFileId, "the media file id", 16)
+
+/** A page size in a query: 1 to the largest page. */
+export const PageLimitParam = canonicalDecimal(
+  Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxPageSize })),
+  "limit",
+  String(maxPageSize).length
+).annotate({ description: `Page size, 1 to ${maxPageSize}; default 10.` })
+
+/** A course slug in a path: text the database can store, no longer than a slug can be. */
+export const SlugParam = Schema.String.check(
+  Schema.isMaxLength(Slug.maxLength, { message: `a slug is at most ${Slug.maxLength} characters` }),
+  storableText("the slug")
+)
