@@ -42,11 +42,11 @@ describe("@coursekit/http/api", () => {
   })
 
   it("its modules import no server code", () => {
-    for (const file of ["AdminAuth.ts", "ApiProblems.ts", "CoursekitApi.ts", "Problems.ts", "ViewerAuth.ts"]) {
+    for (const file of ["AdminAuth.ts", "ApiProblems.ts", "CoursekitApi.ts", "PathParams.ts", "Problems.ts", "ViewerAuth.ts"]) {
       const source = readFileSync(resolve(import.meta.dirname, "../src", file), "utf8")
       const imports = [...source.matchAll(/from "([^"]+)"/g)].map((match) => match[1])
       for (const specifier of imports) {
-        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(effect(\/[a-z-]+)?|@coursekit\/core|\.\/(AdminAuth|ApiProblems|CoursekitApi|Problems|ViewerAuth)\.ts)$/)
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(effect(\/[a-z-]+)?|@coursekit\/core|\.\/(AdminAuth|ApiProblems|CoursekitApi|PathParams|Problems|ViewerAuth)\.ts)$/)
       }
     }
   })
