@@ -30,6 +30,12 @@ export interface PutRequest {
   readonly contentType: string
   /** When given, signed as `Content-Length`: a PUT of another size is refused. */
   readonly contentLength?: number | undefined
+  /**
+   * Without a `contentLength`, the most bytes the PUT may carry (the purpose's limit).
+   * Stores that can enforce it on an undeclared length do (local disk, memory); an S3
+   * presigned PUT cannot, and there finalize's size check is the limit.
+   */
+  readonly maxLength?: number | undefined
   readonly expiresIn: Duration.Duration
 }
 
@@ -141,6 +147,7 @@ export class ObjectStore extends Context.Service<ObjectStore, {
           const header = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]
           if (header("content-type") !== request.contentType) return 403
           if (request.contentLength !== undefined && body.byteLength !== request.contentLength) return 403
+          if (request.contentLength === undefined && request.maxLength !== undefined && body.byteLength > request.maxLength) return 413
           const info: ObjectInfo = { size: body.byteLength, contentType: request.contentType, lastModified: now }
           yield* Ref.update(objects, (map) => new Map(map).set(request.key, { bytes: body, info }))
           return 200
@@ -160,7 +167,7 @@ export class ObjectStore extends Context.Service<ObjectStore, {
 
 /** The in-memory store's side of a client: what a PUT to a presigned URL does. */
 export class MemoryObjectStore extends Context.Service<MemoryObjectStore, {
-  /** A PUT to a presigned URL: the HTTP status a store would answer (200 or 403). */
+  /** A PUT to a presigned URL: the HTTP status a store would answer (200, 403, or 413 over `maxLength`). */
   put(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Effect.Effect<number>
   /** The bytes stored under `key`. */
   read(key: string): Effect.Effect<Option.Option<Uint8Array>>

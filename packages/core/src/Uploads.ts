@@ -143,7 +143,13 @@ export class Uploads extends Context.Service<Uploads, {
             return yield* new FileTooLarge({ size_bytes: sizeBytes, max_bytes: maxBytes })
           }
           const key = keyFor(purpose, courseId, uuid(), extensionOf(contentType))
-          const presigned = yield* store.presignPut({ key, contentType, contentLength: sizeBytes, expiresIn: validity })
+          const presigned = yield* store.presignPut({
+            key,
+            contentType,
+            contentLength: sizeBytes,
+            maxLength: maxBytes,
+            expiresIn: validity
+          })
           // Recorded before the URL is handed out, so every object that can land has an intent.
           yield* intents.create({
             key,

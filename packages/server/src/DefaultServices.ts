@@ -40,7 +40,7 @@ import {
   PgPurchaseRepo,
   PgUploadRepo
 } from "@coursekit/postgres"
-import { LocalObjectStore, LocalStorageRoutes } from "@coursekit/storage-local"
+import { LocalObjectStore, LocalStorageRoutes, ServedKeys } from "@coursekit/storage-local"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { NodeServices } from "@effect/platform-node"
 import { type Config, ConfigProvider, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"
@@ -155,6 +155,9 @@ export const makeCore = (settings: ServerSettings, publicUrl: () => string): Cor
     onNone: () => local,
     onSome: (options) => S3ObjectStore.layer(options)
   })
+  // One database for the services and the file route: layers are shared per reference
+  // within one build (a second PGlite on the directory would be refused by its lock).
+  const database = layerDatabase(settings)
   const uploads = Uploads.layerNoDeps({ limits: settings.uploadLimits, gracePeriod: settings.uploadGracePeriod })
   const services = Layer.mergeAll(
     Uploads.layerSweeper(settings.uploadSweepInterval).pipe(Layer.provideMerge(uploads)),
@@ -170,14 +173,18 @@ export const makeCore = (settings: ServerSettings, publicUrl: () => string): Cor
     Layer.provide(layerFileUrl(settings)),
     Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer)),
     Layer.provide(store),
-    Layer.provide(layerDatabase(settings)),
+    Layer.provide(database),
     Layer.provide(NodeServices.layer),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))
   )
+  // Files are served once finalized: the media library says which.
+  const servedKeys = ServedKeys.layerFinalized.pipe(Layer.provide(PgUploadRepo.layerMediaRepo), Layer.provide(database))
   return {
     services,
     // S3 serves its own uploads and files.
-    storageRoutes: Option.isNone(settings.s3) ? LocalStorageRoutes.layer().pipe(Layer.provide(local)) : Layer.empty
+    storageRoutes: Option.isNone(settings.s3)
+      ? LocalStorageRoutes.layer().pipe(Layer.provide(local), Layer.provide(servedKeys))
+      : Layer.empty
   }
 }
 

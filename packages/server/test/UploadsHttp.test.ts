@@ -1,6 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, layerTestServer } from "./TestServer.ts"
+import { call, layerTestServer, TestServer } from "./TestServer.ts"
 import { assertProblem, createCourse, fetchBytes, finalizeMedia, finalizeThumbnail, mediaUrl, putBytes, thumbnailUrl } from "./UploadCalls.ts"
 
 // Both upload flows end to end on the standalone server with its defaults (PGlite, the
@@ -11,6 +11,41 @@ const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...A
 describe("upload flows over HTTP (PGlite, local disk)", () => {
   // Real clocks: URLs are signed with the server's time and checked against it.
   layer(layerTestServer(), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a thumbnail URL issued without size_bytes takes at most the thumbnail limit, not the media limit (413, nothing stored)", () =>
+      Effect.gen(function*() {
+        const id = yield* createCourse("Capped thumbnail")
+        const issued = yield* thumbnailUrl(id, { file_name: "huge.png", content_type: "image/png" })
+        const tooLarge = yield* putBytes(issued.body.upload_url, issued.body.headers, new Uint8Array(10 * 1024 * 1024 + 1))
+        assert.strictEqual(tooLarge.status, 413, tooLarge.text)
+        assertProblem(yield* finalizeThumbnail(id, issued.body.file_key), 409)
+        const media = yield* mediaUrl({ filename: "clip.mp4", type: "video/mp4" })
+        // The media limit (50 MiB here) still admits what a thumbnail may not.
+        assert.strictEqual((yield* putBytes(media.body.upload_url, media.body.headers, new Uint8Array(10 * 1024 * 1024 + 1))).status, 200)
+      }))
+
+    it.effect("an uploaded file is not served before it is finalized: 404, then 200 once finalized", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const id = yield* createCourse("Served once finalized")
+        const issued = yield* thumbnailUrl(id, { file_name: "cover.png", content_type: "image/png" })
+        assert.strictEqual((yield* putBytes(issued.body.upload_url, issued.body.headers, png)).status, 200)
+        const fileUrl = `${url}/files/${issued.body.file_key}`
+        const early = yield* fetchBytes(fileUrl)
+        assert.strictEqual(early.status, 404)
+        assert.notDeepEqual(early.body, png)
+        const head = yield* Effect.promise(() => fetch(fileUrl, { method: "HEAD" }))
+        assert.strictEqual(head.status, 404)
+        const finalized = yield* finalizeThumbnail(id, issued.body.file_key)
+        assert.strictEqual(finalized.body.thumbnail_url, fileUrl)
+        const served = yield* fetchBytes(fileUrl)
+        assert.strictEqual(served.status, 200)
+        assert.deepStrictEqual(served.body, png)
+        // Media too: a PUT alone publishes nothing.
+        const media = yield* mediaUrl({ filename: "clip.mp4", type: "video/mp4" })
+        assert.strictEqual((yield* putBytes(media.body.upload_url, media.body.headers, png)).status, 200)
+        assert.strictEqual((yield* fetchBytes(`${url}/files/${media.body.file_key}`)).status, 404)
+      }))
+
     it.effect("thumbnail: upload-url, PUT, finalize; thumbnail_url serves the bytes; finalize twice is the same", () =>
       Effect.gen(function*() {
         const id = yield* createCourse("Thumbnail flow")

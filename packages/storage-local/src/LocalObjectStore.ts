@@ -99,10 +99,22 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       if (length !== undefined && !(Number.isSafeInteger(length) && length >= 0)) {
         return yield* new StorageError({ operation: "presignPut", cause: new Error(`Content length ${length} is not a number of bytes`) })
       }
+      const cap = length === undefined ? request.maxLength : undefined
+      if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0)) {
+        return yield* new StorageError({ operation: "presignPut", cause: new Error(`Maximum length ${cap} is not a number of bytes`) })
+      }
       const now = yield* DateTime.now
       // Whole seconds, rounded down: the URL never outlives what was asked.
       const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
-      const put: UploadSignature.SignedPut = { key: request.key, expires, contentType: request.contentType, contentLength: length }
+      // The purpose's limit, signed, caps a PUT of undeclared length below the store's own cap.
+      const maxLength = cap === undefined ? undefined : Math.min(cap, maxUploadBytes)
+      const put: UploadSignature.SignedPut = {
+        key: request.key,
+        expires,
+        contentType: request.contentType,
+        contentLength: length,
+        maxLength
+      }
       const signature = UploadSignature.sign(secret, put)
       const headers = presignedPutHeaders({ contentType: request.contentType, contentLength: length })
       return {

@@ -5,18 +5,20 @@
  *   `200` with an empty body, else an RFC 9457 problem (400, 403, 409, 411, 413, 503).
  * - `GET`/`HEAD <filesPath>/<key>`: the file, streamed, with its stored type,
  *   `Content-Length`, `ETag`, `nosniff` and a year of immutable caching (keys contain a
- *   uuid and are never reused); a `404` problem for absent and invalid keys.
+ *   uuid and are never reused); a `404` problem for absent and invalid keys, and for
+ *   files {@link ServedKeys} does not serve (by default: uploads never finalized).
  *
  * The paths must match the paths of the store's `uploadBaseUrl` and `publicBaseUrl`.
  * Merge {@link layer} beside the server's other routes
  * (`Layer.mergeAll(CoursekitHttp.layerRoutes, LocalStorageRoutes.layer())`) and provide
- * `LocalObjectStore.layer`.
+ * `LocalObjectStore.layer` and a {@link ServedKeys} layer.
  *
  * @since 0.1.0
  */
 import { Effect, type Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { LocalUploads } from "./LocalUploads.ts"
+import { ServedKeys } from "./ServedKeys.ts"
 
 /** Where the routes are mounted. */
 export interface RoutesOptions {
@@ -76,13 +78,17 @@ const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
   ifNoneMatch !== undefined &&
   (ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag))
 
-const serve = (uploads: LocalUploads["Service"]) =>
+const notFound = () => problem(404, "No file is stored under this address.")
+
+const serve = (uploads: LocalUploads["Service"], served: ServedKeys["Service"]) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = yield* keyParam
+    // Asked before the disk: an upload nobody finalized is not a file of this service.
+    if (!(yield* served.isServed(key))) return notFound()
     // The file stays open until the request's scope closes, after the body is sent.
     const opened = yield* uploads.open(key)
-    if (Option.isNone(opened)) return problem(404, "No file is stored under this address.")
+    if (Option.isNone(opened)) return notFound()
     const file = opened.value
     const headers = servedHeaders(file.etag, new Date(file.lastModified.epochMilliseconds).toUTCString())
     if (matchesEtag(request.headers["if-none-match"], file.etag)) {
@@ -94,20 +100,24 @@ const serve = (uploads: LocalUploads["Service"]) =>
       contentType: file.contentType ?? "application/octet-stream",
       contentLength: file.size
     })
-  }).pipe(Effect.catchTag("StorageError", storageUnavailable))
+  }).pipe(Effect.catchTags({ StorageError: storageUnavailable, PersistenceError: storageUnavailable }))
 
 const wildcard = (path: `/${string}`): `/${string}` => path.endsWith("/") ? `${path}*` : `${path}/*`
 
 /**
  * Adds `PUT <uploadPath>/*` and `GET <filesPath>/*` (which answers `HEAD` as well) to
- * the `HttpRouter`. Needs {@link LocalUploads} (from `LocalObjectStore.layer`).
+ * the `HttpRouter`. Needs {@link LocalUploads} (from `LocalObjectStore.layer`) and
+ * {@link ServedKeys} (`ServedKeys.layerFinalized` behind Coursekit's uploads).
  */
-export const layer = (options: RoutesOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter | LocalUploads> => {
+export const layer = (
+  options: RoutesOptions = {}
+): Layer.Layer<never, never, HttpRouter.HttpRouter | LocalUploads | ServedKeys> => {
   const uploadPath = wildcard(options.uploadPath ?? "/storage")
   const filesPath = wildcard(options.filesPath ?? "/files")
   return HttpRouter.use(Effect.fnUntraced(function*(router) {
     const uploads = yield* LocalUploads
+    const served = yield* ServedKeys
     yield* router.add("PUT", uploadPath, upload(uploads))
-    yield* router.add("GET", filesPath, serve(uploads))
+    yield* router.add("GET", filesPath, serve(uploads, served))
   }))
 }

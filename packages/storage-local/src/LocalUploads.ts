@@ -95,7 +95,8 @@ export interface ServedObject {
  *
  * - `receive` checks the key, the signature (constant time), the expiry, that
  *   `Content-Type` is the signed type and the size (a signed length must equal
- *   `Content-Length` and the bytes received; without one, the cap applies), while the
+ *   `Content-Length` and the bytes received; without one, the signed maximum — the
+ *   upload purpose's limit — and the store's cap apply), while the
  *   body streams to a temporary file beside the final one. Only a complete body is
  *   flushed and renamed into place; on any refusal, failure or interruption the
  *   temporary files are removed, so nothing partial is ever visible.
@@ -205,10 +206,12 @@ export const make = (disk: LocalDisk.LocalDisk, settings: UploadSettings): Local
       if (declared < signed.contentLength) {
         return yield* refuse("LengthMismatch", `The body must be ${signed.contentLength} bytes, as signed; it is ${declared}.`)
       }
-    } else if (declared !== undefined && declared > settings.maxUploadBytes) {
-      return yield* refuse("TooLarge", `The body is larger than the ${settings.maxUploadBytes} bytes accepted.`)
     }
-    const cap = signed.contentLength ?? settings.maxUploadBytes
+    // A signed length, else the signed maximum (the upload's purpose), else the store's cap.
+    const cap = signed.contentLength ?? Math.min(signed.maxLength ?? settings.maxUploadBytes, settings.maxUploadBytes)
+    if (signed.contentLength === undefined && declared !== undefined && declared > cap) {
+      return yield* refuse("TooLarge", `The body is larger than the ${cap} bytes accepted.`)
+    }
 
     const directory = path.dirname(paths.file)
     if (!(yield* LocalDisk.attempt("receive", () => LocalDisk.ensureDirectory(directory)))) {

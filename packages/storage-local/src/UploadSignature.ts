@@ -2,12 +2,14 @@
  * Signed upload URLs: what is signed, how, and how a URL's query is read back.
  *
  * A URL is `<uploadBaseUrl>/<key>?expires=<unix seconds>&type=<content type>
- * [&length=<bytes>]&signature=<hex>`, the signature being HMAC-SHA256 under the store's
- * secret over the canonical string
+ * [&length=<bytes>][&max=<bytes>]&signature=<hex>`, the signature being HMAC-SHA256
+ * under the store's secret over the canonical string
  *
  * ```
- * coursekit-local-put-v1\nPUT\n<key>\n<expires>\n<type>\n<length or empty>
+ * coursekit-local-put-v2\nPUT\n<key>\n<expires>\n<type>\n<length or empty>\n<max or empty>
  * ```
+ *
+ * `max` caps a PUT whose length is not signed (the upload purpose's limit).
  *
  * with key and type percent-encoded (`encodeURIComponent`), so no field can carry a
  * line break into another. Internal to the package.
@@ -24,17 +26,20 @@ export interface SignedPut {
   readonly expires: number
   readonly contentType: string
   readonly contentLength: number | undefined
+  /** Without a signed length, the most bytes accepted. */
+  readonly maxLength: number | undefined
 }
 
 /** The string the HMAC is computed over. */
 export const canonicalString = (put: SignedPut): string =>
   [
-    "coursekit-local-put-v1",
+    "coursekit-local-put-v2",
     "PUT",
     encodeURIComponent(put.key),
     String(put.expires),
     encodeURIComponent(put.contentType),
-    put.contentLength === undefined ? "" : String(put.contentLength)
+    put.contentLength === undefined ? "" : String(put.contentLength),
+    put.maxLength === undefined ? "" : String(put.maxLength)
   ].join("\n")
 
 /** The hex signature of `put`. */
@@ -53,6 +58,7 @@ export const verify = (secret: Redacted.Redacted<string>, put: SignedPut, signat
 export const queryString = (put: SignedPut, signature: string): string => {
   const fields: Array<[string, string]> = [["expires", String(put.expires)], ["type", put.contentType]]
   if (put.contentLength !== undefined) fields.push(["length", String(put.contentLength)])
+  if (put.maxLength !== undefined) fields.push(["max", String(put.maxLength)])
   fields.push(["signature", signature])
   return fields.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join("&")
 }
@@ -73,13 +79,21 @@ export const parseQuery = (
   const expires = single("expires")
   const contentType = single("type")
   const length = single("length")
+  const max = single("max")
   const signature = single("signature")
   if (expires === undefined || !/^\d{1,12}$/.test(expires)) return undefined
   if (contentType === undefined || contentType === "") return undefined
   if (signature === undefined) return undefined
   if (query.length !== undefined && (length === undefined || !/^\d{1,15}$/.test(length))) return undefined
+  if (query.max !== undefined && (max === undefined || !/^\d{1,15}$/.test(max))) return undefined
   return {
-    put: { key, expires: Number(expires), contentType, contentLength: length === undefined ? undefined : Number(length) },
+    put: {
+      key,
+      expires: Number(expires),
+      contentType,
+      contentLength: length === undefined ? undefined : Number(length),
+      maxLength: max === undefined ? undefined : Number(max)
+    },
     signature
   }
 }

@@ -7,6 +7,7 @@
  */
 export * as LocalObjectStore from "./LocalObjectStore.ts"
 export * as LocalStorageRoutes from "./LocalStorageRoutes.ts"
+export { ServedKeys } from "./ServedKeys.ts"
 export {
   type IncomingUpload,
   LocalUploads,

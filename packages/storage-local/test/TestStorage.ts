@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
-import { LocalObjectStore, LocalStorageRoutes, type LocalUploads } from "../src/index.ts"
+import { LocalObjectStore, LocalStorageRoutes, type LocalUploads, ServedKeys } from "../src/index.ts"
 
 /** Where the store under test lives and answers. */
 export class TestStorage extends Context.Service<TestStorage, {
@@ -45,7 +45,9 @@ export const layerServed = (
       secret,
       maxUploadBytes: options.maxUploadBytes
     })
+    // The store alone, without the upload flow: every stored file is served.
     return HttpRouter.serve(LocalStorageRoutes.layer(), { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provide(ServedKeys.layerEveryFile),
       Layer.provideMerge(store),
       Layer.merge(Layer.succeed(TestStorage, TestStorage.of({ baseUrl, root, dir })))
     )

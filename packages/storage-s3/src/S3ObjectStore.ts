@@ -132,6 +132,8 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
     if (length !== undefined && !(Number.isSafeInteger(length) && length >= 0)) {
       return yield* new StorageError({ operation: "presignPut", cause: new Error(`Content length ${length} is not a number of bytes`) })
     }
+    // `maxLength` cannot be enforced: a presigned PUT signs an exact length or none. Without
+    // a declared size, finalize's size check (which deletes what is too large) is the limit.
     // Whole seconds, rounded down, as SigV4 signs them: the URL never outlives what was asked.
     const expiresIn = Math.floor(Duration.toSeconds(request.expiresIn))
     if (expiresIn < 1 || expiresIn > maxExpiresSeconds) {

@@ -30,7 +30,8 @@ const uniquePrefix = () => `adapter/${Math.random().toString(36).slice(2, 10)}/`
 objectStoreSuite(
   "S3 (s3rver)",
   Layer.unwrap(Effect.map(TestS3rver, (server) => storeOn(server))).pipe(Layer.provide(TestS3rver.layer())),
-  { put: fetchPut, fetchPublic }
+  // A presigned PUT signs an exact length or none: S3 cannot cap an undeclared one.
+  { put: fetchPut, fetchPublic, capsUndeclaredLength: false }
 )
 
 describe("S3ObjectStore on s3rver", () => {

@@ -31,6 +31,12 @@ const bytes = (text: string) => new TextEncoder().encode(text)
 export interface ObjectStoreSuiteOptions<R> {
   /** How the suite PUTs to presigned URLs (it may use the layer's other services). */
   readonly put: ClientPut | Effect.Effect<ClientPut, never, R>
+  /**
+   * Whether a PUT of undeclared length is capped at `maxLength` (default true). Only a
+   * store that cannot cap it says false — S3's presigned PUT signs an exact length or
+   * none — and the use cases' finalize check is then the limit.
+   */
+  readonly capsUndeclaredLength?: boolean | undefined
   /** Reads what `publicUrl(key)` serves, when the adapter serves files (else skipped). */
   readonly fetchPublic?: ((url: string) => Effect.Effect<{ status: number; body: Uint8Array; contentType: string | null }>) | undefined
 }
@@ -99,6 +105,21 @@ export const objectStoreSuite = <E, R = never>(
         }))
 
       // Real time: the layer runs without test services, as the stores sign with real clocks.
+      if (options.capsUndeclaredLength !== false) {
+        it.effect("without a signed length, maxLength caps the PUT: a larger body is refused and stores nothing", () =>
+          Effect.gen(function*() {
+            const store = yield* ObjectStore
+            const key = `${uniquePrefix()}capped.png`
+            const presigned = yield* store.presignPut({ key, contentType: "image/png", maxLength: 8, expiresIn: Duration.minutes(5) })
+            assert.strictEqual(presigned.headers["Content-Length"], undefined)
+            const status = yield* upload(presigned, bytes("nine bytes"), presigned.headers)
+            assert.isTrue(status >= 400 && status < 500, `status ${status}`)
+            assert.isTrue(Option.isNone(yield* store.head(key)))
+            assert.strictEqual(yield* upload(presigned, bytes("8 bytes!")), 200)
+            assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, 8)
+          }))
+      }
+
       it.effect("an expired URL is refused", () =>
         Effect.gen(function*() {
           const store = yield* ObjectStore
