@@ -6,13 +6,14 @@
  * transaction. So a response is served from the cache only if nothing has changed since
  * it was produced — on every instance, with no window. A hit skips request decoding, the
  * list query and response encoding. The ETag is derived from the version and the page,
- * so `If-None-Match` is answered 304 without producing the page at all.
+ * so `If-None-Match` is answered 304 without producing the page at all. When the version
+ * cannot be read, the answer is the 503 problem the API would give, without asking it.
  *
  * @since 0.1.0
  */
 import { Catalogue, maxPageSize } from "@coursekit/core"
 import { Context, Effect, Layer } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerResponse, ProblemDetails } from "effect/http"
 import { pathOf } from "./RequestPath.ts"
 
 /** Options of {@link CourseListCache.layer}. */
@@ -105,31 +106,43 @@ export class CourseListCache extends Context.Service<CourseListCache, {
           const page = pageOf(url)
           if (page === undefined) return app
           return catalogue.version.pipe(
-            Effect.flatMap((version) => {
-              if (version !== cachedVersion) {
-                cachedVersion = version
-                entries.clear()
-                bytes = 0
+            Effect.matchEffect({
+              // Without a version nothing can be checked, and the list would wait on the
+              // same database for a second deadline: the outage is answered now.
+              onFailure: (error) =>
+                Effect.as(
+                  Effect.logError("database operation failed", error.operation, error.cause),
+                  ProblemDetails.toResponse({
+                    type: "about:blank",
+                    title: "Service Unavailable",
+                    status: 503,
+                    detail: `${error.message} Try again shortly.`
+                  })
+                ),
+              onSuccess: (version) => {
+                if (version !== cachedVersion) {
+                  cachedVersion = version
+                  entries.clear()
+                  bytes = 0
+                }
+                const etag = `"${version}.${page}"`
+                const validators = { etag, "cache-control": revalidate }
+                if (matchesIfNoneMatch(ifNoneMatch, etag)) {
+                  return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: validators }))
+                }
+                const hit = entries.get(page)
+                if (hit !== undefined) {
+                  return Effect.succeed(HttpServerResponse.uint8Array(hit.body, { status: 200, headers: hit.headers }))
+                }
+                return Effect.map(app, (response) => {
+                  if (response.status !== 200 || response.body._tag !== "Uint8Array") return response
+                  const withValidators = HttpServerResponse.setHeaders(response, validators)
+                  // Produced after reading `version`, so at least that new: safe to keep under it.
+                  if (version === cachedVersion) keep(page, { body: response.body.body, headers: withValidators.headers })
+                  return withValidators
+                })
               }
-              const etag = `"${version}.${page}"`
-              const validators = { etag, "cache-control": revalidate }
-              if (matchesIfNoneMatch(ifNoneMatch, etag)) {
-                return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: validators }))
-              }
-              const hit = entries.get(page)
-              if (hit !== undefined) {
-                return Effect.succeed(HttpServerResponse.uint8Array(hit.body, { status: 200, headers: hit.headers }))
-              }
-              return Effect.map(app, (response) => {
-                if (response.status !== 200 || response.body._tag !== "Uint8Array") return response
-                const withValidators = HttpServerResponse.setHeaders(response, validators)
-                // Produced after reading `version`, so at least that new: safe to keep under it.
-                if (version === cachedVersion) keep(page, { body: response.body.body, headers: withValidators.headers })
-                return withValidators
-              })
-            }),
-            // Without a version nothing can be checked: the API answers (and reports the outage).
-            Effect.catchTag("PersistenceError", () => app)
+            })
           )
         }
 

@@ -3,12 +3,16 @@
  *
  * @since 0.1.0
  */
+import { Deadline } from "@coursekit/core"
 import { Duration, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { CoursekitApi, NotReady } from "./CoursekitApi.ts"
 import { Readiness } from "./Readiness.ts"
 
-/** How long one readiness probe may take before it counts as down. */
+/**
+ * How long one readiness probe may take before it counts as down. The answer comes at
+ * the deadline: a late probe is interrupted without waiting for its clean-up.
+ */
 export const readinessTimeout = Duration.seconds(2)
 
 /** The `system` group: `GET /` and `GET /health/ready`. */
@@ -20,7 +24,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "system", Effect.fn(func
       Effect.gen(function*() {
         const results = yield* Effect.forEach(checks, ({ check, name }) =>
           check.pipe(
-            Effect.timeout(readinessTimeout),
+            Deadline.within(readinessTimeout, () => new Error(`no answer within ${Duration.format(readinessTimeout)}`)),
             Effect.match({
               onFailure: (error) => ({
                 name,

@@ -1,4 +1,4 @@
-import { Catalogue, CourseRepo } from "@coursekit/core"
+import { Catalogue, CourseRepo, FileUrl, HtmlSanitizer, PersistenceError } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -102,4 +102,35 @@ describe("CourseListCache", () => {
       assert.strictEqual((yield* get("/courses", first.headers.etag)).status, 304)
       assert.strictEqual(reached(), 2)
     }))
+
+  it.effect("when the version cannot be read, answers the 503 problem without the API", () =>
+    Effect.gen(function*() {
+      const cache = yield* CourseListCache
+      let reached = 0
+      const api = Effect.sync(() => {
+        reached++
+        return HttpServerResponse.text("page", { contentType: "application/json" })
+      })
+      const response = yield* cache.around("GET", "/courses?limit=5", undefined, api)
+      assert.strictEqual(response.status, 503)
+      assert.strictEqual(response.headers["content-type"], "application/problem+json")
+      assert.deepStrictEqual(JSON.parse(text(response)), {
+        type: "about:blank",
+        title: "Service Unavailable",
+        status: 503,
+        detail: "The database did not complete read the catalogue version. Try again shortly."
+      })
+      assert.strictEqual(reached, 0)
+    }).pipe(Effect.provide(CourseListCache.layer().pipe(
+      Layer.provide(Catalogue.layerNoDeps),
+      Layer.provide(Layer.effect(
+        CourseRepo,
+        Effect.map(CourseRepo, (repo) =>
+          CourseRepo.of({
+            ...repo,
+            version: Effect.fail(new PersistenceError({ operation: "read the catalogue version", cause: new Error("no answer") }))
+          }))
+      ).pipe(Layer.provide(CourseRepo.layerMemory))),
+      Layer.provide([FileUrl.layer("http://localhost/files"), HtmlSanitizer.layer])
+    ))))
 })

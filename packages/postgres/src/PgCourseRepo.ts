@@ -23,6 +23,7 @@ import {
 } from "@coursekit/core"
 import { Data, DateTime, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
+import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
 interface CourseRow {
@@ -52,6 +53,7 @@ class SlugTaken extends Data.TaggedError("SlugTaken") {}
 /** The PostgreSQL course repository; needs an `effect/sql` `SqlClient` for PostgreSQL. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const timeout = yield* PgDeadline
 
   const insertOnce = (course: NewCourse) =>
     Effect.gen(function*() {
@@ -94,7 +96,7 @@ export const make = Effect.gen(function*() {
           : Effect.fail(persistenceError("insert course")(error))
       )
     )
-  })
+  }, bounded(timeout, "insert course"))
 
   const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId) {
     const rows = yield* sql<CourseRow>`SELECT * FROM courses WHERE id = ${id}`.pipe(
@@ -102,7 +104,7 @@ export const make = Effect.gen(function*() {
     )
     if (rows.length === 0) return yield* new CourseNotFound({ id })
     return toRecord(rows[0]!)
-  })
+  }, bounded(timeout, "find course"))
 
   const findBySlug = Effect.fn("CourseRepo.findBySlug")(function*(slug: string) {
     const rows = yield* sql<CourseRow>`SELECT * FROM courses WHERE slug = ${slug}`.pipe(
@@ -110,7 +112,7 @@ export const make = Effect.gen(function*() {
     )
     if (rows.length === 0) return yield* new CourseSlugNotFound({ slug })
     return toRecord(rows[0]!)
-  })
+  }, bounded(timeout, "find course by slug"))
 
   const list = Effect.fn("CourseRepo.list")(function*(request: {
     readonly cursor: CourseId | undefined
@@ -122,7 +124,7 @@ export const make = Effect.gen(function*() {
       ORDER BY id
       LIMIT ${request.limit}
     `.pipe(Effect.mapError(persistenceError("list courses")))
-  })
+  }, bounded(timeout, "list courses"))
 
   const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
     const rows = yield* sql<CourseRow>`
@@ -136,19 +138,20 @@ export const make = Effect.gen(function*() {
     `.pipe(Effect.mapError(persistenceError("update course")))
     if (rows.length === 0) return yield* new CourseNotFound({ id })
     return toRecord(rows[0]!)
-  })
+  }, bounded(timeout, "update course"))
 
   const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {
     const rows = yield* sql`DELETE FROM courses WHERE id = ${id} RETURNING id`.pipe(
       Effect.mapError(persistenceError("delete course"))
     )
     if (rows.length === 0) return yield* new CourseNotFound({ id })
-  })
+  }, bounded(timeout, "delete course"))
 
   // Bumped by the trigger of migration 0002 in the same transaction as every change.
   const version = sql<{ version: string }>`SELECT version::text AS version FROM coursekit_catalogue_version`.pipe(
     Effect.map((rows) => rows[0]!.version),
     Effect.mapError(persistenceError("read the catalogue version")),
+    bounded(timeout, "read the catalogue version"),
     Effect.withSpan("CourseRepo.version")
   )
 

@@ -25,6 +25,7 @@ import {
 } from "@coursekit/core"
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
 interface LessonRow {
@@ -70,6 +71,7 @@ export const viewerLessons = (sql: SqlClient.SqlClient, courseId: CourseId, unlo
 /** The PostgreSQL lesson repository; needs an `effect/sql` `SqlClient`. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const timeout = yield* PgDeadline
 
   /** Locks the course's row for this transaction; false when there is no such course. */
   const lockCourse = (courseId: CourseId) =>
@@ -91,14 +93,14 @@ export const make = Effect.gen(function*() {
       `
       return toRecord(rows[0]!)
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("insert lesson")(error))))
-  })
+  }, bounded(timeout, "insert lesson"))
 
   const list = Effect.fn("LessonRepo.list")(function*(courseId: CourseId) {
     const rows = yield* sql<LessonRow>`SELECT * FROM lessons WHERE course_id = ${courseId} ORDER BY position`.pipe(
       Effect.mapError(persistenceError("list lessons"))
     )
     return rows.map(toRecord)
-  })
+  }, bounded(timeout, "list lessons"))
 
   const findById = Effect.fn("LessonRepo.findById")(function*(courseId: CourseId, id: LessonId) {
     const rows = yield* sql<LessonRow>`SELECT * FROM lessons WHERE id = ${id} AND course_id = ${courseId}`.pipe(
@@ -106,7 +108,7 @@ export const make = Effect.gen(function*() {
     )
     if (rows.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
     return toRecord(rows[0]!)
-  })
+  }, bounded(timeout, "find lesson"))
 
   const update = Effect.fn("LessonRepo.update")(function*(courseId: CourseId, id: LessonId, changes: LessonChanges) {
     return yield* Effect.gen(function*() {
@@ -133,7 +135,7 @@ export const make = Effect.gen(function*() {
       `
       return toRecord(rows[0]!)
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("update lesson")(error))))
-  })
+  }, bounded(timeout, "update lesson"))
 
   const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId) {
     return yield* Effect.gen(function*() {
@@ -144,12 +146,12 @@ export const make = Effect.gen(function*() {
       if (deleted.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
       yield* sql`UPDATE lessons SET position = position - 1 WHERE course_id = ${courseId} AND position > ${deleted[0]!.position}`
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("delete lesson")(error))))
-  })
+  }, bounded(timeout, "delete lesson"))
 
   const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, unlocked: boolean) {
     const rows = yield* viewerLessons(sql, courseId, unlocked).pipe(Effect.mapError(persistenceError("list lessons for a viewer")))
     return rows.map((row): ViewerLesson => ({ ...row, id: row.id as LessonId }))
-  })
+  }, bounded(timeout, "list lessons for a viewer"))
 
   return LessonRepo.of({ insert, list, findById, update, delete: delete_, listForViewer })
 })

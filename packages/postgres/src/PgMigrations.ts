@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
-import { Migrator, type SqlClient, type SqlError } from "effect/sql"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import createCourses from "./migrations/0001_create_courses.ts"
 import catalogueVersion from "./migrations/0002_catalogue_version.ts"
 import uploads from "./migrations/0003_uploads.ts"
@@ -33,5 +33,11 @@ export const migrate: Effect.Effect<
   SqlClient.SqlClient
 > = runMigrator({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
 
-/** A layer that migrates the database once when it is built. */
-export const layerMigrations = Layer.effectDiscard(migrate)
+/**
+ * A layer that migrates the database once when it is built. Migrations run without the
+ * session's `statement_timeout` (the request deadline): a step may rewrite a large table.
+ */
+export const layerMigrations = Layer.effectDiscard(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.withTransaction(Effect.andThen(sql`SET LOCAL statement_timeout = 0`, migrate))
+}))

@@ -15,6 +15,7 @@ import {
 } from "@coursekit/core"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
 interface PurchaseRow {
@@ -33,6 +34,7 @@ const toPurchase = (row: PurchaseRow): Purchase => ({
 /** The PostgreSQL purchase repository; needs an `effect/sql` `SqlClient`. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const timeout = yield* PgDeadline
 
   const grant = Effect.fn("PurchaseRepo.grant")(function*(courseId: CourseId, userId: UserId) {
     // Inserted only if the course exists; a concurrent grant of the pair makes this one a no-op.
@@ -48,21 +50,21 @@ export const make = Effect.gen(function*() {
     `.pipe(Effect.mapError(persistenceError("read purchase")))
     if (existing.length === 0) return yield* new CourseNotFound({ id: courseId })
     return toPurchase(existing[0]!)
-  })
+  }, bounded(timeout, "record purchase"))
 
   const revoke = Effect.fn("PurchaseRepo.revoke")(function*(courseId: CourseId, userId: UserId) {
     const rows = yield* sql`DELETE FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId} RETURNING 1`.pipe(
       Effect.mapError(persistenceError("remove purchase"))
     )
     return rows.length > 0
-  })
+  }, bounded(timeout, "remove purchase"))
 
   const has = Effect.fn("PurchaseRepo.has")(function*(courseId: CourseId, userId: UserId) {
     const rows = yield* sql`SELECT 1 FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId}`.pipe(
       Effect.mapError(persistenceError("read purchase"))
     )
     return rows.length > 0
-  })
+  }, bounded(timeout, "read purchase"))
 
   return { grant, revoke, has }
 })

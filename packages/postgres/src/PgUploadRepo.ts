@@ -19,6 +19,7 @@ import {
 } from "@coursekit/core"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
 interface IntentRow {
@@ -72,6 +73,7 @@ const iso = (instant: DateTime.Utc) => DateTime.formatIso(instant)
 /** The PostgreSQL upload intent repository; needs an `effect/sql` `SqlClient`. */
 export const makeUploadRepo = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const timeout = yield* PgDeadline
   return UploadRepo.of({
     create: Effect.fn("UploadRepo.create")(function*(intent: NewUploadIntent) {
       const rows = yield* sql<IntentRow>`
@@ -81,25 +83,25 @@ export const makeUploadRepo = Effect.gen(function*() {
         RETURNING *
       `.pipe(Effect.mapError(persistenceError("record upload intent")))
       return toIntent(rows[0]!)
-    }),
+    }, bounded(timeout, "record upload intent")),
     find: Effect.fn("UploadRepo.find")(function*(key: string) {
       const rows = yield* sql<IntentRow>`SELECT * FROM upload_intents WHERE key = ${key}`.pipe(
         Effect.mapError(persistenceError("read upload intent"))
       )
       return Option.map(Option.fromNullishOr(rows[0]), toIntent)
-    }),
+    }, bounded(timeout, "read upload intent")),
     findMany: Effect.fn("UploadRepo.findMany")(function*(keys: ReadonlyArray<string>) {
       if (keys.length === 0) return []
       const rows = yield* sql<IntentRow>`SELECT * FROM upload_intents WHERE ${sql.in("key", keys)}`.pipe(
         Effect.mapError(persistenceError("read upload intents"))
       )
       return rows.map(toIntent)
-    }),
+    }, bounded(timeout, "read upload intents")),
     markFinalized: Effect.fn("UploadRepo.markFinalized")(function*(key: string) {
       yield* sql`UPDATE upload_intents SET finalized_at = now() WHERE key = ${key} AND finalized_at IS NULL`.pipe(
         Effect.mapError(persistenceError("mark upload finalized"))
       )
-    }),
+    }, bounded(timeout, "mark upload finalized")),
     listAbandoned: Effect.fn("UploadRepo.listAbandoned")(function*(before: DateTime.Utc, limit: number) {
       const rows = yield* sql<IntentRow>`
         SELECT * FROM upload_intents
@@ -108,16 +110,17 @@ export const makeUploadRepo = Effect.gen(function*() {
         LIMIT ${limit}
       `.pipe(Effect.mapError(persistenceError("list abandoned uploads")))
       return rows.map(toIntent)
-    }),
+    }, bounded(timeout, "list abandoned uploads")),
     delete: Effect.fn("UploadRepo.delete")(function*(key: string) {
       yield* sql`DELETE FROM upload_intents WHERE key = ${key}`.pipe(Effect.mapError(persistenceError("delete upload intent")))
-    })
+    }, bounded(timeout, "delete upload intent"))
   })
 })
 
 /** The PostgreSQL media file repository; needs an `effect/sql` `SqlClient`. */
 export const makeMediaRepo = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const timeout = yield* PgDeadline
   return MediaRepo.of({
     upsert: Effect.fn("MediaRepo.upsert")(function*(file: ConfirmedFile) {
       const rows = yield* sql<MediaRow>`
@@ -131,26 +134,26 @@ export const makeMediaRepo = Effect.gen(function*() {
         RETURNING *
       `.pipe(Effect.mapError(persistenceError("record media file")))
       return toMedia(rows[0]!)
-    }),
+    }, bounded(timeout, "record media file")),
     findByKey: Effect.fn("MediaRepo.findByKey")(function*(key: string) {
       const rows = yield* sql<MediaRow>`SELECT * FROM media_files WHERE key = ${key}`.pipe(
         Effect.mapError(persistenceError("read media file"))
       )
       return Option.map(Option.fromNullishOr(rows[0]), toMedia)
-    }),
+    }, bounded(timeout, "read media file")),
     existing: Effect.fn("MediaRepo.existing")(function*(keys: ReadonlyArray<string>) {
       if (keys.length === 0) return new Set<string>()
       const rows = yield* sql<{ key: string }>`SELECT key FROM media_files WHERE ${sql.in("key", keys)}`.pipe(
         Effect.mapError(persistenceError("read media files"))
       )
       return new Set(rows.map((row) => row.key))
-    }),
+    }, bounded(timeout, "read media files")),
     list: Effect.fn("MediaRepo.list")(function*(request: { readonly cursor: MediaFileId | undefined; readonly limit: number }) {
       const rows = yield* sql<MediaRow>`
         SELECT * FROM media_files WHERE id >= ${request.cursor ?? 0} ORDER BY id LIMIT ${request.limit}
       `.pipe(Effect.mapError(persistenceError("list media files")))
       return rows.map(toMedia)
-    })
+    }, bounded(timeout, "list media files"))
   })
 })
 

@@ -13,22 +13,29 @@
  * transactions run one at a time. That suits one instance on one machine; deploy on
  * PostgreSQL for more.
  *
+ * The repositories' deadline (`timeout`, see `PgDeadline`) holds here too, and bounds
+ * opening the connection. PGlite has no `statement_timeout` (it runs no timers), and a
+ * statement it is executing holds the process's thread until it ends.
+ *
  * @since 0.1.0
  */
 import type { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
-import { Data, Effect, Layer } from "effect"
+import { Data, Duration, Effect, Layer } from "effect"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as DataDirectoryLock from "./DataDirectoryLock.ts"
+import * as PgDeadline from "./PgDeadline.ts"
 import { layerMigrations } from "./PgMigrations.ts"
 
 /** Options of {@link layer}. */
 export interface PgliteDatabaseOptions {
   /** Directory holding the database files; created when missing. `memory://` keeps nothing. */
   readonly dataDir: string
+  /** Deadline of every repository call; default {@link PgDeadline.defaultTimeout}. */
+  readonly timeout?: Duration.Input
 }
 
 /** PGlite failed to open its directory or to listen. */
@@ -111,8 +118,9 @@ export const layer = (
   | DataDirectoryLock.DataDirectoryLockError
   | SqlError.SqlError
   | Migrator.MigrationError
-> =>
-  layerMigrations.pipe(
+> => {
+  const timeout = options.timeout === undefined ? PgDeadline.defaultTimeout : Duration.fromInputUnsafe(options.timeout)
+  return layerMigrations.pipe(
     Layer.provideMerge(Layer.unwrap(Effect.gen(function*() {
       if (!options.dataDir.startsWith("memory://")) yield* claimDirectory(options.dataDir)
       const db = yield* openPglite(options.dataDir)
@@ -122,7 +130,10 @@ export const layer = (
         username: "postgres",
         database: "postgres",
         maxConnections: 1,
-        applicationName: "coursekit"
+        applicationName: "coursekit",
+        connectTimeout: timeout
       })
-    })))
+    }))),
+    Layer.provideMerge(PgDeadline.layer(timeout))
   )
+}

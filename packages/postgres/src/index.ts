@@ -6,6 +6,7 @@
  */
 export * as PgCourseRepo from "./PgCourseRepo.ts"
 export * as PgDatabase from "./PgDatabase.ts"
+export * as PgDeadline from "./PgDeadline.ts"
 export * as PgLessonRepo from "./PgLessonRepo.ts"
 export * as PgMigrations from "./PgMigrations.ts"
 export * as PgPurchaseRepo from "./PgPurchaseRepo.ts"

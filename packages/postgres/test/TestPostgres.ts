@@ -3,7 +3,7 @@
  * `TEST_DATABASE_URL`, migrated, and dropped when the layer is released.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { type Duration, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgDatabase from "../src/PgDatabase.ts"
 
@@ -20,7 +20,7 @@ const withDatabase = (url: string, database: string) => {
 }
 
 /** A layer with a fresh, migrated database on the test server; dropped on release. */
-export const layerTestDatabase = (serverUrl: string) =>
+export const layerTestDatabase = (serverUrl: string, options: { readonly timeout?: Duration.Input } = {}) =>
   Layer.unwrap(Effect.gen(function*() {
     const name = `coursekit_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
     const admin = PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })
@@ -33,5 +33,5 @@ export const layerTestDatabase = (serverUrl: string) =>
           Effect.orDie
         )
     )
-    return PgDatabase.layer({ url: Redacted.make(withDatabase(serverUrl, name)), maxConnections: 10 })
+    return PgDatabase.layer({ url: Redacted.make(withDatabase(serverUrl, name)), maxConnections: 10, ...options })
   }))

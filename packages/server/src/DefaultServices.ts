@@ -17,6 +17,7 @@
 import {
   Catalogue,
   ContentGenerator,
+  Deadline,
   FileUrl,
   HtmlSanitizer,
   Lessons,
@@ -43,7 +44,7 @@ import {
 import { LocalObjectStore, LocalStorageRoutes, ServedKeys } from "@coursekit/storage-local"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { NodeServices } from "@effect/platform-node"
-import { type Config, ConfigProvider, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"
+import { type Config, ConfigProvider, Duration, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"
 import type { HttpRouter } from "effect/http"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { join } from "node:path"
@@ -65,10 +66,10 @@ export type StartError =
 const layerDatabase = (settings: ServerSettings) =>
   Option.match(settings.databaseUrl, {
     onNone: () =>
-      PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite") }).pipe(
+      PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite"), timeout: settings.databaseTimeout }).pipe(
         Layer.provide(Layer.effectDiscard(PrivateDirectory.ensure(settings.dataDir)).pipe(Layer.provide(NodeServices.layer)))
       ),
-    onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize })
+    onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize, timeout: settings.databaseTimeout })
   })
 
 const layerModel = (model: AiModelSettings): Layer.Layer<LlmProvider> => {
@@ -88,19 +89,24 @@ const layerContentGenerator = (settings: ServerSettings) =>
     Layer.provide(LlmChain.layer(settings.aiModels.map(layerModel), { whenEmpty: aiConfigurationHint }))
   )
 
-const layerReadiness = Layer.effect(
-  Readiness,
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const store = yield* ObjectStore
-    return Readiness.of({
-      checks: [
-        { name: "database", check: sql`SELECT 1`.pipe(Effect.asVoid) },
-        { name: "storage", check: store.check }
-      ]
+const layerReadiness = (settings: ServerSettings) =>
+  Layer.effect(
+    Readiness,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const store = yield* ObjectStore
+      const database = sql`SELECT 1`.pipe(
+        Effect.asVoid,
+        Deadline.within(settings.databaseTimeout, () => new Error(`no answer within ${Duration.format(settings.databaseTimeout)}`))
+      )
+      return Readiness.of({
+        checks: [
+          { name: "database", check: database },
+          { name: "storage", check: store.check }
+        ]
+      })
     })
-  })
-)
+  )
 
 /** The local store's signing key: `STORAGE_SECRET`, else a key file in `DATA_DIR`. */
 const storageSecret = (settings: ServerSettings) =>
@@ -168,7 +174,7 @@ export const makeCore = (settings: ServerSettings, publicUrl: () => string): Cor
       Purchases.layerNoDeps,
       layerContentGenerator(settings)
     ).pipe(Layer.provide(HtmlSanitizer.layer)),
-    layerReadiness
+    layerReadiness(settings)
   ).pipe(
     Layer.provide(layerFileUrl(settings)),
     Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer)),

@@ -78,6 +78,8 @@ export interface ServerSettings {
   /** PostgreSQL URL; absent means the embedded PGlite database in `dataDir`. */
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   readonly databasePoolSize: number
+  /** Deadline of each database call (`DATABASE_TIMEOUT_MS`), PostgreSQL or PGlite. */
+  readonly databaseTimeout: Duration.Duration
   /**
    * Base URL of stored files (`CDN_URL`); absent means where the store serves them:
    * `<PUBLIC_URL>/files` for the local store, the bucket's URL for S3.
@@ -130,6 +132,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
   databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(PgDatabase.defaultPoolSize)),
+  databaseTimeout: PgDatabase.timeoutConfig,
   cdnUrl: Config.URL("CDN_URL").pipe(Config.option),
   storage: Config.Literals(["local", "s3"], "STORAGE").pipe(Config.withDefault("local" as const)),
   // The S3 variables are required only when they are used.
@@ -180,6 +183,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     dataDir: raw.dataDir,
     databaseUrl: raw.databaseUrl,
     databasePoolSize: raw.databasePoolSize,
+    databaseTimeout: raw.databaseTimeout,
     cdnUrl: Option.map(raw.cdnUrl, (url) => trimSlash(url.toString())),
     storage: raw.storage,
     s3: raw.s3,

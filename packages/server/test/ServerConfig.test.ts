@@ -21,6 +21,7 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(Duration.toMillis(parsed.uploadGracePeriod), 3_600_000)
       assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 600_000)
       assert.isTrue(Option.isNone(parsed.databaseUrl))
+      assert.strictEqual(Duration.toMillis(parsed.databaseTimeout), 5_000)
       assert.deepStrictEqual(parsed.adminTokens, [])
       assert.strictEqual(parsed.listCacheEntries, 10_000)
       assert.strictEqual(parsed.logLevel, "Info")
@@ -39,6 +40,7 @@ describe("ServerConfig.settings", () => {
         DATA_DIR: "/var/lib/coursekit",
         DATABASE_URL: "postgres://u:p@db/coursekit",
         DATABASE_POOL_SIZE: "25",
+        DATABASE_TIMEOUT_MS: "2500",
         CDN_URL: "https://cdn.example.com/",
         ADMIN_TOKENS: " first-token , ,second-token ",
         LIST_CACHE_ENTRIES: "0",
@@ -85,6 +87,7 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 300_000)
       assert.strictEqual(Option.map(parsed.databaseUrl, Redacted.value).pipe(Option.getOrThrow), "postgres://u:p@db/coursekit")
       assert.strictEqual(parsed.databasePoolSize, 25)
+      assert.strictEqual(Duration.toMillis(parsed.databaseTimeout), 2_500)
       assert.deepStrictEqual(parsed.adminTokens.map(Redacted.value), ["first-token", "second-token"])
       assert.strictEqual(parsed.listCacheEntries, 0)
       assert.strictEqual(parsed.logLevel, "Warn")
@@ -102,6 +105,9 @@ describe("ServerConfig.settings", () => {
           ["PORT", "70000"],
           ["PORT", "abc"],
           ["LIST_CACHE_ENTRIES", "-1"],
+          ["DATABASE_TIMEOUT_MS", "99"],
+          ["DATABASE_TIMEOUT_MS", "600001"],
+          ["DATABASE_TIMEOUT_MS", "5s"],
           ["PUBLIC_URL", "not a url"],
           ["STORAGE", "ftp"],
           ["UPLOAD_MEDIA_MAX_BYTES", "0"],

@@ -30,6 +30,7 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     storageDir: join(dataDir, "storage"),
     databaseUrl: Option.none(),
     databasePoolSize: 4,
+    databaseTimeout: Duration.seconds(5),
     cdnUrl: Option.none(),
     storage: "local",
     s3: Option.none(),
