@@ -32,6 +32,8 @@ export const make = (tenant: string, inner: ObjectStore["Service"]): ObjectStore
         }),
         unwrap
       ),
+    // What partial uploads left belongs to the store as a whole, not to a tenant.
+    removeIncomplete: (before) => inner.removeIncomplete(before),
     publicUrl: (key) => inner.publicUrl(root + key),
     check: inner.check
   })

@@ -85,6 +85,10 @@ export interface ObjectPage {
  * - `delete` of an absent key succeeds.
  * - `list` pages through keys that start with `prefix`, in ascending key order,
  *   at most `limit` per page.
+ * - `removeIncomplete` removes what uploads that never completed left behind (a killed
+ *   process's temporary files, a multipart upload never completed) and that nothing
+ *   has written to since `before`; it answers how many it removed. A store whose PUTs
+ *   land whole or leave nothing (the memory store, S3 single PUTs) has none to remove.
  * - `publicUrl` is where the store itself serves a key (a CDN may front it: see
  *   `FileUrl`); `check` answers when the store is reachable (readiness).
  */
@@ -96,6 +100,7 @@ export class ObjectStore extends Context.Service<ObjectStore, {
     readonly after?: string | undefined
     readonly limit?: number | undefined
   }): Effect.Effect<ObjectPage, StorageError>
+  removeIncomplete(before: DateTime.Utc): Effect.Effect<number, StorageError>
   publicUrl(key: string): string
   readonly check: Effect.Effect<void, StorageError>
 }>()("@coursekit/core/ObjectStore") {
@@ -134,6 +139,8 @@ export class ObjectStore extends Context.Service<ObjectStore, {
               next: keys.length > limit ? page[page.length - 1] : undefined
             }
           }),
+        // A PUT here is one map update: nothing partial is ever left.
+        removeIncomplete: () => Effect.succeed(0),
         publicUrl: (key) => `memory://files/${key}`,
         check: Effect.void
       })

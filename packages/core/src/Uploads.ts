@@ -66,6 +66,8 @@ export interface SweepReport {
   readonly adopted: number
   /** Objects under the service's prefixes with no record and no pending intent, deleted. */
   readonly orphans: number
+  /** What uploads that never completed left in the store (temporary files), removed. */
+  readonly incomplete: number
 }
 
 /**
@@ -297,7 +299,9 @@ export class Uploads extends Context.Service<Uploads, {
               }
             } while (after !== undefined)
           }
-          const report: SweepReport = { abandoned, adopted, orphans }
+          // Partial uploads nothing has written to for as long: their PUT is long over.
+          const incomplete = yield* store.removeIncomplete(cutoff)
+          const report: SweepReport = { abandoned, adopted, orphans, incomplete }
           return report
         }).pipe(Effect.withSpan("Uploads.sweep"))
 
@@ -322,7 +326,7 @@ export class Uploads extends Context.Service<Uploads, {
         const uploads = yield* Uploads
         yield* uploads.sweep.pipe(
           Effect.tap((report) =>
-            report.abandoned + report.adopted + report.orphans > 0
+            report.abandoned + report.adopted + report.orphans + report.incomplete > 0
               ? Effect.logInfo("upload sweep", report)
               : Effect.void
           ),

@@ -209,19 +209,19 @@ describe("Uploads: the sweep", () => {
       yield* memory.putObject("elsewhere/not-ours.png", bytes(1), "image/png")
       // Within the grace period nothing goes.
       yield* TestClock.adjust(Duration.minutes(30))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0 })
+      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
       const late = yield* uploads.mediaUploadUrl({ filename: "late.png", type: "image/png" })
       yield* put(late, bytes(1))
       // Past expiry (5 minutes) + grace (1 hour) + the sweep's margin (5 minutes).
       yield* TestClock.adjust(Duration.minutes(45))
       const report = yield* uploads.sweep
-      assert.deepStrictEqual(report, { abandoned: 2, adopted: 0, orphans: 1 })
+      assert.deepStrictEqual(report, { abandoned: 2, adopted: 0, orphans: 1, incomplete: 0 })
       assert.isTrue(Option.isSome(yield* store.head(finalized.file_key)))
       assert.isTrue(Option.isSome(yield* store.head(late.file_key)), "an intent still within expiry + grace keeps its object")
       assert.isTrue(Option.isSome(yield* store.head("elsewhere/not-ours.png")), "only the service's prefixes are reconciled")
       for (const key of [abandoned.file_key, "media/orphan.png"]) assert.isTrue(Option.isNone(yield* store.head(key)), key)
       assert.isTrue(Option.isNone(yield* intents.find(neverPut.file_key)))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0 })
+      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
     }).pipe(withUploads))
 
   it.effect("adopts an abandoned intent whose file was recorded (finalize stopped before marking it)", () =>
@@ -231,7 +231,7 @@ describe("Uploads: the sweep", () => {
       yield* put(media, bytes(4))
       yield* (yield* MediaRepo).upsert({ key: media.file_key, name: "a.png", size_bytes: 4, content_type: "image/png" })
       yield* TestClock.adjust(Duration.hours(2))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 1, orphans: 0 })
+      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 1, orphans: 0, incomplete: 0 })
       assert.isTrue(Option.isSome(yield* (yield* ObjectStore).head(media.file_key)))
     }).pipe(withUploads))
 })
@@ -248,10 +248,10 @@ describe("Uploads: the sweep with several instances", () => {
       assert.strictEqual(refused._tag, "UploadExpired")
       // An instance whose clock runs ahead by up to the margin does not sweep it yet.
       yield* TestClock.adjust(Duration.minutes(5))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0 })
+      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
       assert.isTrue(Option.isSome(yield* (yield* ObjectStore).head(media.file_key)))
       yield* TestClock.adjust(Duration.millis(1))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 1, adopted: 0, orphans: 0 })
+      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 1, adopted: 0, orphans: 0, incomplete: 0 })
       assert.isTrue(Option.isNone(yield* (yield* ObjectStore).head(media.file_key)))
     }).pipe(withUploads))
 
@@ -284,7 +284,7 @@ describe("Uploads: the sweep with several instances", () => {
       for (const upload of abandoned) assert.isTrue(Option.isNone(yield* store.head(upload.file_key)), upload.file_key)
       for (let i = 0; i < 10; i++) assert.isTrue(Option.isNone(yield* store.head(`media/orphan-${i}.png`)))
       for (const upload of fresh) assert.isTrue(Option.isSome(yield* store.head(upload.file_key)), upload.file_key)
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0 })
+      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
       const library = yield* uploads.listMedia({ cursor: undefined, limit: 50 })
       assert.deepStrictEqual(library.items.map((file) => file.file_key).sort(), fresh.map((upload) => upload.file_key).sort())
     }).pipe(withUploads))

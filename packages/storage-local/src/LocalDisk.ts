@@ -238,6 +238,28 @@ export const syncDirectory = async (directory: string): Promise<void> => {
 }
 
 /** Removes a file; an absent one is fine. */
+/**
+ * Removes the temporary upload files under `root` (its `.meta` too) last modified
+ * before `beforeMs`; answers how many. Symbolic links are never followed.
+ */
+export const removeTemporaryFiles = async (root: string, beforeMs: number): Promise<number> => {
+  let removed = 0
+  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true })
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.startsWith(temporaryPrefix)) continue
+    const file = path.join(entry.parentPath, entry.name)
+    try {
+      if ((await fs.lstat(file)).mtimeMs >= beforeMs) continue
+      await fs.unlink(file)
+      removed++
+    } catch (error) {
+      // Committed or removed meanwhile.
+      if (!isMissing(error)) throw error
+    }
+  }
+  return removed
+}
+
 export const removeQuietly = async (file: string): Promise<void> => {
   await fs.rm(file, { force: true }).catch(() => undefined)
 }

@@ -166,11 +166,19 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       await fs.access(disk.root, constants.W_OK | constants.X_OK)
     }).pipe(Effect.withSpan("LocalObjectStore.check"))
 
+    // Temporary files of uploads that never completed (a killed process, a failed
+    // commit); one being written has a recent mtime, so only abandoned ones qualify.
+    const removeIncomplete = Effect.fn("LocalObjectStore.removeIncomplete")(function*(before: DateTime.Utc) {
+      return yield* LocalDisk.attempt("removeIncomplete", () =>
+        LocalDisk.removeTemporaryFiles(disk.root, DateTime.toEpochMillis(before)))
+    })
+
     const store = ObjectStore.of({
       presignPut,
       head,
       delete: delete_,
       list,
+      removeIncomplete,
       publicUrl: (key) => `${publicBase()}/${encodeKey(key)}`,
       check
     })

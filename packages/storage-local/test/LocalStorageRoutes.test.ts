@@ -1,9 +1,9 @@
 import { ObjectStore, type PresignedPut } from "@coursekit/core"
 import { fetchPut } from "@coursekit/core/testing"
 import { assert, describe, layer } from "@effect/vitest"
-import { Duration, Effect, Option } from "effect"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { DateTime, Duration, Effect, Option } from "effect"
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { eventually, layerServed, raw, startAbandonedUpload, temporaryFiles, TestStorage } from "./TestStorage.ts"
 
 const maxUploadBytes = 64 * 1024
@@ -268,6 +268,38 @@ describe("LocalStorageRoutes", () => {
         abort()
         assert.isTrue(yield* eventually(() => temporaryFiles(root).length === 0), "a temporary file was left")
         yield* assertNothingStored(key)
+      }))
+
+    it.effect("removeIncomplete removes temporary files a killed process left, once untouched since the cutoff; never an upload in progress", () =>
+      Effect.gen(function*() {
+        const { root } = yield* TestStorage
+        const store = yield* ObjectStore
+        // What a process killed mid-upload or mid-commit leaves: temporary files beside a
+        // key's file and in the metadata directory.
+        const stale = [join(root, "media", ".upload-killed1"), join(root, ".meta", "media", ".upload-killed2")]
+        const fresh = join(root, "media", ".upload-recent")
+        for (const file of [...stale, fresh]) {
+          mkdirSync(dirname(file), { recursive: true })
+          writeFileSync(file, "partial")
+        }
+        const twoHoursAgo = new Date(Date.now() - 2 * 3600_000)
+        for (const file of stale) utimesSync(file, twoHoursAgo, twoHoursAgo)
+        // An upload still streaming: its temporary file is written to all the while.
+        const key = freshKey("streaming.bin")
+        const presigned = yield* presign(key, "application/octet-stream", 1024 * 1024)
+        const abort = yield* startAbandonedUpload(presigned.url, "application/octet-stream", 1024 * 1024, 32 * 1024)
+        assert.isTrue(yield* eventually(() => temporaryFiles(root).length === 4), "the upload never started")
+        const oneHourAgo = DateTime.makeUnsafe(Date.now() - 3600_000)
+        assert.strictEqual(yield* store.removeIncomplete(oneHourAgo), 2)
+        for (const file of stale) assert.isFalse(existsSync(file), file)
+        // The recent one and the one being written stay.
+        assert.isTrue(existsSync(fresh))
+        assert.strictEqual(temporaryFiles(root).length, 2)
+        abort()
+        assert.isTrue(yield* eventually(() => temporaryFiles(root).length === 1))
+        assert.strictEqual(yield* store.removeIncomplete(oneHourAgo), 0)
+        // The root is shared with the other tests, which expect no temporary file.
+        rmSync(fresh)
       }))
 
     it.effect("concurrent PUTs of one key end with one complete file", () =>

@@ -216,6 +216,8 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
     head,
     delete: delete_,
     list,
+    // A single presigned PUT lands whole or not at all: S3 keeps no partial object.
+    removeIncomplete: () => Effect.succeed(0),
     publicUrl: (key) => `${publicBase}/${encodeKey(key)}`,
     check
   })
