@@ -21,7 +21,7 @@ const adminToken = "example-admin-token-change-me-0123456789"
 /** The node arguments of `npm run example:standalone`, as package.json has them. */
 const scriptArgs = () => {
   const script: string = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")).scripts["example:standalone"]
-  const prefix = "sh scripts/node24.sh node "
+  const prefix = "exec sh scripts/node24.sh node "
   assert.isTrue(script.startsWith(prefix), script)
   return script.slice(prefix.length).split(" ")
 }
