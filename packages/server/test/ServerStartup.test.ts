@@ -90,6 +90,31 @@ describe("the production start command", () => {
   }, 120_000)
 })
 
+describe("npm start", () => {
+  it("Ctrl-C (SIGINT to the terminal's whole process group: npm and the server) ends with exit 0, the server gone", async () => {
+    // Its own process group, as a terminal's foreground job has.
+    const child = spawn("npm", ["start"], {
+      cwd: root,
+      detached: true,
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: scratch("ctrl-c"), ADMIN_TOKENS: token },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const exit = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
+    const url = await new Promise<string>((done) => {
+      let output = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString()
+        const match = /listening on (http:\/\/[^;]+);/.exec(output)
+        if (match) done(match[1]!)
+      })
+    })
+    expect((await createCourse(url, "Before Ctrl-C")).status).toBe(201)
+    process.kill(-child.pid!, "SIGINT")
+    expect(await exit).toBe(0)
+    await expect(fetch(`${url}/`)).rejects.toThrow()
+  }, 60_000)
+})
+
 describe("npx coursekit", () => {
   it("runs the built server; SIGTERM to npx alone stops it (npm's shell does not pass the signal on)", async () => {
     if (!existsSync(join(root, "packages/server/dist/main.js"))) {
