@@ -7,13 +7,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { existsSync } from "node:fs"
 import { crc32, deflateSync } from "node:zlib"
-import { type Browser, chromium, type Page } from "playwright-core"
+import { type Browser, chromium, type Page, type Route } from "playwright-core"
 import { start } from "../browser-upload/server.ts"
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const required = process.env.COURSEKIT_REQUIRE_BROWSER === "1"
 
 /** A real PNG of `size`×`size` pixels, a colour gradient (so it does not compress to nothing). */
+/** Answers an intercepted request with a problem, as the service would. */
+const answerProblem = (status: number, title: string, detail: string) => (route: Route) =>
+  route.fulfill({
+    status,
+    contentType: "application/problem+json",
+    body: JSON.stringify({ type: "about:blank", title, status, detail })
+  })
+
 const png = (size: number): Buffer => {
   const chunk = (type: string, data: Buffer) => {
     const length = Buffer.alloc(4)
@@ -147,12 +155,7 @@ if (existsSync(executablePath) || required) {
       {
         name: "refused by the service although the page let it through (upload-url answered 415)",
         prepare: (page) =>
-          page.route("**/upload-url", (route) =>
-            route.fulfill({
-              status: 415,
-              contentType: "application/problem+json",
-              body: JSON.stringify({ type: "about:blank", title: "Unsupported Media Type", status: 415, detail: "Not this type." })
-            })),
+          page.route("**/upload-url", answerProblem(415, "Unsupported Media Type", "Not this type.")),
         choose: (page) => page.setInputFiles("#file", { name: "thumbnail.png", mimeType: "image/png", buffer: png(40) }),
         error: "415: Not this type.",
         status: "The course was not created.",
@@ -171,12 +174,7 @@ if (existsSync(executablePath) || required) {
       {
         name: "an image whose finalize fails (503)",
         prepare: (page) =>
-          page.route("**/finalize-upload", (route) =>
-            route.fulfill({
-              status: 503,
-              contentType: "application/problem+json",
-              body: JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, detail: "Storage is unreachable." })
-            })),
+          page.route("**/finalize-upload", answerProblem(503, "Service Unavailable", "Storage is unreachable.")),
         choose: (page) => page.setInputFiles("#file", { name: "thumbnail.png", mimeType: "image/png", buffer: png(40) }),
         error: "503: Storage is unreachable.",
         status: "The course was not created.",

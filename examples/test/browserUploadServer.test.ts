@@ -6,20 +6,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { createServer } from "node:http"
-import { connect, type AddressInfo } from "node:net"
+import { connect } from "node:net"
 import { resolve } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
+import { freePort } from "./FreePort.ts"
 
 const root = resolve(import.meta.dirname, "../..")
 
-const freePort = () =>
-  new Promise<number>((done) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => done(port))
-    })
-  })
 
 /** A request line fetch cannot send (`OPTIONS *`); answers the status line. */
 const rawStatusLine = (port: number, head: string) =>

@@ -9,19 +9,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { join, resolve } from "node:path"
+import { freePort } from "./FreePort.ts"
 
 const root = resolve(import.meta.dirname, "../..")
 
-const freePort = () =>
-  new Promise<number>((done) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => done(port))
-    })
-  })
 
 /**
  * Next.js loads Coursekit as published (`dist/`), as any Next app would: build the two

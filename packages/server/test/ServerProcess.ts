@@ -1,11 +1,11 @@
 /**
- * Runs `npm start`'s entry point as its own process, the way a user runs it, and keeps
- * every line it prints (stdout and stderr) for the test to read.
+ * Runs the server as its own process, the way a user runs it, and keeps every line it
+ * prints (stdout and stderr) for the test to read.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { resolve } from "node:path"
 
-const root = resolve(import.meta.dirname, "../../..")
+export const root = resolve(import.meta.dirname, "../../..")
 
 export interface StartedProcess {
   readonly child: ChildProcess
@@ -15,18 +15,24 @@ export interface StartedProcess {
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** Starts the server on 127.0.0.1:<free port> with `env` added to this process's environment. */
-export const startServerProcess = (env: Readonly<Record<string, string>>): Promise<StartedProcess> =>
+/**
+ * Runs `command` in the repository on 127.0.0.1:<free port> with `env` added to this
+ * process's environment, and settles once the server says where it listens. `detached`
+ * gives it a process group of its own, as a terminal's foreground job has.
+ */
+export const startProcess = (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>>,
+  options: { readonly detached?: boolean } = {}
+): Promise<StartedProcess> =>
   new Promise((resolveStart, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@coursekit/source", "--import", "tsx", "packages/server/src/main.ts"],
-      {
-        cwd: root,
-        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
-        stdio: ["ignore", "pipe", "pipe"]
-      }
-    )
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: options.detached ?? false
+    })
     const output: Array<string> = []
     const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
       child.on("exit", (code, signal) => done({ code, signal }))
@@ -45,3 +51,7 @@ export const startServerProcess = (env: Readonly<Record<string, string>>): Promi
     child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString()))
     void exit.then(() => reject(new Error(`server exited before listening:\n${output.join("\n")}`)))
   })
+
+/** `npm start`'s entry point from sources (this Node, tsx) with `env`. */
+export const startServerProcess = (env: Readonly<Record<string, string>>): Promise<StartedProcess> =>
+  startProcess(process.execPath, ["--conditions=@coursekit/source", "--import", "tsx", "packages/server/src/main.ts"], env)

@@ -9,10 +9,9 @@ import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
-import { startServerProcess } from "./ServerProcess.ts"
+import { join } from "node:path"
+import { root, startProcess, startServerProcess } from "./ServerProcess.ts"
 
-const root = resolve(import.meta.dirname, "../../..")
 const token = "startup-test-admin-token"
 const scratch = (name: string) => mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), `${name}-`))
 
@@ -65,52 +64,28 @@ describe("the production start command", () => {
     if (!existsSync(join(root, "packages/server/dist/main.js"))) {
       execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" })
     }
-    const dataDir = scratch("production")
-    const child = spawn(process.execPath, ["packages/server/dist/main.js"], {
-      cwd: root,
-      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_TOKENS: token },
-      stdio: ["ignore", "pipe", "pipe"]
+    const server = await startProcess(process.execPath, ["packages/server/dist/main.js"], {
+      DATA_DIR: scratch("production"),
+      ADMIN_TOKENS: token
     })
-    const exit = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
-    const url = await new Promise<string>((done, fail) => {
-      let output = ""
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString()
-        const match = /listening on (http:\/\/[^;]+);/.exec(output)
-        if (match) done(match[1]!)
-      })
-      void exit.then(() => fail(new Error(`exited before listening:\n${output}`)))
-    })
+    const { child, url } = server
     // The built server runs on its own code: no tsx loader in the process.
     expect(child.spawnargs.join(" ")).not.toContain("tsx")
     const created = await createCourse(url, "Served by the built server")
     expect(created.status).toBe(201)
     child.kill("SIGTERM")
-    expect(await exit).toBe(0)
+    expect((await server.exit).code).toBe(0)
   }, 120_000)
 })
 
 describe("npm start", () => {
   it("Ctrl-C (SIGINT to the terminal's whole process group: npm and the server) ends with exit 0, the server gone", async () => {
-    // Its own process group, as a terminal's foreground job has.
-    const child = spawn("npm", ["start"], {
-      cwd: root,
-      detached: true,
-      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: scratch("ctrl-c"), ADMIN_TOKENS: token },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    const exit = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
-    const url = await new Promise<string>((done) => {
-      let output = ""
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString()
-        const match = /listening on (http:\/\/[^;]+);/.exec(output)
-        if (match) done(match[1]!)
-      })
+    const { child, url, exit } = await startProcess("npm", ["start"], { DATA_DIR: scratch("ctrl-c"), ADMIN_TOKENS: token }, {
+      detached: true
     })
     expect((await createCourse(url, "Before Ctrl-C")).status).toBe(201)
     process.kill(-child.pid!, "SIGINT")
-    expect(await exit).toBe(0)
+    expect((await exit).code).toBe(0)
     await expect(fetch(`${url}/`)).rejects.toThrow()
   }, 60_000)
 })
@@ -120,19 +95,7 @@ describe("npx coursekit", () => {
     if (!existsSync(join(root, "packages/server/dist/main.js"))) {
       execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" })
     }
-    const child = spawn("npx", ["coursekit"], {
-      cwd: root,
-      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: scratch("npx"), ADMIN_TOKENS: token },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    const url = await new Promise<string>((done) => {
-      let output = ""
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString()
-        const match = /listening on (http:\/\/[^;]+);/.exec(output)
-        if (match) done(match[1]!)
-      })
-    })
+    const { child, url } = await startProcess("npx", ["coursekit"], { DATA_DIR: scratch("npx"), ADMIN_TOKENS: token })
     expect((await fetch(`${url}/`)).status).toBe(200)
     child.kill("SIGTERM")
     // The server notices that npm is gone, shuts down, and its port closes.
@@ -207,20 +170,8 @@ const modesUnder = (directory: string): Array<[string, string, number]> =>
 describe("the data directory is private", () => {
   it("with umask 000, every directory under DATA_DIR is 0700 and every file 0600", async () => {
     const dataDir = join(scratch("private"), "data")
-    const child = spawn("sh", ["-c", `umask 000; exec "${process.execPath}" --conditions=@coursekit/source --import tsx packages/server/src/main.ts`], {
-      cwd: root,
-      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    const exit = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
-    const url = await new Promise<string>((done) => {
-      let output = ""
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString()
-        const match = /listening on (http:\/\/[^;]+);/.exec(output)
-        if (match) done(match[1]!)
-      })
-    })
+    const command = `umask 000; exec "${process.execPath}" --conditions=@coursekit/source --import tsx packages/server/src/main.ts`
+    const { child, url, exit } = await startProcess("sh", ["-c", command], { DATA_DIR: dataDir })
     const admin = { authorization: `Bearer ${execFileSync("cat", [join(dataDir, "admin-token")], { encoding: "utf8" }).trim()}` }
     const course = await fetch(`${url}/courses`, {
       method: "POST",
@@ -235,7 +186,7 @@ describe("the data directory is private", () => {
     }).then((response) => response.json())
     expect((await fetch(upload.upload_url, { method: "PUT", headers: upload.headers, body: new Uint8Array(64) })).status).toBe(200)
     child.kill("SIGTERM")
-    expect(await exit).toBe(0)
+    expect((await exit).code).toBe(0)
 
     expect(statSync(dataDir).mode & 0o777).toBe(0o700)
     const modes = modesUnder(dataDir)
