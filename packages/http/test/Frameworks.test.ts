@@ -64,6 +64,14 @@ const exerciseHost = (send: Send, prefix: string) =>
     assert.strictEqual(bought.body.lessons[0].access, "purchased")
     assert.strictEqual(bought.headers.get("cache-control"), "private, no-cache")
 
+    // A known path with another method: 405 with Allow, through the framework too.
+    const notAllowed = await send(`${prefix}/courses/${created.body.id}`, { method: "POST", user: "root" })
+    assert.strictEqual(notAllowed.status, 405)
+    assert.strictEqual(notAllowed.headers.get("allow"), "GET, HEAD, PATCH, DELETE")
+    assert.strictEqual(notAllowed.headers.get("content-type"), "application/problem+json")
+    assert.strictEqual(notAllowed.body.detail, `POST is not allowed on /courses/${created.body.id}; it allows GET, HEAD, PATCH, DELETE.`)
+    assert.strictEqual((await send(`${prefix}/nope`, { method: "POST" })).status, 404)
+
     // The host's own routes are still the host's.
     const hostPage = await send("/hello")
     assert.strictEqual(hostPage.status, 200)

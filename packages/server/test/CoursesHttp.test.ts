@@ -205,6 +205,33 @@ describe("standalone server over HTTP (PGlite)", () => {
         assert.include(reply.body.detail, "/nowhere")
       }))
 
+    it.effect("a known path with another method is a 405 problem with Allow, also for the store's routes", () =>
+      Effect.gen(function*() {
+        for (
+          const [method, path, allow] of [
+            ["DELETE", "/", "GET, HEAD"],
+            ["PUT", "/courses", "GET, HEAD, POST"],
+            ["POST", "/courses/1", "GET, HEAD, PATCH, DELETE"],
+            ["POST", "/courses/not-an-id", "GET, HEAD, PATCH, DELETE"],
+            ["GET", "/admin/ai/generate", "POST"],
+            ["POST", "/openapi.json", "GET, HEAD"],
+            ["PATCH", "/docs", "GET, HEAD"],
+            ["POST", "/files/x", "GET, HEAD"],
+            ["DELETE", "/files/a/b.png", "GET, HEAD"],
+            ["GET", "/storage/x", "PUT"]
+          ] as const
+        ) {
+          const reply = yield* call(path, { method })
+          assertProblem(reply, 405)
+          assert.strictEqual(reply.body.title, "Method Not Allowed")
+          assert.strictEqual(reply.headers.get("allow"), allow, `${method} ${path}`)
+          assert.strictEqual(reply.body.detail, `${method} is not allowed on ${path}; it allows ${allow}.`)
+        }
+        const unknown = yield* call("/nope", { method: "POST" })
+        assertProblem(unknown, 404)
+        assert.isNull(unknown.headers.get("allow"))
+      }))
+
     it.effect("PATCH changes title and body and keeps the slug; DELETE answers 204 then 404", () =>
       Effect.gen(function*() {
         const created = (yield* createCourse("Patch Me")).body

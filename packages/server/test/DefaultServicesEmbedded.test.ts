@@ -116,6 +116,12 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     assert.strictEqual(mediaFile.body.size_bytes, video.byteLength)
     assert.deepStrictEqual(new Uint8Array(await (await fetch(mediaFile.body.url)).arrayBuffer()), video)
 
+    // The store's routes beside the API: a wrong method is a 405 with what they allow.
+    const wrongMethod = await send(`${api}/files/${issued.body.file_key}`, { method: "POST" })
+    assert.strictEqual(wrongMethod.status, 405, wrongMethod.text)
+    assert.strictEqual(wrongMethod.headers.get("allow"), "GET, HEAD")
+    assert.strictEqual((await send(`${api}/storage/x`, { method: "GET" })).headers.get("allow"), "PUT")
+
     const ready = await send(`${api}/health/ready`)
     assert.strictEqual(ready.status, 200, ready.text)
     assert.deepStrictEqual(ready.body.checks.map((check: { name: string }) => check.name).sort(), ["database", "storage"])
