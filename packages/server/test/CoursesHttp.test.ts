@@ -68,6 +68,7 @@ describe("standalone server over HTTP (PGlite)", () => {
       Effect.gen(function*() {
         const missing = yield* call("/courses", { method: "POST", json: { title: "t", content_html: "" } })
         assertProblem(missing, 401)
+        assert.strictEqual(missing.body.detail, "This operation needs an admin token: Authorization: Bearer <token>.")
         assert.strictEqual(missing.headers.get("www-authenticate"), `Bearer realm="coursekit"`)
         const wrong = yield* call("/courses", {
           method: "POST",
@@ -75,6 +76,7 @@ describe("standalone server over HTTP (PGlite)", () => {
           json: { title: "t", content_html: "" }
         })
         assertProblem(wrong, 401)
+        assert.strictEqual(wrong.body.detail, "The bearer token is not a valid admin token.")
         assert.strictEqual(wrong.headers.get("www-authenticate"), `Bearer realm="coursekit"`)
         for (const path of ["/courses/1"]) {
           assertProblem(yield* call(path, { method: "PATCH", json: { title: "x" } }), 401)

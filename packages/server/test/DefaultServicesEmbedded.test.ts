@@ -81,8 +81,13 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     const api = `${host.url}${prefix}`
 
     assert.strictEqual((await send(`${host.url}/`)).text, "the host's home page")
-    assert.strictEqual((await send(`${api}/courses`, { method: "POST", json: { title: "x" } })).status, 401)
-    assert.strictEqual((await send(`${api}/courses`, { method: "POST", user: "student", json: { title: "x" } })).status, 403)
+    // Refused in terms of the host's login: its users have no Coursekit tokens.
+    const unauthorized = await send(`${api}/courses`, { method: "POST", json: { title: "x" } })
+    assert.strictEqual(unauthorized.status, 401)
+    assert.strictEqual(unauthorized.body.detail, "Sign in to use this endpoint: the app's own login decides admin access to Coursekit.")
+    const forbidden = await send(`${api}/courses`, { method: "POST", user: "student", json: { title: "x" } })
+    assert.strictEqual(forbidden.status, 403)
+    assert.strictEqual(forbidden.body.detail, "The signed-in user has no admin rights in this app; the app's own login decides admin access to Coursekit.")
     const created = await send(`${api}/courses`, { method: "POST", user: "admin", json: { title: "Embedded course", content_html: "<p>Hi<script>x</script></p>" } })
     assert.strictEqual(created.status, 201, created.text)
     assert.strictEqual(created.body.content_html, "<p>Hi</p>")
