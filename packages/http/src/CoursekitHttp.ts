@@ -30,6 +30,7 @@ import { RequestLogger } from "./RequestLogger.ts"
 import { type Identify, layerHostAuth } from "./HostIdentity.ts"
 import * as HostMount from "./HostMount.ts"
 import { MountPrefix, normalizePrefix, stripPrefix } from "./RequestPath.ts"
+import { RouteTable } from "./RouteTable.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
 import * as UploadsHandlers from "./UploadsHandlers.ts"
 import * as ViewerAuthLive from "./ViewerAuthLive.ts"
@@ -59,7 +60,12 @@ const layerRoutesOf = (api: typeof CoursekitApi) =>
 /** The API routes and `/openapi.json`. Needs the use cases, `Readiness`, `AdminAccess` and a `ViewerResolver`. */
 export const layerApi = layerApiOf(CoursekitApi)
 
-/** Everything Coursekit serves: the API, `/docs` and the edge middleware. */
+/**
+ * Everything Coursekit serves: the API, `/docs` and the edge middleware. The middleware
+ * needs the `RouteTable` of everything served (for 405s): {@link layerNodeServer}
+ * provides it; to serve the routes otherwise, provide `RouteTable.layer` to them and
+ * any routes beside them.
+ */
 export const layerRoutes = layerRoutesOf(CoursekitApi)
 
 /**
@@ -142,7 +148,9 @@ const routesFor = <E>(services: HostServices<E>, prefix: string, identify: Ident
     Layer.provide(services),
     Layer.provide(Layer.succeed(MountPrefix, prefix)),
     Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),
-    Layer.provide(HttpServer.layerServices)
+    Layer.provide(HttpServer.layerServices),
+    // Last: between the router and everything that adds routes, the host's too.
+    Layer.provide(RouteTable.layer)
   )
 
 /**
@@ -222,7 +230,7 @@ export interface NodeServerOptions {
 
 /**
  * Serves {@link layerRoutes} (or `routes`: them and more, such as a store's file routes)
- * with `node:http`. Closing the layer stops accepting
+ * with `node:http`, with the `RouteTable` of them all. Closing the layer stops accepting
  * connections, lets requests in flight finish (up to the grace period), then releases
  * everything the routes hold. `HttpServer` stays in the output so callers can read
  * the bound address (useful with port 0).
@@ -231,7 +239,7 @@ export const layerNodeServer = <E, R>(
   options: NodeServerOptions,
   routes: Layer.Layer<never, E, R> = layerRoutes as unknown as Layer.Layer<never, E, R>
 ) =>
-  HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
+  HttpRouter.serve(Layer.provide(routes, RouteTable.layer), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),
     Layer.provideMerge(NodeHttpServer.layer(
       // A short keep-alive lets shutdown finish soon after the last response.

@@ -1,8 +1,9 @@
 /**
  * The middleware around every route, Coursekit's and any added beside it:
  * request ids, one log line per request, problem details for everything the typed API
- * does not render itself (unknown routes, unsupported media types, defects), and the
- * course list cache.
+ * does not render itself (unknown paths, a method a known path does not answer — 405
+ * with `Allow`, from the {@link RouteTable} —, unsupported media types, defects), and
+ * the course list cache.
  *
  * @since 0.1.0
  */
@@ -12,6 +13,7 @@ import { CourseListCache } from "./CourseListCache.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { maxBodySize } from "./RequestLimits.ts"
 import { pathOf } from "./RequestPath.ts"
+import { RouteTable } from "./RouteTable.ts"
 
 const statusTitles: Record<number, string> = {
   400: "Bad Request",
@@ -37,8 +39,26 @@ const isProblem = (response: HttpServerResponse.HttpServerResponse) =>
 
 const validRequestId = /^[\w.:-]{1,128}$/
 
+/**
+ * No route for the request: 405 with `Allow` when its path is served for other methods
+ * (RFC 9110 §15.5.6), else 404.
+ */
+const noRoute = (routes: RouteTable["Service"], request: HttpServerRequest.HttpServerRequest) => {
+  const path = pathOf(request.url)
+  const allowed = routes.allowed(request.url)
+  if (allowed.length === 0) return problem(404, `No route for ${request.method} ${path}.`)
+  return HttpServerResponse.setHeader(
+    problem(405, `${request.method} is not allowed on ${path}; it allows ${allowed.join(", ")}.`),
+    "allow",
+    allowed.join(", ")
+  )
+}
+
 /** Renders any error response or failure that is not already a problem as one. */
-const problemFallback = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+const problemFallback = <E, R>(
+  routes: RouteTable["Service"],
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
   app.pipe(
     Effect.catchCause((cause) => {
       // Interruption keeps its own handling (client gone, server shutting down).
@@ -48,9 +68,7 @@ const problemFallback = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerR
       const error = Cause.squash(cause)
       if (HttpServerError.isHttpServerError(error)) {
         const { reason } = error
-        if (reason._tag === "RouteNotFound") {
-          return Effect.succeed(problem(404, `No route for ${reason.request.method} ${pathOf(reason.request.url)}.`))
-        }
+        if (reason._tag === "RouteNotFound") return Effect.succeed(noRoute(routes, reason.request))
         if (reason._tag === "RequestParseError") {
           return Effect.succeed(
             reason.reason === "BodyTooLarge"
@@ -76,11 +94,15 @@ const problemFallback = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerR
     })
   )
 
-/** The global middleware: add it beside the routes (`Layer.mergeAll(routes, layer)`). */
+/**
+ * The global middleware: add it beside the routes (`Layer.mergeAll(routes, layer)`), and
+ * provide `RouteTable.layer` to both.
+ */
 export const layer = HttpRouter.middleware(
   Effect.gen(function*() {
     const logger = yield* RequestLogger
     const listCache = yield* CourseListCache
+    const routes = yield* RouteTable
     return (app) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -88,7 +110,7 @@ export const layer = HttpRouter.middleware(
         const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : crypto.randomUUID()
         const start = performance.now()
         const cached = listCache.around(request.method, request.url, request.headers["if-none-match"], app)
-        return problemFallback(cached).pipe(
+        return problemFallback(routes, cached).pipe(
           // Every log line written while handling the request names it.
           Effect.annotateLogs("requestId", requestId),
           Effect.onExit((exit) =>

@@ -10,7 +10,7 @@
  */
 import { anonymousViewer, type Viewer } from "@coursekit/core"
 import { Context, Effect, Layer } from "effect"
-import { AdminAccess } from "./AdminAccess.ts"
+import { AdminAccess, type AdminRefusals } from "./AdminAccess.ts"
 import { ViewerResolver } from "./ViewerResolver.ts"
 
 /** Who is asking, as the host sees it. */
@@ -37,7 +37,17 @@ export const CurrentHostIdentity = Context.Reference<Effect.Effect<HostIdentity>
 })
 
 /**
- * Viewer and admin checks that follow the host's identity of each request. Responses
+ * How refusals read when the host's `identify` decides: in terms of the host's own login
+ * and roles, never of Coursekit's bearer tokens, which the host's users do not have.
+ */
+export const hostLoginRefusals: AdminRefusals = {
+  unauthorized: () => "Sign in to use this endpoint: the app's own login decides admin access to Coursekit.",
+  forbidden: "The signed-in user has no admin rights in this app; the app's own login decides admin access to Coursekit."
+}
+
+/**
+ * Viewer and admin checks that follow the host's identity of each request; a refused
+ * admin request is told about the host's login ({@link hostLoginRefusals}). Responses
  * that depend on the viewer vary on `Cookie` and `Authorization`, where hosts keep
  * sessions.
  */
@@ -53,6 +63,7 @@ export const layerHostAuth: Layer.Layer<ViewerResolver | AdminAccess> = Layer.me
     isAdmin: () =>
       Effect.gen(function*() {
         return (yield* yield* CurrentHostIdentity).admin
-      })
+      }),
+    refusals: hostLoginRefusals
   }))
 )

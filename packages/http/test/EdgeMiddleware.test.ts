@@ -2,7 +2,7 @@ import { MemoryCoursekit } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Logger, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger, ViewerResolver } from "../src/index.ts"
+import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger, RouteTable, ViewerResolver } from "../src/index.ts"
 
 // The API on in-memory layers as a Web handler, with one extra route that fails with a
 // defect carrying a secret, as a bug in a handler would.
@@ -32,6 +32,7 @@ const makeHandler = (logged: Array<RequestLogEntry>, logLines: Array<{ message: 
         Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logged.push(entry) }))
       ]),
       Layer.provide(HttpServer.layerServices),
+      Layer.provide(RouteTable.layer),
       Layer.provideMerge(collectLogs(logLines))
     ),
     { disableLogger: true }

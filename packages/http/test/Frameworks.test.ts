@@ -45,8 +45,13 @@ const exerciseHost = (send: Send, prefix: string) =>
     assert.strictEqual(created.status, 201, JSON.stringify(created.body))
     assert.strictEqual(created.body.content_html, "<p>Hi</p>")
     assert.strictEqual(created.headers.get("location"), `${prefix}/courses/${created.body.id}`)
-    assert.strictEqual((await send(`${prefix}/courses`, { method: "POST", user: "alice", body: { title: "No", content_html: "" } })).status, 403)
-    assert.strictEqual((await send(`${prefix}/courses`, { method: "POST", body: { title: "No", content_html: "" } })).status, 401)
+    // Refused in terms of the host's login, not of Coursekit's tokens.
+    const forbidden = await send(`${prefix}/courses`, { method: "POST", user: "alice", body: { title: "No", content_html: "" } })
+    assert.strictEqual(forbidden.status, 403)
+    assert.strictEqual(forbidden.body.detail, "The signed-in user has no admin rights in this app; the app's own login decides admin access to Coursekit.")
+    const unauthorized = await send(`${prefix}/courses`, { method: "POST", body: { title: "No", content_html: "" } })
+    assert.strictEqual(unauthorized.status, 401)
+    assert.strictEqual(unauthorized.body.detail, "Sign in to use this endpoint: the app's own login decides admin access to Coursekit.")
     const invalid = await send(`${prefix}/courses`, { method: "POST", user: "root", body: { title: "", content_html: "", extra: 1 } })
     assert.strictEqual(invalid.status, 400)
     assert.strictEqual(invalid.headers.get("content-type"), "application/problem+json")
@@ -63,6 +68,14 @@ const exerciseHost = (send: Send, prefix: string) =>
     const bought = await send(`${prefix}/public/courses/${created.body.slug}`, { user: "alice" })
     assert.strictEqual(bought.body.lessons[0].access, "purchased")
     assert.strictEqual(bought.headers.get("cache-control"), "private, no-cache")
+
+    // A known path with another method: 405 with Allow, through the framework too.
+    const notAllowed = await send(`${prefix}/courses/${created.body.id}`, { method: "POST", user: "root" })
+    assert.strictEqual(notAllowed.status, 405)
+    assert.strictEqual(notAllowed.headers.get("allow"), "GET, HEAD, PATCH, DELETE")
+    assert.strictEqual(notAllowed.headers.get("content-type"), "application/problem+json")
+    assert.strictEqual(notAllowed.body.detail, `POST is not allowed on /courses/${created.body.id}; it allows GET, HEAD, PATCH, DELETE.`)
+    assert.strictEqual((await send(`${prefix}/nope`, { method: "POST" })).status, 404)
 
     // The host's own routes are still the host's.
     const hostPage = await send("/hello")

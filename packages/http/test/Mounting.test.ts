@@ -2,12 +2,12 @@
  * Embedding: the API mounted under a host's prefix, as a Web handler and as a Node
  * request listener, on in-memory layers.
  */
-import { MemoryCoursekit, signedInViewer, UserId } from "@coursekit/core"
+import { anonymousViewer, MemoryCoursekit, signedInViewer, UserId } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { AdminTokens, anonymousIdentity, CourseListCache, CoursekitHttp, type HostIdentity, layerHostAuth, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
+import { AdminAccess, AdminTokens, anonymousIdentity, CourseListCache, CoursekitHttp, type HostIdentity, layerHostAuth, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
 import { normalizePrefix, stripPrefix } from "../src/RequestPath.ts"
 
 const token = "mount-test-admin-token"
@@ -164,6 +164,14 @@ describe("the host's own authentication", () => {
     return user === undefined ? anonymousIdentity : { viewer: signedInViewer(UserId.make(user)), admin: user === "root" }
   }
   const json = { "content-type": "application/json" }
+  const signIn = "Sign in to use this endpoint: the app's own login decides admin access to Coursekit."
+  const noAdminRights = "The signed-in user has no admin rights in this app; the app's own login decides admin access to Coursekit."
+  /** A refusal that speaks of the host's login: the status, the exact detail, no word of Coursekit's tokens. */
+  const assertHostRefusal = (reply: { status: number; body: string }, status: number, detail: string) => {
+    assert.strictEqual(reply.status, status)
+    assert.deepStrictEqual(JSON.parse(reply.body), { type: "about:blank", title: status === 401 ? "Unauthorized" : "Forbidden", status, detail })
+    assert.notMatch(reply.body, /bearer|admin token|ADMIN_TOKENS|viewer JWT/i)
+  }
 
   it.effect("Web handler: admin and viewer follow the host's session, not bearer tokens", () =>
     Effect.gen(function*() {
@@ -180,13 +188,15 @@ describe("the host's own authentication", () => {
       const created = yield* send("/kit/courses", "session=root", { method: "POST", body })
       assert.strictEqual(created.status, 201)
       const course = JSON.parse(created.body)
-      assert.strictEqual((yield* send("/kit/courses", "session=alice", { method: "POST", body })).status, 403)
-      assert.strictEqual((yield* send("/kit/courses", undefined, { method: "POST", body })).status, 401)
-      // A bearer token means nothing here: the host decides.
-      const bearer = yield* Effect.promise(() =>
-        handler(new Request("http://host/kit/courses", { method: "POST", body, headers: { ...json, authorization: "Bearer anything" } }))
-      )
-      assert.strictEqual(bearer.status, 401)
+      assertHostRefusal(yield* send("/kit/courses", "session=alice", { method: "POST", body }), 403, noAdminRights)
+      assertHostRefusal(yield* send("/kit/courses", undefined, { method: "POST", body }), 401, signIn)
+      assertHostRefusal(yield* send("/kit/admin/media", "session=alice"), 403, noAdminRights)
+      // A bearer token means nothing here: the host decides, and says so.
+      const bearer = yield* Effect.promise(async () => {
+        const response = await handler(new Request("http://host/kit/courses", { method: "POST", body, headers: { ...json, authorization: "Bearer anything" } }))
+        return { status: response.status, body: await response.text() }
+      })
+      assertHostRefusal(bearer, 401, signIn)
 
       yield* send(`/kit/courses/${course.id}/lessons`, "session=root", {
         method: "POST",
@@ -213,18 +223,42 @@ describe("the host's own authentication", () => {
       const mounted = CoursekitHttp.nodeHandler(hostServices(), { identify: (request) => identityFromCookie(request.headers.cookie) })
       const base = yield* serveNode((request, response) => mounted.handler(request, response))
       const create = (cookie?: string) =>
-        Effect.promise(() =>
-          fetch(`${base}/courses`, {
+        Effect.promise(async () => {
+          const response = await fetch(`${base}/courses`, {
             method: "POST",
             headers: { ...json, ...(cookie === undefined ? {} : { cookie }) },
             body: JSON.stringify({ title: "Node host", content_html: "" })
-          }).then((response) => response.status)
-        )
-      assert.strictEqual(yield* create("session=root"), 201)
-      assert.strictEqual(yield* create("session=alice"), 403)
-      assert.strictEqual(yield* create(), 401)
-      assert.strictEqual(yield* create("session=broken"), 500)
+          })
+          return { status: response.status, body: await response.text() }
+        })
+      assert.strictEqual((yield* create("session=root")).status, 201)
+      assertHostRefusal(yield* create("session=alice"), 403, noAdminRights)
+      assertHostRefusal(yield* create(), 401, signIn)
+      assert.strictEqual((yield* create("session=broken")).status, 500)
       yield* Effect.promise(mounted.dispose)
     }).pipe(Effect.scoped))
+
+  it.effect("an AdminAccess of the host's own that gives no wording gets one that names no way of signing in", () =>
+    Effect.gen(function*() {
+      const own = Layer.mergeAll(
+        Readiness.layer([]),
+        Layer.succeed(AdminAccess, AdminAccess.of({ isAdmin: () => Effect.succeed(false) })),
+        Layer.succeed(ViewerResolver, ViewerResolver.of({
+          vary: ["cookie"],
+          resolve: (request) => Effect.succeed(request.headers.cookie === undefined ? anonymousViewer : signedInViewer(UserId.make("alice")))
+        })),
+        CourseListCache.layer({ maxEntries: 100 }),
+        RequestLogger.layerSilent
+      ).pipe(Layer.provideMerge(MemoryCoursekit.layerMemory()))
+      const { handler, dispose } = CoursekitHttp.webHandler(own)
+      const send = (cookie?: string) =>
+        Effect.promise(async () => {
+          const response = await handler(new Request("http://host/admin/media", { headers: cookie === undefined ? {} : { cookie } }))
+          return { status: response.status, body: await response.text() }
+        })
+      assertHostRefusal(yield* send(), 401, "This operation needs admin access.")
+      assertHostRefusal(yield* send("session=alice"), 403, "This operation needs admin access, which the signed-in viewer does not have.")
+      yield* Effect.promise(dispose)
+    }))
 })
 

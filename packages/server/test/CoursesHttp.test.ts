@@ -68,6 +68,7 @@ describe("standalone server over HTTP (PGlite)", () => {
       Effect.gen(function*() {
         const missing = yield* call("/courses", { method: "POST", json: { title: "t", content_html: "" } })
         assertProblem(missing, 401)
+        assert.strictEqual(missing.body.detail, "This operation needs an admin token: Authorization: Bearer <token>.")
         assert.strictEqual(missing.headers.get("www-authenticate"), `Bearer realm="coursekit"`)
         const wrong = yield* call("/courses", {
           method: "POST",
@@ -75,6 +76,7 @@ describe("standalone server over HTTP (PGlite)", () => {
           json: { title: "t", content_html: "" }
         })
         assertProblem(wrong, 401)
+        assert.strictEqual(wrong.body.detail, "The bearer token is not a valid admin token.")
         assert.strictEqual(wrong.headers.get("www-authenticate"), `Bearer realm="coursekit"`)
         for (const path of ["/courses/1"]) {
           assertProblem(yield* call(path, { method: "PATCH", json: { title: "x" } }), 401)
@@ -203,6 +205,33 @@ describe("standalone server over HTTP (PGlite)", () => {
         const reply = yield* call("/nowhere")
         assertProblem(reply, 404)
         assert.include(reply.body.detail, "/nowhere")
+      }))
+
+    it.effect("a known path with another method is a 405 problem with Allow, also for the store's routes", () =>
+      Effect.gen(function*() {
+        for (
+          const [method, path, allow] of [
+            ["DELETE", "/", "GET, HEAD"],
+            ["PUT", "/courses", "GET, HEAD, POST"],
+            ["POST", "/courses/1", "GET, HEAD, PATCH, DELETE"],
+            ["POST", "/courses/not-an-id", "GET, HEAD, PATCH, DELETE"],
+            ["GET", "/admin/ai/generate", "POST"],
+            ["POST", "/openapi.json", "GET, HEAD"],
+            ["PATCH", "/docs", "GET, HEAD"],
+            ["POST", "/files/x", "GET, HEAD"],
+            ["DELETE", "/files/a/b.png", "GET, HEAD"],
+            ["GET", "/storage/x", "PUT"]
+          ] as const
+        ) {
+          const reply = yield* call(path, { method })
+          assertProblem(reply, 405)
+          assert.strictEqual(reply.body.title, "Method Not Allowed")
+          assert.strictEqual(reply.headers.get("allow"), allow, `${method} ${path}`)
+          assert.strictEqual(reply.body.detail, `${method} is not allowed on ${path}; it allows ${allow}.`)
+        }
+        const unknown = yield* call("/nope", { method: "POST" })
+        assertProblem(unknown, 404)
+        assert.isNull(unknown.headers.get("allow"))
       }))
 
     it.effect("PATCH changes title and body and keeps the slug; DELETE answers 204 then 404", () =>

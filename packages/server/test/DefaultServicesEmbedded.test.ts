@@ -81,8 +81,13 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     const api = `${host.url}${prefix}`
 
     assert.strictEqual((await send(`${host.url}/`)).text, "the host's home page")
-    assert.strictEqual((await send(`${api}/courses`, { method: "POST", json: { title: "x" } })).status, 401)
-    assert.strictEqual((await send(`${api}/courses`, { method: "POST", user: "student", json: { title: "x" } })).status, 403)
+    // Refused in terms of the host's login: its users have no Coursekit tokens.
+    const unauthorized = await send(`${api}/courses`, { method: "POST", json: { title: "x" } })
+    assert.strictEqual(unauthorized.status, 401)
+    assert.strictEqual(unauthorized.body.detail, "Sign in to use this endpoint: the app's own login decides admin access to Coursekit.")
+    const forbidden = await send(`${api}/courses`, { method: "POST", user: "student", json: { title: "x" } })
+    assert.strictEqual(forbidden.status, 403)
+    assert.strictEqual(forbidden.body.detail, "The signed-in user has no admin rights in this app; the app's own login decides admin access to Coursekit.")
     const created = await send(`${api}/courses`, { method: "POST", user: "admin", json: { title: "Embedded course", content_html: "<p>Hi<script>x</script></p>" } })
     assert.strictEqual(created.status, 201, created.text)
     assert.strictEqual(created.body.content_html, "<p>Hi</p>")
@@ -115,6 +120,12 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     assert.strictEqual(mediaFile.status, 200, mediaFile.text)
     assert.strictEqual(mediaFile.body.size_bytes, video.byteLength)
     assert.deepStrictEqual(new Uint8Array(await (await fetch(mediaFile.body.url)).arrayBuffer()), video)
+
+    // The store's routes beside the API: a wrong method is a 405 with what they allow.
+    const wrongMethod = await send(`${api}/files/${issued.body.file_key}`, { method: "POST" })
+    assert.strictEqual(wrongMethod.status, 405, wrongMethod.text)
+    assert.strictEqual(wrongMethod.headers.get("allow"), "GET, HEAD")
+    assert.strictEqual((await send(`${api}/storage/x`, { method: "GET" })).headers.get("allow"), "PUT")
 
     const ready = await send(`${api}/health/ready`)
     assert.strictEqual(ready.status, 200, ready.text)

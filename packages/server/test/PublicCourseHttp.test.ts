@@ -164,6 +164,8 @@ describe("the public course over HTTP (PGlite)", () => {
         const token = yield* viewerToken("auth0|student")
         const viewerOnAdmin = yield* call("/courses", { method: "POST", headers: bearer(token), json: { title: "x", content_html: "" } })
         assertProblem(viewerOnAdmin, 403)
+        // The standalone server words refusals in terms of its tokens.
+        assert.strictEqual(viewerOnAdmin.body.detail, "A viewer token cannot be used for admin operations; use an admin token.")
         assertProblem(yield* call("/admin/media", { headers: bearer(token) }), 403)
         assertProblem(yield* call("/courses/1/lessons", { headers: bearer(token) }), 403)
         assertProblem(yield* call("/courses", { method: "POST", json: { title: "x", content_html: "" } }), 401)
