@@ -17,9 +17,9 @@ const startFailureExitCode = 1
 // Files the service creates (the embedded database, uploads, secrets) are its own alone.
 process.umask(0o077)
 
-// Started by npm or npx (`npm_command` is set), the server's parent is npm's shell, which
-// does not pass signals on: a supervisor that signals only npm leaves the server behind.
-// When the parent goes away, stop as if signalled.
+// Started by npx (or any npm script that does not `exec` it), the server's parent is
+// npm's shell, which does not pass signals on: a supervisor that signals only npm would
+// leave the server behind. When the parent goes away, stop as if signalled.
 if (process.env.npm_command !== undefined) {
   const parent = process.ppid
   const watch = setInterval(() => {
@@ -28,6 +28,24 @@ if (process.env.npm_command !== undefined) {
     process.kill(process.pid, "SIGTERM")
   }, 500).unref()
 }
+
+// A terminal delivers Ctrl-C to npm and the server, and npm passes its copy on — sometimes
+// late, after the server has begun to stop. The runtime's own listener is gone by then,
+// and a signal without a listener kills the process: this one stays for the process's
+// life, so only the first signal counts. If stopping cannot finish (a database that
+// stopped answering), the process ends after a deadline.
+const stopDeadlineMs = 30_000
+let stopping = false
+const onStopSignal = () => {
+  if (stopping) return
+  stopping = true
+  setTimeout(() => {
+    process.stderr.write(`coursekit: stopping did not finish within ${stopDeadlineMs / 1000} s; exiting.\n`)
+    process.exit(1)
+  }, stopDeadlineMs).unref()
+}
+process.on("SIGINT", onStopSignal)
+process.on("SIGTERM", onStopSignal)
 
 let settings: ServerSettings | undefined
 
