@@ -81,7 +81,7 @@ export const FileName = Schema.String.check(
   Schema.isNonEmpty({ message: "the file name must not be empty" }),
   Schema.isMaxLength(255, { message: "the file name must be at most 255 characters" }),
   storableText("the file name")
-).annotate({ description: "Original file name (1–255 characters). Only its extension is used in the key." })
+).annotate({ description: "Original file name (1–255 characters), kept as the media file's name; nothing of it enters the storage key." })
 
 /** A MIME type: `type/subtype`, lower case. */
 export const ContentType = Schema.String.check(

@@ -40,6 +40,12 @@ describe("upload flows over HTTP (PGlite, local disk)", () => {
         const served = yield* fetchBytes(fileUrl)
         assert.strictEqual(served.status, 200)
         assert.deepStrictEqual(served.body, png)
+        // The URL is still valid, but the file it took stays the one that was finalized.
+        const replaced = yield* putBytes(issued.body.upload_url, issued.body.headers, new Uint8Array(5000).fill(1))
+        assert.strictEqual(replaced.status, 409, replaced.text)
+        assert.deepStrictEqual((yield* fetchBytes(fileUrl)).body, png)
+        // A key the database cannot store is a 404 before the database is asked.
+        assertProblem(yield* call("/files/a%00b"), 404)
         // Media too: a PUT alone publishes nothing.
         const media = yield* mediaUrl({ filename: "clip.mp4", type: "video/mp4" })
         assert.strictEqual((yield* putBytes(media.body.upload_url, media.body.headers, png)).status, 200)

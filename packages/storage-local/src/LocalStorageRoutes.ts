@@ -84,11 +84,12 @@ const serve = (uploads: LocalUploads["Service"], served: ServedKeys["Service"]) 
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = yield* keyParam
-    // Asked before the disk: an upload nobody finalized is not a file of this service.
-    if (!(yield* served.isServed(key))) return notFound()
-    // The file stays open until the request's scope closes, after the body is sent.
+    // The file stays open until the request's scope closes, after the body is sent. An
+    // invalid key (NUL, traversal) is None here, before anything else is asked.
     const opened = yield* uploads.open(key)
     if (Option.isNone(opened)) return notFound()
+    // An upload nobody finalized is not a file of this service.
+    if (!(yield* served.isServed(key))) return notFound()
     const file = opened.value
     const headers = servedHeaders(file.etag, new Date(file.lastModified.epochMilliseconds).toUTCString())
     if (matchesEtag(request.headers["if-none-match"], file.etag)) {

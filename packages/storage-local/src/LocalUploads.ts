@@ -45,6 +45,7 @@ export type RefusalReason =
   | "Expired" //             403: the URL's `expires` has passed
   | "TypeMismatch" //        403: Content-Type is not the signed type
   | "Conflict" //            409: another key's file or directory is in the way
+  | "AlreadyStored" //       409: a file already landed under this key
   | "LengthRequired" //      411: a length is signed but the request has no Content-Length
   | "TooLarge" //            413: above the signed length, or above the cap when none is signed
 
@@ -56,6 +57,7 @@ const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 409 | 411 | 413>> = {
   Expired: 403,
   TypeMismatch: 403,
   Conflict: 409,
+  AlreadyStored: 409,
   LengthRequired: 411,
   TooLarge: 413
 }
@@ -93,7 +95,8 @@ export interface ServedObject {
 /**
  * Receives uploads and opens files for serving.
  *
- * - `receive` checks the key, the signature (constant time), the expiry, that
+ * - `receive` refuses a key that already holds a file (a URL takes one upload), and
+ *   checks the key, the signature (constant time), the expiry, that
  *   `Content-Type` is the signed type and the size (a signed length must equal
  *   `Content-Length` and the bytes received; without one, the signed maximum — the
  *   upload purpose's limit — and the store's cap apply), while the
@@ -141,6 +144,17 @@ async function* readChunks(handle: FileHandle, size: number): AsyncGenerator<Uin
 }
 
 const conflictDetail = "Another stored key is in the way of this one (one names a directory of the other)."
+const alreadyStoredDetail = "A file was already uploaded to this address; it takes one. Finalize it, or ask for a new upload URL."
+
+/** Whether a file exists at `file` (a key's place taken by a directory is not one). */
+const fileExists = async (file: string) => {
+  try {
+    return (await fs.lstat(file)).isFile()
+  } catch (error) {
+    if (LocalDisk.isMissing(error)) return false
+    throw error
+  }
+}
 
 const etagOf = (stats: { readonly ino: number; readonly size: number; readonly mtimeMs: number }) =>
   `"${stats.ino.toString(36)}-${stats.size.toString(36)}-${Math.floor(stats.mtimeMs).toString(36)}"`
@@ -157,10 +171,16 @@ export const make = (disk: LocalDisk.LocalDisk, settings: UploadSettings): Local
       temporary.meta = metaTemporary
       yield* LocalDisk.attempt("receive", () => LocalDisk.writeDurably(metaTemporary, LocalDisk.metadataBytes(contentType)))
       // Metadata first: a reader between the renames finds no object yet, never the
-      // new bytes without their type.
-      yield* LocalDisk.attempt("receive", async () => {
-        await fs.rename(metaTemporary, paths.meta)
-        await fs.rename(temporary.data, paths.file)
+      // new bytes without their type. A key takes one file: replacing one that was
+      // finalized would swap what is served under a record that describes other bytes.
+      yield* Effect.gen(function*() {
+        if (yield* LocalDisk.attempt("receive", () => fileExists(paths.file))) {
+          return yield* new UploadRefused({ key: paths.key, reason: "AlreadyStored", detail: alreadyStoredDetail })
+        }
+        yield* LocalDisk.attempt("receive", async () => {
+          await fs.rename(metaTemporary, paths.meta)
+          await fs.rename(temporary.data, paths.file)
+        })
       }).pipe(
         disk.commitLock.withPermits(1),
         Effect.catchIf(
@@ -213,6 +233,8 @@ export const make = (disk: LocalDisk.LocalDisk, settings: UploadSettings): Local
       return yield* refuse("TooLarge", `The body is larger than the ${cap} bytes accepted.`)
     }
 
+    // Said before the bytes stream; checked again, under the commit lock, before they land.
+    if (yield* LocalDisk.attempt("receive", () => fileExists(paths.file))) return yield* refuse("AlreadyStored", alreadyStoredDetail)
     const directory = path.dirname(paths.file)
     if (!(yield* LocalDisk.attempt("receive", () => LocalDisk.ensureDirectory(directory)))) {
       return yield* refuse("Conflict", conflictDetail)

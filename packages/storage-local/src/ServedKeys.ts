@@ -11,17 +11,31 @@
 import { MediaRepo, type PersistenceError } from "@coursekit/core"
 import { Context, Effect, Layer, Option } from "effect"
 
+/** How many finalized keys `layerFinalized` remembers before it starts over. */
+export const rememberedKeys = 10_000
+
 export class ServedKeys extends Context.Service<ServedKeys, {
   /** Whether the file under `key` may be served. */
   isServed(key: string): Effect.Effect<boolean, PersistenceError>
 }>()("@coursekit/storage-local/ServedKeys") {
-  /** Files whose upload was finalized: those the media library records. */
+  /**
+   * Files whose upload was finalized: those the media library records. A finalized file
+   * stays finalized, so a yes is remembered (up to {@link rememberedKeys} keys) and
+   * asked of the database once; a no is asked again, since finalize may come next.
+   */
   static readonly layerFinalized: Layer.Layer<ServedKeys, never, MediaRepo> = Layer.effect(
     ServedKeys,
     Effect.gen(function*() {
       const media = yield* MediaRepo
+      const finalized = new Set<string>()
       return ServedKeys.of({
-        isServed: (key) => Effect.map(media.findByKey(key), Option.isSome)
+        isServed: (key) =>
+          finalized.has(key) ? Effect.succeed(true) : Effect.map(media.findByKey(key), (record) => {
+            if (Option.isNone(record)) return false
+            if (finalized.size >= rememberedKeys) finalized.clear()
+            finalized.add(key)
+            return true
+          })
       })
     })
   )

@@ -302,7 +302,7 @@ describe("LocalStorageRoutes", () => {
         rmSync(fresh)
       }))
 
-    it.effect("concurrent PUTs of one key end with one complete file", () =>
+    it.effect("concurrent PUTs of one key end with one complete file: one lands (200), the others are 409s", () =>
       Effect.gen(function*() {
         const store = yield* ObjectStore
         const { root } = yield* TestStorage
@@ -315,12 +315,30 @@ describe("LocalStorageRoutes", () => {
           (fill) => fetchPut(presigned, new Uint8Array(size).fill(fill), presigned.headers),
           { concurrency: "unbounded" }
         )
-        assert.deepStrictEqual(statuses, fills.map(() => 200))
+        assert.deepStrictEqual([...statuses].sort(), [200, 409, 409, 409, 409, 409])
         const stored = readFileSync(join(root, key))
         assert.strictEqual(stored.byteLength, size)
         assert.include(fills, stored[0])
         assert.isTrue(stored.every((byte) => byte === stored[0]), "the file mixes uploads")
         assert.strictEqual(Option.getOrThrow(yield* store.head(key)).contentType, "application/octet-stream")
+        assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+
+    it.effect("a second PUT to a key that holds a file is a 409 and leaves the first file as it was", () =>
+      Effect.gen(function*() {
+        const { root } = yield* TestStorage
+        const key = freshKey("once.bin")
+        const presigned = yield* presign(key, "application/octet-stream")
+        assert.strictEqual(yield* fetchPut(presigned, bytes("first"), presigned.headers), 200)
+        const second = yield* raw({
+          method: "PUT",
+          path: new URL(presigned.url).pathname + new URL(presigned.url).search,
+          headers: { ...presigned.headers, "content-length": "5000" },
+          chunks: [new Uint8Array(5000).fill(9)]
+        })
+        assert.strictEqual(second.status, 409, second.body)
+        assert.include(JSON.parse(second.body).detail, "already uploaded")
+        assert.strictEqual(readFileSync(join(root, key), "utf8"), "first")
         assert.deepStrictEqual(temporaryFiles(root), [])
       }))
 
