@@ -2,57 +2,77 @@
  * One process per data directory. PGlite keeps its database in files that only one
  * process may have open: a second process on the same directory would write a diverging
  * copy that a restart loses or corrupts. The lock is a file in the directory
- * (`coursekit.lock`, mode 0600) naming the process that holds it; it is held for the
- * layer's lifetime and removed on release.
+ * (`coursekit.lock`, mode 0600) naming the process that holds it (id, start time, host).
+ * It is held for the scope, its modification time refreshed every second (the
+ * heartbeat), and removed on release.
  *
- * A lock whose process is gone (a `kill -9`, a crash, a power cut) is stale and is taken
- * over. "Gone" means: the same host, and no live process with that id — or one with that
- * id that started at another instant than the holder (the id was reused; on Linux the
- * start time comes from `/proc`). A lock written on another host (a directory on a
- * network share) is never taken over automatically: the error says which host holds it.
+ * A lock is live when its process runs here (same host, that process id alive, with the
+ * start time the lock names). Anything else — a process that is gone after a `kill -9`,
+ * a lock from another host or another container (whose process ids say nothing here) —
+ * is taken over only once its heartbeat has stopped for {@link staleAfterMillis}: a new
+ * process waits that long at most. Takeovers are serialized through a second file, and
+ * only the very file judged stale (by inode) is replaced.
  *
  * @since 0.1.0
  */
-import { Data, Effect, type Scope } from "effect"
-import { randomBytes } from "node:crypto"
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs"
+import { Effect, Schema, type Scope } from "effect"
+import { closeSync, fsyncSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
 
 /** The lock file's name inside the directory. */
 export const lockFileName = "coursekit.lock"
 
-/** Who holds a data directory. */
-export interface LockHolder {
-  readonly pid: number
-  readonly host: string
-  /** When it took the lock (ISO 8601). */
-  readonly since: string
-  /** Its start time in clock ticks since boot (Linux), which tells a reused process id apart. */
-  readonly started?: string | undefined
-}
+/** How often the holder refreshes the lock file. */
+export const heartbeatMillis = 1_000
 
-/** Another process holds the directory. */
-export class DataDirectoryInUse extends Data.TaggedError("DataDirectoryInUse")<{
-  readonly directory: string
-  readonly holder: LockHolder
-}> {
+/** How long a lock whose process is not known to be live must go unrefreshed before it is taken over. */
+export const staleAfterMillis = 5_000
+
+/** Who holds a data directory. */
+export const LockHolder = Schema.Struct({
+  pid: Schema.Int,
+  host: Schema.String,
+  /** When it took the lock (ISO 8601). */
+  since: Schema.String,
+  /** Its start time in clock ticks since boot (Linux), which tells a reused process id apart. */
+  started: Schema.optionalKey(Schema.String)
+})
+export type LockHolder = typeof LockHolder.Type
+
+/** Another process (or another part of this one) holds the directory. */
+export class DataDirectoryInUse extends Schema.TaggedError<DataDirectoryInUse>()("DataDirectoryInUse", {
+  directory: Schema.String,
+  /** `undefined` when the lock file names nobody yet (a holder between creating and writing it). */
+  holder: Schema.UndefinedOr(LockHolder)
+}) {
   override get message(): string {
     const { holder } = this
+    if (holder === undefined) return `${this.directory} is being locked by another process`
     const where = holder.host === hostname() ? "" : ` on host ${holder.host}`
     return `${this.directory} is in use by process ${holder.pid}${where} (since ${holder.since})`
   }
 }
 
 /** The lock file could not be read or written. */
-export class DataDirectoryLockError extends Data.TaggedError("DataDirectoryLockError")<{
-  readonly directory: string
-  readonly cause: unknown
-}> {
+export class DataDirectoryLockError extends Schema.TaggedError<DataDirectoryLockError>()("DataDirectoryLockError", {
+  directory: Schema.String,
+  cause: Schema.Defect()
+}) {
   override get message(): string {
     return `could not lock ${this.directory}: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
   }
 }
+
+// Lock files are judged by their modification times, which are wall-clock times: the
+// lock reads the wall clock and waits with real timers, never the Effect clock (a test's
+// TestClock would never agree with a file's mtime, nor ever let a wait end).
+const wallClockMillis = Effect.sync(() => Date.now())
+const pause = (millis: number) =>
+  Effect.callback<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), millis)
+    return Effect.sync(() => clearTimeout(timer))
+  })
 
 const codeOf = (error: unknown) => (error as { code?: string } | undefined)?.code
 
@@ -77,45 +97,52 @@ const isAlive = (pid: number): boolean => {
   }
 }
 
-/** Directories this process holds: a second layer in the same process is refused too. */
-const heldHere = new Set<string>()
+/**
+ * Directories held in this process, shared by every copy of this module (a bundle
+ * and the sources, two versions): the lock file alone cannot tell two holders in one
+ * process apart.
+ */
+const heldHere: Set<string> = ((globalThis as Record<symbol, unknown>)[Symbol.for("@coursekit/postgres/DataDirectoryLock")] ??= new Set<string>()) as Set<string>
 
-const readHolder = (file: string): LockHolder | undefined => {
+const decodeHolder = Schema.decodeUnknownOption(Schema.fromJsonString(LockHolder))
+
+/** What the lock file says now: absent, unreadable as a holder (being written), or its holder and inode. */
+type Observed =
+  | { readonly _tag: "Absent" }
+  | { readonly _tag: "Unnamed"; readonly ino: number; readonly mtimeMs: number }
+  | { readonly _tag: "Named"; readonly holder: LockHolder; readonly ino: number; readonly mtimeMs: number }
+
+const observe = (file: string): Observed => {
+  let text: string
+  let stats: { ino: number; mtimeMs: number }
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<LockHolder>
-    return typeof parsed.pid === "number" && typeof parsed.host === "string" && typeof parsed.since === "string"
-      ? { pid: parsed.pid, host: parsed.host, since: parsed.since, started: parsed.started }
-      : undefined
+    stats = statSync(file)
+    text = readFileSync(file, "utf8")
   } catch (error) {
-    if (codeOf(error) === "ENOENT") return undefined
-    // Unreadable or half-written: treat it as held by nobody we can name.
-    return { pid: 0, host: "", since: "" }
+    if (codeOf(error) === "ENOENT") return { _tag: "Absent" }
+    throw error
   }
+  const holder = decodeHolder(text)
+  return holder._tag === "Some"
+    ? { _tag: "Named", holder: holder.value, ino: stats.ino, mtimeMs: stats.mtimeMs }
+    : { _tag: "Unnamed", ino: stats.ino, mtimeMs: stats.mtimeMs }
 }
 
-/** How long a lock file may stay unreadable (created, not yet written) before it counts as stale. */
-const unwrittenGraceMs = 10_000
-
-const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-
-const isStale = (holder: LockHolder, file: string): boolean => {
-  if (holder.pid === 0) {
-    // Left empty by a process that died between creating and writing it.
-    try {
-      return Date.now() - statSync(file).mtimeMs > unwrittenGraceMs
-    } catch {
-      return false
-    }
+/** Whether `holder` is a process running now, here; only such a lock is never taken over. */
+const isLive = (holder: LockHolder, mine: LockHolder): boolean => {
+  if (holder.host !== mine.host) return false
+  if (holder.pid === mine.pid) {
+    // This process, through another copy of this module or a worker thread — unless the id was reused.
+    return holder.started === undefined || mine.started === undefined || holder.started === mine.started
   }
-  if (holder.host !== hostname()) return false
-  if (holder.pid === process.pid) return true // not us (we check heldHere first): the id was reused
-  if (!isAlive(holder.pid)) return true
-  if (holder.started === undefined) return false
+  if (!isAlive(holder.pid)) return false
+  if (holder.started === undefined) return true
   const started = startTimeOf(holder.pid)
-  return started !== undefined && started !== holder.started
+  return started === undefined || started === holder.started
 }
 
-const writeNew = (file: string, holder: LockHolder): boolean => {
+/** Creates `file` holding `text`, or `false` when it exists. */
+const createExclusive = (file: string, text: string): boolean => {
   let fd: number
   try {
     fd = openSync(file, "wx", 0o600)
@@ -124,7 +151,7 @@ const writeNew = (file: string, holder: LockHolder): boolean => {
     throw error
   }
   try {
-    writeSync(fd, JSON.stringify(holder))
+    writeSync(fd, text)
     fsyncSync(fd)
   } finally {
     closeSync(fd)
@@ -132,81 +159,112 @@ const writeNew = (file: string, holder: LockHolder): boolean => {
   return true
 }
 
-const tryAcquire = (file: string): LockHolder | { readonly busy: LockHolder } => {
-  const mine: LockHolder = {
-    pid: process.pid,
-    host: hostname(),
-    since: new Date().toISOString(),
-    started: startTimeOf(process.pid)
+const unlinkIfPresent = (file: string) => {
+  try {
+    unlinkSync(file)
+  } catch (error) {
+    if (codeOf(error) !== "ENOENT") throw error
   }
-  // A few rounds: a stale lock moved away, a holder that released in between, or one
-  // caught between creating its lock file and writing it (read as pid 0).
-  for (let round = 0; round < 10; round++) {
-    if (writeNew(file, mine)) return mine
-    const holder = readHolder(file)
-    if (holder === undefined) continue
-    if (!isStale(holder, file)) {
-      if (holder.pid !== 0) return { busy: holder }
-      pause(50)
-      continue
-    }
-    // Moved aside, not deleted: only the file we judged stale leaves, even if another
-    // process took the lock over in between (then it is put back).
-    const aside = `${file}.stale-${randomBytes(6).toString("hex")}`
-    try {
-      renameSync(file, aside)
-    } catch (error) {
-      if (codeOf(error) === "ENOENT") continue
-      throw error
-    }
-    const moved = readHolder(aside)
-    if (moved !== undefined && moved.pid === holder.pid && moved.since === holder.since) {
-      unlinkSync(aside)
-    } else {
-      try {
-        renameSync(aside, file)
-      } catch {
-        // Nothing to put back.
-      }
-    }
-  }
-  return { busy: readHolder(file) ?? { pid: 0, host: "", since: "" } }
 }
 
 /**
- * Holds `directory` (which must exist) for the scope: fails with {@link DataDirectoryInUse}
- * when a live process holds it, takes a stale lock over, and removes the lock on release.
+ * Replaces the lock judged stale (`ino`) with `mine`, under the takeover file so that two
+ * processes never replace it at once. `false` when another process got there first.
+ */
+const takeOver = (file: string, ino: number, mine: string, nowMs: number): boolean => {
+  const guard = `${file}.takeover`
+  if (!createExclusive(guard, String(process.pid))) {
+    // A takeover that died halfway leaves its guard behind: it is old by then.
+    try {
+      if (nowMs - statSync(guard).mtimeMs > staleAfterMillis * 2) unlinkIfPresent(guard)
+    } catch (error) {
+      if (codeOf(error) !== "ENOENT") throw error
+    }
+    return false
+  }
+  try {
+    const now = observe(file)
+    if (now._tag !== "Absent" && now.ino !== ino) return false
+    unlinkIfPresent(file)
+    return createExclusive(file, mine)
+  } finally {
+    unlinkIfPresent(guard)
+  }
+}
+
+const inUse = (directory: string, observed: Observed) =>
+  new DataDirectoryInUse({ directory, holder: observed._tag === "Named" ? observed.holder : undefined })
+
+/**
+ * Holds `directory` (which must exist) for the scope. Fails with {@link DataDirectoryInUse}
+ * when a live process holds it (or a lock keeps its heartbeat), takes a stale lock over,
+ * and removes the lock on release.
  */
 export const acquire = (directory: string): Effect.Effect<void, DataDirectoryInUse | DataDirectoryLockError, Scope.Scope> => {
   const file = join(directory, lockFileName)
-  return Effect.acquireRelease(
-    Effect.suspend(() => {
-      if (heldHere.has(file)) {
-        return Effect.fail(
-          new DataDirectoryInUse({ directory, holder: { pid: process.pid, host: hostname(), since: "earlier in this process" } })
-        )
+  const attempt = <A>(run: () => A) => Effect.try({ try: run, catch: (cause) => new DataDirectoryLockError({ directory, cause }) })
+
+  const take = Effect.gen(function*() {
+    const startedAt = yield* wallClockMillis
+    const mine: LockHolder = {
+      pid: process.pid,
+      host: hostname(),
+      since: new Date(startedAt).toISOString(),
+      ...(startTimeOf(process.pid) === undefined ? {} : { started: startTimeOf(process.pid)! })
+    }
+    const text = JSON.stringify(mine)
+    // Long enough for a stopped heartbeat to show, and for a holder to finish writing.
+    const giveUpAt = startedAt + staleAfterMillis + 2 * heartbeatMillis
+    while (true) {
+      if (yield* attempt(() => createExclusive(file, text))) return { mine, ino: yield* attempt(() => statSync(file).ino) }
+      const observed = yield* attempt(() => observe(file))
+      if (observed._tag === "Absent") continue
+      if (observed._tag === "Named" && isLive(observed.holder, mine)) return yield* inUse(directory, observed)
+      const now = yield* wallClockMillis
+      if (now - observed.mtimeMs > staleAfterMillis) {
+        if (yield* attempt(() => takeOver(file, observed.ino, text, now))) {
+          return { mine, ino: yield* attempt(() => statSync(file).ino) }
+        }
+      } else if (now >= giveUpAt) {
+        // Its heartbeat goes on: a live holder elsewhere (another host or container).
+        return yield* inUse(directory, observed)
       }
-      return Effect.try({
-        try: () => tryAcquire(file),
-        catch: (cause) => new DataDirectoryLockError({ directory, cause })
-      }).pipe(Effect.flatMap((result) => {
-        if ("busy" in result) return Effect.fail(new DataDirectoryInUse({ directory, holder: result.busy }))
-        heldHere.add(file)
-        return Effect.succeed(result)
-      }))
-    }),
-    (mine) =>
+      yield* pause(250)
+    }
+  })
+
+  return Effect.acquireRelease(
+    Effect.suspend(() =>
+      heldHere.has(file)
+        ? Effect.fail(new DataDirectoryInUse({
+          directory,
+          holder: { pid: process.pid, host: hostname(), since: "earlier in this process" }
+        }))
+        : take.pipe(Effect.tap(() => Effect.sync(() => heldHere.add(file))))
+    ),
+    ({ ino }) =>
       Effect.sync(() => {
         heldHere.delete(file)
-        const holder = readHolder(file)
         // Only our own lock is removed.
-        if (holder?.pid === mine.pid && holder.since === mine.since) {
-          try {
-            unlinkSync(file)
-          } catch {
-            // Already gone.
-          }
+        try {
+          if (statSync(file).ino === ino) unlinkSync(file)
+        } catch {
+          // Already gone.
         }
       })
-  ).pipe(Effect.asVoid)
+  ).pipe(
+    // The heartbeat: while the scope lasts, the lock file's time says its holder is alive.
+    Effect.tap(({ ino }) =>
+      Effect.flatMap(wallClockMillis, (now) =>
+        Effect.sync(() => {
+          if (statSync(file).ino === ino) utimesSync(file, now / 1000, now / 1000)
+        })).pipe(
+          Effect.ignore,
+          Effect.andThen(pause(heartbeatMillis)),
+          Effect.forever,
+          Effect.forkScoped
+        )
+    ),
+    Effect.asVoid
+  )
 }

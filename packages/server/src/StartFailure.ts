@@ -5,7 +5,9 @@
  *
  * @since 0.1.0
  */
+import type { DataDirectoryLock } from "@coursekit/postgres"
 import { Cause, Option, Redacted } from "effect"
+import { hostname } from "node:os"
 import type { ServerSettings } from "./ServerConfig.ts"
 
 const configurationDoc = "docs/configuration.md lists every variable"
@@ -98,10 +100,11 @@ export const describe = (cause: Cause.Cause<unknown>, settings?: ServerSettings)
     case "ServeError":
       return listenFailure((error as { cause?: unknown }).cause, settings)
     case "DataDirectoryInUse": {
-      const holder = (error as { holder: { pid: number; since: string; host: string } }).holder
-      return `DATA_DIR ${dataDir} is in use by process ${holder.pid}${
-        holder.host === "" ? "" : ` on ${holder.host}`
-      } (since ${holder.since}): one process owns a data directory. Stop that process first, or give this one another DATA_DIR`
+      const { holder } = error as DataDirectoryLock.DataDirectoryInUse
+      const who = holder === undefined
+        ? "another process that is locking it right now"
+        : `process ${holder.pid}${holder.host === hostname() ? "" : ` on host ${holder.host}`} (since ${holder.since})`
+      return `DATA_DIR ${dataDir} is in use by ${who}: one process owns a data directory. Stop that process first, or give this one another DATA_DIR`
     }
     case "DataDirectoryLockError":
     case "PgliteStartError":
