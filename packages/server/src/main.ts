@@ -14,9 +14,6 @@ import * as StartFailure from "./StartFailure.ts"
 /** What the process exits with when it could not start. */
 const startFailureExitCode = 1
 
-// Files the service creates (the embedded database, uploads, secrets) are its own alone.
-process.umask(0o077)
-
 // Started by npx (or any npm script that does not `exec` it), the server's parent is
 // npm's shell, which does not pass signals on: a supervisor that signals only npm would
 // leave the server behind. When the parent goes away, stop as if signalled.

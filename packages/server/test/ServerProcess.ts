@@ -2,8 +2,9 @@
  * Runs the server as its own process, the way a user runs it, and keeps every line it
  * prints (stdout and stderr) for the test to read.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { resolve } from "node:path"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { existsSync, readdirSync, statSync } from "node:fs"
+import { join, resolve } from "node:path"
 
 export const root = resolve(import.meta.dirname, "../../..")
 
@@ -55,3 +56,23 @@ export const startProcess = (
 /** `npm start`'s entry point from sources (this Node, tsx) with `env`. */
 export const startServerProcess = (env: Readonly<Record<string, string>>): Promise<StartedProcess> =>
   startProcess(process.execPath, ["--conditions=@coursekit/source", "--import", "tsx", "packages/server/src/main.ts"], env)
+
+/** The newest modification time of the files under `directory`. */
+const newestUnder = (directory: string): number =>
+  Math.max(0, ...readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs))
+
+/**
+ * Builds the packages when a built entry point is missing or older than any source, so a
+ * test of the built server never runs yesterday's build. CI builds first; this costs
+ * nothing then.
+ */
+export const ensureBuilt = () => {
+  const packages = readdirSync(join(root, "packages"))
+  const stale = packages.some((name) => {
+    const built = join(root, "packages", name, "dist", "index.js")
+    return !existsSync(built) || newestUnder(join(root, "packages", name, "src")) > statSync(built).mtimeMs
+  })
+  if (stale) execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" })
+}

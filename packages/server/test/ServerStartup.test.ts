@@ -5,12 +5,12 @@
  * umask.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { root, startProcess, startServerProcess } from "./ServerProcess.ts"
+import { ensureBuilt, root, startProcess, startServerProcess } from "./ServerProcess.ts"
 
 const token = "startup-test-admin-token"
 const scratch = (name: string) => mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), `${name}-`))
@@ -60,10 +60,7 @@ const createCourse = (url: string, title: string) =>
 
 describe("the production start command", () => {
   it("node packages/server/dist/main.js starts, serves, and exits 0 on SIGTERM", async () => {
-    // CI builds every package first; a local run builds the server's once when it is missing.
-    if (!existsSync(join(root, "packages/server/dist/main.js"))) {
-      execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" })
-    }
+    ensureBuilt()
     const server = await startProcess(process.execPath, ["packages/server/dist/main.js"], {
       DATA_DIR: scratch("production"),
       ADMIN_TOKENS: token
@@ -94,10 +91,9 @@ describe("npm start", () => {
 
 describe("npx coursekit", () => {
   it("runs the built server; SIGTERM to npx alone stops it (npm's shell does not pass the signal on)", async () => {
-    if (!existsSync(join(root, "packages/server/dist/main.js"))) {
-      execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" })
-    }
-    const { child, url } = await startProcess("npx", ["coursekit"], { DATA_DIR: scratch("npx"), ADMIN_TOKENS: token })
+    ensureBuilt()
+    const dataDir = scratch("npx")
+    const { child, url } = await startProcess("npx", ["coursekit"], { DATA_DIR: dataDir, ADMIN_TOKENS: token })
     expect((await fetch(`${url}/`)).status).toBe(200)
     child.kill("SIGTERM")
     // The server notices that npm is gone, shuts down, and its port closes.
@@ -108,6 +104,13 @@ describe("npx coursekit", () => {
       if (!closed) await new Promise((done) => setTimeout(done, 200))
     }
     expect(closed).toBe(true)
+    // It stopped cleanly: the database closed and the data directory's lock released.
+    let released = false
+    while (!released && Date.now() < deadline) {
+      released = !existsSync(join(dataDir, "pglite", "coursekit.lock"))
+      if (!released) await new Promise((done) => setTimeout(done, 200))
+    }
+    expect(released).toBe(true)
   }, 120_000)
 })
 
@@ -169,32 +172,67 @@ const modesUnder = (directory: string): Array<[string, string, number]> =>
     return [path.slice(directory.length), stats.isDirectory() ? "dir" : "file", stats.mode & 0o777]
   })
 
+/** The standalone server from sources under umask 000, so that only the service's own modes count. */
+const startUnderOpenUmask = (env: Readonly<Record<string, string>>) =>
+  startProcess("sh", ["-c", `umask 000; exec "${process.execPath}" --conditions=@coursekit/source --import tsx packages/server/src/main.ts`], env)
+
+/** Creates a course and PUTs a thumbnail (not finalized), so that the store holds files too. */
+const writeSome = async (url: string, dataDir: string) => {
+  const admin = { authorization: `Bearer ${readFileSync(join(dataDir, "admin-token"), "utf8").trim()}` }
+  const course = await fetch(`${url}/courses`, {
+    method: "POST",
+    headers: { ...admin, "content-type": "application/json" },
+    body: JSON.stringify({ title: "Private", content_html: "<p>Paid lesson text</p>" })
+  }).then((response) => response.json())
+  const upload = await fetch(`${url}/courses/${course.id}/upload-url`, {
+    method: "POST",
+    headers: { ...admin, "content-type": "application/json" },
+    body: JSON.stringify({ file_name: "cover.png", content_type: "image/png" })
+  }).then((response) => response.json())
+  expect((await fetch(upload.upload_url, { method: "PUT", headers: upload.headers, body: new Uint8Array(64) })).status).toBe(200)
+}
+
+/** Paths under `directory` whose mode is not 0700 (directories) or 0600 (files). */
+const openModes = (directory: string) =>
+  modesUnder(directory).filter(([, kind, mode]) => mode !== (kind === "dir" ? 0o700 : 0o600))
+
 describe("the data directory is private", () => {
-  it("with umask 000, every directory under DATA_DIR is 0700 and every file 0600", async () => {
+  it("under umask 000, every directory under DATA_DIR is 0700 and every file 0600; a directory left open by an earlier version is tightened at start", async () => {
     const dataDir = join(scratch("private"), "data")
-    const command = `umask 000; exec "${process.execPath}" --conditions=@coursekit/source --import tsx packages/server/src/main.ts`
-    const { child, url, exit } = await startProcess("sh", ["-c", command], { DATA_DIR: dataDir })
-    const admin = { authorization: `Bearer ${execFileSync("cat", [join(dataDir, "admin-token")], { encoding: "utf8" }).trim()}` }
-    const course = await fetch(`${url}/courses`, {
-      method: "POST",
-      headers: { ...admin, "content-type": "application/json" },
-      body: JSON.stringify({ title: "Private", content_html: "<p>Paid lesson text</p>" })
-    }).then((response) => response.json())
-    // A file in the store too.
-    const upload = await fetch(`${url}/courses/${course.id}/upload-url`, {
-      method: "POST",
-      headers: { ...admin, "content-type": "application/json" },
-      body: JSON.stringify({ file_name: "cover.png", content_type: "image/png" })
-    }).then((response) => response.json())
-    expect((await fetch(upload.upload_url, { method: "PUT", headers: upload.headers, body: new Uint8Array(64) })).status).toBe(200)
-    child.kill("SIGTERM")
-    expect((await exit).code).toBe(0)
+    const first = await startUnderOpenUmask({ DATA_DIR: dataDir })
+    await writeSome(first.url, dataDir)
+    first.child.kill("SIGTERM")
+    expect((await first.exit).code).toBe(0)
 
     expect(statSync(dataDir).mode & 0o777).toBe(0o700)
     const modes = modesUnder(dataDir)
     expect(modes.some(([path]) => path.includes("/pglite/base/"))).toBe(true)
     expect(modes.some(([path]) => path.startsWith("/storage/courses/"))).toBe(true)
-    const open = modes.filter(([, kind, mode]) => mode !== (kind === "dir" ? 0o700 : 0o600))
-    expect(open).toEqual([])
+    expect(openModes(dataDir)).toEqual([])
+
+    // What an earlier version left: 0755 directories and 0666 database files.
+    chmodSync(dataDir, 0o755)
+    for (const [path, kind] of modes) {
+      if (path.startsWith("/pglite")) chmodSync(join(dataDir, path), kind === "dir" ? 0o755 : 0o666)
+    }
+    expect(openModes(dataDir).length).toBeGreaterThan(10)
+    const second = await startUnderOpenUmask({ DATA_DIR: dataDir })
+    second.child.kill("SIGTERM")
+    expect((await second.exit).code).toBe(0)
+    expect(openModes(dataDir)).toEqual([])
+  }, 60_000)
+
+  it("a DATA_DIR owned by another user (a shared volume) keeps its mode, with a warning, and the service starts", async () => {
+    const dataDir = join(scratch("shared-volume"), "data")
+    mkdirSync(dataDir, { mode: 0o770 })
+    chmodSync(dataDir, 0o770)
+    // nobody's uid; the test runs as root, so the service can still write there.
+    chownSync(dataDir, 65534, 65534)
+    const server = await startUnderOpenUmask({ DATA_DIR: dataDir, ADMIN_TOKENS: token })
+    expect((await createCourse(server.url, "On a shared volume")).status).toBe(201)
+    server.child.kill("SIGTERM")
+    expect((await server.exit).code).toBe(0)
+    expect(statSync(dataDir).mode & 0o777).toBe(0o770)
+    expect(server.output.join("\n")).toContain(`${dataDir} belongs to another user and is open to others (mode 770)`)
   }, 60_000)
 })
