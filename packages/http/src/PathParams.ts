@@ -7,39 +7,48 @@
  *
  * @since 0.1.0
  */
-import { CourseId, LessonId, MediaFileId, maxPageSize, Slug, storableText } from "@coursekit/core"
+import { CourseId, LessonId, MediaFileId, maxId, maxPageSize, Slug, storableText } from "@coursekit/core"
 import { Schema, SchemaTransformation } from "effect"
 
-/** `id` as a path or query value: canonical decimal digits, decoded to the id schema. */
+/**
+ * `id` as a path or query value: canonical decimal digits, decoded to the id schema. The
+ * OpenAPI document shows parameters as plain strings (patterns are not rendered there),
+ * so the description states the form and the range.
+ */
 const canonicalDecimal = <S extends Schema.Top & { readonly Type: number; readonly Encoded: number }>(
   id: S,
   what: string,
+  range: readonly [number, number],
   maxDigits: number
 ) =>
   Schema.String.check(
     Schema.isPattern(new RegExp(`^[1-9][0-9]{0,${maxDigits - 1}}$`), {
       message: `${what} must be a positive whole number written in decimal digits, without sign, leading zeros or exponent`
     })
-  ).pipe(Schema.decodeTo(id, SchemaTransformation.numberFromString))
+  ).annotate({
+    description: `${what[0]!.toUpperCase()}${what.slice(1)}: ${range[0]} to ${range[1]}, in decimal digits without sign, ` +
+      "leading zeros or exponent (anything else is a 400)."
+  }).pipe(Schema.decodeTo(id, SchemaTransformation.numberFromString))
 
 /** A course id in a path or query. */
-export const CourseIdParam = canonicalDecimal(CourseId, "the course id", 10)
+export const CourseIdParam = canonicalDecimal(CourseId, "the course id", [1, maxId], 10)
 
 /** A lesson id in a path. */
-export const LessonIdParam = canonicalDecimal(LessonId, "the lesson id", 10)
+export const LessonIdParam = canonicalDecimal(LessonId, "the lesson id", [1, maxId], 10)
 
 /** A media file id in a query (the media library's cursor). */
-export const MediaFileIdParam = canonicalDecimal(MediaFileId, "the media file id", 16)
+export const MediaFileIdParam = canonicalDecimal(MediaFileId, "the media file id", [1, Number.MAX_SAFE_INTEGER], 16)
 
 /** A page size in a query: 1 to the largest page. */
 export const PageLimitParam = canonicalDecimal(
   Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxPageSize })),
-  "limit",
+  "the page size (default 10)",
+  [1, maxPageSize],
   String(maxPageSize).length
-).annotate({ description: `Page size, 1 to ${maxPageSize}; default 10.` })
+)
 
 /** A course slug in a path: text the database can store, no longer than a slug can be. */
 export const SlugParam = Schema.String.check(
   Schema.isMaxLength(Slug.maxLength, { message: `a slug is at most ${Slug.maxLength} characters` }),
   storableText("the slug")
-)
+).annotate({ description: `The course's slug (at most ${Slug.maxLength} characters).` })

@@ -22,6 +22,25 @@ const documentUnder = (prefix: string) =>
 const publishedDocument = documentUnder("")
 
 describe("the OpenAPI document", () => {
+  it.effect("states the one spelling of every numeric path and query parameter (the document renders them as strings)", () =>
+    Effect.gen(function*() {
+      const { document } = yield* publishedDocument
+      const numeric = new Set(["id", "lesson_id", "cursor", "limit"])
+      let seen = 0
+      for (const operations of Object.values(document.paths as Record<string, Record<string, any>>)) {
+        for (const operation of Object.values(operations)) {
+          for (const parameter of operation.parameters ?? []) {
+            if (!numeric.has(parameter.name)) continue
+            const schema = parameter.schema.anyOf?.[0] ?? parameter.schema
+            assert.strictEqual(schema.type, "string")
+            assert.match(schema.description, /: 1 to \d+, in decimal digits without sign, leading zeros or exponent/, parameter.name)
+            seen++
+          }
+        }
+      }
+      assert.isAtLeast(seen, 15)
+    }))
+
   it.effect("is valid OpenAPI 3.1 according to the validator, and every $ref resolves", () =>
     Effect.gen(function*() {
       const { status, document } = yield* publishedDocument
