@@ -12,7 +12,7 @@
 import { Clock, Context, Duration, Effect, ExecutionPlan, Layer, Ref, Schema } from "effect"
 import type { HtmlAllowList } from "./HtmlAllowList.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
-import { storableText } from "./Course.ts"
+import { storableText } from "./StorableText.ts"
 import { LlmFailure, LlmFailureKind, LlmProvider } from "./LlmProvider.ts"
 
 /** Longest accepted prompt, in characters. */

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { storableText } from "./StorableText.ts"
 
 /** Longest accepted title, in characters, after trimming. */
 export const titleMaxLength = 200
@@ -26,17 +27,6 @@ export const CourseId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum:
 )
 export type CourseId = typeof CourseId.Type
 
-const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
-/**
- * Text the database stores as sent: no NUL (PostgreSQL text cannot hold it) and no
- * unpaired UTF-16 surrogate (it would be stored as U+FFFD). Every string input carries
- * it, so such text is a 400 before any I/O — never a failed or an altered write.
- */
-export const storableText = (field: string) =>
-  Schema.makeFilter<string>((text) =>
-    unstorable.test(text) ? `${field} must not contain NUL characters or unpaired surrogates` : undefined
-  )
 
 /** A course title as accepted on input: trimmed, 1..200 characters. */
 export const CourseTitle = Schema.Trim.check(

@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import { type DateTime, Schema } from "effect"
-import { ContentHtml, CourseId, CourseTitle, maxId, storableText, titleMaxLength } from "./Course.ts"
+import { ContentHtml, CourseId, CourseTitle, maxId, titleMaxLength } from "./Course.ts"
+import { storableText } from "./StorableText.ts"
 
 /** Longest accepted lesson title, in characters, after trimming. */
 export const lessonTitleMaxLength = titleMaxLength

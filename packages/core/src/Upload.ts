@@ -7,7 +7,8 @@
  * @since 0.1.0
  */
 import { type DateTime, Schema } from "effect"
-import { CourseId, storableText } from "./Course.ts"
+import { CourseId } from "./Course.ts"
+import { storableText } from "./StorableText.ts"
 
 /** Longest presigned PUT validity: the specification's 5 minutes. */
 export const uploadUrlValiditySeconds = 300

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { storableText } from "./Course.ts"
+import { storableText } from "./StorableText.ts"
 
 /** Longest accepted user id, in characters. */
 export const userIdMaxLength = 255

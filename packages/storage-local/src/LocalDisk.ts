@@ -237,15 +237,14 @@ export const syncDirectory = async (directory: string): Promise<void> => {
   }
 }
 
-/** Removes a file; an absent one is fine. */
 /**
  * Removes the temporary upload files under `root` (its `.meta` too) last modified
- * before `beforeMs`; answers how many. Symbolic links are never followed.
+ * before `beforeMs`; answers how many. The tree is walked as a stream (a store holds
+ * many files), and symbolic links are never followed.
  */
 export const removeTemporaryFiles = async (root: string, beforeMs: number): Promise<number> => {
   let removed = 0
-  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true })
-  for (const entry of entries) {
+  for await (const entry of await fs.opendir(root, { recursive: true })) {
     if (!entry.isFile() || !entry.name.startsWith(temporaryPrefix)) continue
     const file = path.join(entry.parentPath, entry.name)
     try {
@@ -260,6 +259,7 @@ export const removeTemporaryFiles = async (root: string, beforeMs: number): Prom
   return removed
 }
 
+/** Removes a file; an absent one is fine. */
 export const removeQuietly = async (file: string): Promise<void> => {
   await fs.rm(file, { force: true }).catch(() => undefined)
 }
