@@ -4,7 +4,7 @@
  * output; SIGINT and SIGTERM shut down gracefully (stop accepting, finish requests in
  * flight, close the database) and exit 0.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import * as StandaloneServer from "./StandaloneServer.ts"
 
