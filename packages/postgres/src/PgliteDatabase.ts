@@ -18,6 +18,7 @@ import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as PgliteInitdbProcess from "./internal/PgliteInitdbProcess.ts"
 import { layerMigrations } from "./PgMigrations.ts"
 
 /** Options of {@link layer}. */
@@ -32,6 +33,24 @@ export class PgliteStartError extends Data.TaggedError("PgliteStartError")<{
   readonly cause: unknown
 }> {}
 
+// --- Memory settings -----------------------------------------------------------------
+// PGlite's PostgreSQL lives in one WebAssembly memory, and what it touches stays resident
+// (that memory never shrinks). initdb sizes it as a server: 128 MB of shared buffers,
+// which PostgreSQL touches at start, and shared state for 100 connections. One session of
+// one process needs far less; pages beyond the buffers come from the operating system's
+// file cache. docs/benchmarks.md ("Memory") gives what each setting measured.
+const pgliteMemorySettings = [
+  "shared_buffers=8MB", // 128MB by default: ~145 MiB more resident
+  "max_connections=4", // 100 by default: PGlite runs one session
+  "maintenance_work_mem=16MB" // 64MB by default: one VACUUM or CREATE INDEX would keep it resident
+]
+
+const pgliteStartParams = (defaults: ReadonlyArray<string>) => [
+  ...defaults,
+  ...pgliteMemorySettings.flatMap((setting) => ["-c", setting])
+]
+// ---------------------------------------------------------------------------------------
+
 const openPglite = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
@@ -39,7 +58,7 @@ const openPglite = (dataDir: string) =>
       try: async () => {
         if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true })
         const { PGlite } = await import("@electric-sql/pglite")
-        return PGlite.create({ dataDir })
+        return PGlite.create({ dataDir, startParams: pgliteStartParams(PGlite.defaultStartParams) })
       },
       catch: (cause) => new PgliteStartError({ message: `PGlite could not open ${dataDir}: ${String(cause)}`, cause })
     }),
@@ -81,6 +100,7 @@ export const layer = (
 > =>
   layerMigrations.pipe(
     Layer.provideMerge(Layer.unwrap(Effect.gen(function*() {
+      yield* PgliteInitdbProcess.createInChildProcess(options.dataDir, pgliteMemorySettings) // first start only
       const db = yield* openPglite(options.dataDir)
       const { path } = yield* serveOnPrivateSocket(db)
       return PgClient.layer({
