@@ -7,13 +7,15 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpServer } from "@effect/platform-node"
+// Its own module, not the package index: the index loads every Node module (HTTP client, sockets, workers…).
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
+import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { MemoryCoursekit } from "@coursekit/core"
 import * as AdminAuthLive from "./AdminAuthLive.ts"
+import * as ApiDocsRoute from "./ApiDocsRoute.ts"
 import type { AdminAccess } from "./AdminAccess.ts"
 import * as ApiProblemsLive from "./ApiProblemsLive.ts"
 import { CoursekitApi } from "./CoursekitApi.ts"
@@ -53,7 +55,7 @@ const layerApiOf = (api: typeof CoursekitApi) =>
 const layerRoutesOf = (api: typeof CoursekitApi) =>
   Layer.mergeAll(
     layerApiOf(api),
-    HttpApiScalar.layer(api, { path: "/docs" }),
+    ApiDocsRoute.layer(api, "/docs"),
     EdgeMiddleware.layer
   )
 

@@ -3,13 +3,15 @@
  * `@google/generative-ai`): Gemini models through `generateContent`, the base URL
  * configurable. The SDK's retries are off: the chain decides what happens after a
  * failure. Every SDK error becomes an `LlmFailure` here; no SDK type or message crosses
- * this file (messages quote the provider's answer).
+ * this file (messages quote the provider's answer). The SDK is loaded when a provider is
+ * made, so a process that configures no Gemini model never loads it (about 3 MiB of heap).
  *
  * @since 0.1.0
  */
 import { failureOfStatus, LlmFailure, LlmProvider, parseRetryAfter } from "@coursekit/core"
-import { ApiError, GoogleGenAI } from "@google/genai"
 import { Effect, Layer, Redacted } from "effect"
+
+type Sdk = typeof import("@google/genai")
 
 /** Options of {@link layer}. */
 export interface Options {
@@ -35,8 +37,8 @@ const retryDelayOf = (message: string): number | undefined => {
   return delay === undefined ? undefined : Math.round(Number(delay) * 1000)
 }
 
-/** The provider for `options`. */
-export const make = (options: Options): LlmProvider["Service"] => {
+/** The provider for `options`, once the SDK is loaded. */
+const makeWith = ({ ApiError, GoogleGenAI }: Sdk, options: Options): LlmProvider["Service"] => {
   // Everything explicit, so that no GOOGLE_GENAI_* / GOOGLE_GEMINI_* variable of the host
   // switches the client to Vertex AI, another URL or another API version.
   const client = new GoogleGenAI({
@@ -93,5 +95,9 @@ export const make = (options: Options): LlmProvider["Service"] => {
   })
 }
 
+/** The provider for `options`: loads the SDK (once per process), then builds its client. */
+export const make = (options: Options): Effect.Effect<LlmProvider["Service"]> =>
+  Effect.map(Effect.promise(() => import("@google/genai")), (sdk) => makeWith(sdk, options))
+
 /** The provider for `options`, as a layer. */
-export const layer = (options: Options): Layer.Layer<LlmProvider> => Layer.sync(LlmProvider, () => make(options))
+export const layer = (options: Options): Layer.Layer<LlmProvider> => Layer.effect(LlmProvider, make(options))

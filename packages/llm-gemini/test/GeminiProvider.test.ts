@@ -10,7 +10,7 @@ const harness = Layer.effect(
   LlmProviderHarness,
   Effect.gen(function*() {
     const fake = yield* FakeGeminiServer.start()
-    const provider = GeminiProvider.make({ model: "gemini-test", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
+    const provider = yield* GeminiProvider.make({ model: "gemini-test", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
     return LlmProviderHarness.of({ provider, script: fake.script })
   })
 )
@@ -21,7 +21,7 @@ describe("GeminiProvider", () => {
   it.effect("sends the key as x-goog-api-key, the model in the path, and names provider and model", () =>
     Effect.gen(function*() {
       const fake = yield* FakeGeminiServer.start()
-      const provider = GeminiProvider.make({ model: "gemini-2.5-flash", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl, providerName: "vertex-proxy" })
+      const provider = yield* GeminiProvider.make({ model: "gemini-2.5-flash", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl, providerName: "vertex-proxy" })
       assert.strictEqual(yield* provider.generate({ prompt: "p", system: "s" }), "<p>Hello.</p>")
       assert.deepStrictEqual(fake.keys, [apiKey])
       assert.deepStrictEqual(fake.models, ["gemini-2.5-flash"])
@@ -32,7 +32,7 @@ describe("GeminiProvider", () => {
   it.effect("no failure names the key", () =>
     Effect.gen(function*() {
       const fake = yield* FakeGeminiServer.start()
-      const provider = GeminiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
+      const provider = yield* GeminiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
       for (const status of [400, 401, 429, 500]) {
         fake.script.answerWith({ _tag: "Status", status })
         const failure = yield* Effect.flip(provider.generate({ prompt: "p", system: "s" }))
@@ -42,7 +42,7 @@ describe("GeminiProvider", () => {
 
   it.effect("an endpoint nobody listens on is network_error", () =>
     Effect.gen(function*() {
-      const provider = GeminiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: "http://127.0.0.1:9" })
+      const provider = yield* GeminiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: "http://127.0.0.1:9" })
       const failure = yield* Effect.flip(provider.generate({ prompt: "p", system: "s" }))
       assert.strictEqual(failure.kind, "network_error")
     }))

@@ -3,13 +3,16 @@
  * OpenAI-compatible endpoint (Groq, OpenRouter, Together, Ollama, vLLM, llama.cpp) by
  * its base URL. The SDK's own retries are off: the chain decides what happens after a
  * failure. Every SDK error becomes an `LlmFailure` here; no SDK type or message crosses
- * this file (messages can quote a key).
+ * this file (messages can quote a key). The SDK is loaded when a provider is made, so a
+ * process that configures no OpenAI model never loads it (about 4 MiB of heap).
  *
  * @since 0.1.0
  */
 import { failureOfStatus, LlmFailure, LlmProvider, parseRetryAfter } from "@coursekit/core"
 import { Effect, Layer, Redacted } from "effect"
-import OpenAI from "openai"
+import type OpenAI from "openai"
+
+type Sdk = typeof OpenAI
 
 /** Options of {@link layer}. */
 export interface Options {
@@ -24,7 +27,7 @@ export interface Options {
   readonly maxOutputTokens?: number | undefined
 }
 
-const toFailure = (error: unknown): LlmFailure => {
+const toFailure = (OpenAI: Sdk, error: unknown): LlmFailure => {
   if (error instanceof OpenAI.APIConnectionTimeoutError) return new LlmFailure({ kind: "timeout", detail: "the provider did not answer in time" })
   if (error instanceof OpenAI.APIConnectionError) return new LlmFailure({ kind: "network_error", detail: "the provider could not be reached" })
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
@@ -34,8 +37,8 @@ const toFailure = (error: unknown): LlmFailure => {
   return new LlmFailure({ kind: "bad_response", detail: "the provider's answer could not be read" })
 }
 
-/** The provider for `options`. */
-export const make = (options: Options): LlmProvider["Service"] => {
+/** The provider for `options`, once the SDK is loaded. */
+const makeWith = (OpenAI: Sdk, options: Options): LlmProvider["Service"] => {
   const client = new OpenAI({
     // The SDK insists on a key (else it reads OPENAI_API_KEY); keyless endpoints ignore it.
     apiKey: options.apiKey === undefined ? "no-key" : Redacted.value(options.apiKey),
@@ -63,7 +66,7 @@ export const make = (options: Options): LlmProvider["Service"] => {
             messages: [{ role: "system", content: request.system }, { role: "user", content: request.prompt }],
             ...(options.maxOutputTokens === undefined ? {} : { max_completion_tokens: options.maxOutputTokens })
           }, { signal }),
-        catch: toFailure
+        catch: (error) => toFailure(OpenAI, error)
       }).pipe(
         Effect.flatMap((completion) => {
           const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined
@@ -77,5 +80,9 @@ export const make = (options: Options): LlmProvider["Service"] => {
   })
 }
 
+/** The provider for `options`: loads the SDK (once per process), then builds its client. */
+export const make = (options: Options): Effect.Effect<LlmProvider["Service"]> =>
+  Effect.map(Effect.promise(() => import("openai")), (sdk) => makeWith(sdk.default, options))
+
 /** The provider for `options`, as a layer. */
-export const layer = (options: Options): Layer.Layer<LlmProvider> => Layer.sync(LlmProvider, () => make(options))
+export const layer = (options: Options): Layer.Layer<LlmProvider> => Layer.effect(LlmProvider, make(options))

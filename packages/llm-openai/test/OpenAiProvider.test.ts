@@ -10,7 +10,7 @@ const harness = Layer.effect(
   LlmProviderHarness,
   Effect.gen(function*() {
     const fake = yield* FakeOpenAiServer.start()
-    const provider = OpenAiProvider.make({ model: "gpt-test", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
+    const provider = yield* OpenAiProvider.make({ model: "gpt-test", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
     return LlmProviderHarness.of({ provider, script: fake.script })
   })
 )
@@ -21,7 +21,7 @@ describe("OpenAiProvider", () => {
   it.effect("sends the key as a bearer token and names provider and model", () =>
     Effect.gen(function*() {
       const fake = yield* FakeOpenAiServer.start()
-      const provider = OpenAiProvider.make({ model: "llama-3.3-70b", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl, providerName: "groq" })
+      const provider = yield* OpenAiProvider.make({ model: "llama-3.3-70b", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl, providerName: "groq" })
       assert.strictEqual(yield* provider.generate({ prompt: "p", system: "s" }), "<p>Hello.</p>")
       assert.deepStrictEqual(fake.keys, [apiKey])
       assert.strictEqual(provider.provider, "groq")
@@ -31,7 +31,7 @@ describe("OpenAiProvider", () => {
   it.effect("no failure names the key", () =>
     Effect.gen(function*() {
       const fake = yield* FakeOpenAiServer.start()
-      const provider = OpenAiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
+      const provider = yield* OpenAiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
       for (const status of [400, 401, 429, 500]) {
         fake.script.answerWith({ _tag: "Status", status })
         const failure = yield* Effect.flip(provider.generate({ prompt: "p", system: "s" }))
@@ -41,7 +41,7 @@ describe("OpenAiProvider", () => {
 
   it.effect("an endpoint nobody listens on is network_error", () =>
     Effect.gen(function*() {
-      const provider = OpenAiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: "http://127.0.0.1:9/v1" })
+      const provider = yield* OpenAiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: "http://127.0.0.1:9/v1" })
       const failure = yield* Effect.flip(provider.generate({ prompt: "p", system: "s" }))
       assert.strictEqual(failure.kind, "network_error")
     }))

@@ -28,6 +28,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as DataDirectoryLock from "./DataDirectoryLock.ts"
 import * as PgDeadline from "./PgDeadline.ts"
+import * as PgliteInitdbProcess from "./internal/PgliteInitdbProcess.ts"
 import { layerMigrations } from "./PgMigrations.ts"
 
 /** Options of {@link layer}. */
@@ -65,15 +66,34 @@ const claimDirectory = (dataDir: string) =>
     catch: (cause) => new PgliteStartError({ message: `PGlite could not create ${dataDir}: ${String(cause)}`, cause })
   }).pipe(Effect.andThen(DataDirectoryLock.acquire(dataDir)))
 
+// --- Memory settings -----------------------------------------------------------------
+// PGlite's PostgreSQL lives in one WebAssembly memory, and what it touches stays resident
+// (that memory never shrinks). initdb sizes it as a server: 128 MB of shared buffers,
+// which PostgreSQL touches at start, and shared state for 100 connections. One session of
+// one process needs far less; pages beyond the buffers come from the operating system's
+// file cache. docs/benchmarks.md ("Memory") gives what each setting measured.
+const pgliteMemorySettings = [
+  "shared_buffers=8MB", // 128MB by default: ~145 MiB more resident
+  "max_connections=4", // 100 by default: PGlite runs one session
+  "maintenance_work_mem=16MB" // 64MB by default: one VACUUM or CREATE INDEX would keep it resident
+]
+
+const pgliteStartParams = (defaults: ReadonlyArray<string>) => [
+  ...defaults,
+  ...pgliteMemorySettings.flatMap((setting) => ["-c", setting])
+]
+// ---------------------------------------------------------------------------------------
+
 const openPglite = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       // Loaded on first use: a server on PostgreSQL never pays for PGlite's module.
       try: async () => {
         const { PGlite } = await import("@electric-sql/pglite")
-        if (dataDir.startsWith("memory://")) return PGlite.create({ dataDir })
+        const startParams = pgliteStartParams(PGlite.defaultStartParams)
+        if (dataDir.startsWith("memory://")) return PGlite.create({ dataDir, startParams })
         makePrivate(dataDir)
-        const db = await PGlite.create({ dataDir })
+        const db = await PGlite.create({ dataDir, startParams })
         makePrivate(dataDir)
         return db
       },
@@ -123,6 +143,8 @@ export const layer = (
   return layerMigrations.pipe(
     Layer.provideMerge(Layer.unwrap(Effect.gen(function*() {
       if (!options.dataDir.startsWith("memory://")) yield* claimDirectory(options.dataDir)
+      // After the lock: two processes never create the same database at once.
+      yield* PgliteInitdbProcess.createInChildProcess(options.dataDir, pgliteMemorySettings) // first start only
       const db = yield* openPglite(options.dataDir)
       const { path } = yield* serveOnPrivateSocket(db)
       return PgClient.layer({

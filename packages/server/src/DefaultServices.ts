@@ -43,7 +43,7 @@ import {
 } from "@coursekit/postgres"
 import { LocalObjectStore, LocalStorageRoutes, ServedKeys } from "@coursekit/storage-local"
 import { S3ObjectStore } from "@coursekit/storage-s3"
-import { NodeServices } from "@effect/platform-node"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { type Config, ConfigProvider, Duration, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"
 import type { HttpRouter } from "effect/http"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"

@@ -8,7 +8,7 @@
  */
 import type { Catalogue, Uploads } from "@coursekit/core"
 import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, RequestLogger, ViewerResolver } from "@coursekit/http"
-import { NodeServices } from "@effect/platform-node"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { type Config, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { HttpServer, type HttpServerError } from "effect/http"
 import * as AdminTokenFile from "./AdminTokenFile.ts"

@@ -5,7 +5,7 @@
  * accepting, finish requests in flight, close the database) and exit 0. A failure to
  * start prints one line on standard error — what is wrong and what to do — and exits 1.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { settings as readSettings, type ServerSettings } from "./ServerConfig.ts"
 import * as StandaloneServer from "./StandaloneServer.ts"

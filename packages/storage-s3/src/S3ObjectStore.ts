@@ -3,20 +3,12 @@
  * MinIO, Ceph RGW) through the AWS SDK v3. Clients upload straight to the store with
  * SigV4 presigned PUTs that sign the content type (and the length, when given), so the
  * store itself refuses any other upload. Every SDK failure becomes a `StorageError`
- * here: no SDK type crosses this file.
+ * here: no SDK type crosses this file. The SDK is loaded when a store is made, so a
+ * process on another store never loads it (about 4 MiB of heap).
  *
  * @since 0.1.0
  */
-import {
-  DeleteObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig
-} from "@aws-sdk/client-s3"
-import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
+import type { S3ClientConfig } from "@aws-sdk/client-s3"
 import { type ListedObject, type ObjectInfo, ObjectStore, type PresignedPut, presignedPutHeaders, type PutRequest, StorageError } from "@coursekit/core"
 import { Config, DateTime, Duration, Effect, Layer, Option, Predicate, Redacted, type Scope } from "effect"
 
@@ -90,6 +82,9 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
   if (options.bucket === "") return yield* startError("bucket is empty")
   const timeout = Duration.fromInput(options.timeout ?? defaultTimeout)
   if (Option.isNone(timeout)) return yield* startError("timeout is not a duration")
+  const { DeleteObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } =
+    yield* Effect.promise(() => import("@aws-sdk/client-s3"))
+  const { getSignedUrl } = yield* Effect.promise(() => import("@aws-sdk/s3-request-presigner"))
   const bucket = options.bucket
   const publicBase = withoutTrailingSlash(options.publicBaseUrl ?? bucketUrl(options))
 
