@@ -20,8 +20,10 @@ describe("the upload sweep on the standalone server's local store", () => {
         // 30 minutes of grace and 5 of margin: 36 minutes untouched is abandoned, 20 is not.
         utimesSync(old, new Date(Date.now() - 36 * 60_000), new Date(Date.now() - 36 * 60_000))
         utimesSync(young, new Date(Date.now() - 20 * 60_000), new Date(Date.now() - 20 * 60_000))
+        // The server's own sweeper makes its first pass as it starts, and may get to the old
+        // file first: what counts is that the sweep leaves it gone and the young one there.
         const report = yield* uploads.sweep
-        assert.strictEqual(report.incomplete, 1)
+        assert.isAtMost(report.incomplete, 1)
         assert.isFalse(existsSync(old))
         assert.isTrue(existsSync(young))
       }))
