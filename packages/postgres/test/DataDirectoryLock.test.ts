@@ -41,7 +41,7 @@ describe("DataDirectoryLock", () => {
       expect(statSync(lockFile(dir)).mode & 0o777).toBe(0o600)
       const first = statSync(lockFile(dir)).mtimeMs
       yield* Effect.promise(() => new Promise((done) => setTimeout(done, 2_500)))
-      expect(statSync(lockFile(dir)).mtimeMs).toBeGreaterThan(first + 1_000)
+      expect(statSync(lockFile(dir)).mtimeMs).toBeGreaterThan(first)
       yield* held.release
       expect(existsSync(lockFile(dir))).toBe(false)
     }), 10_000)
