@@ -128,7 +128,9 @@ export class CoursesApi extends HttpApiGroup.make("courses")
 {}
 
 const uploadHow = "Files never pass through the service: PUT the bytes to upload_url with exactly the " +
-  "returned headers (the URL is valid for 5 minutes), then call finalize-upload with file_key."
+  "returned headers (the URL is valid for 5 minutes), then call finalize-upload with file_key. Without size_bytes, " +
+  "a store that can (the local store) refuses a PUT above the limit (413); on the local store a URL takes one file " +
+  "(a second PUT is a 409) and the file is served only once finalized."
 const finalizeHow = "Only a file_key issued here for the same purpose (and course) is accepted (else 404). " +
   "The service asks storage what arrived: absent → 409 (PUT first, then retry); upload URL expired and nothing " +
   "uploaded → 410; larger than the limit → 413 and type not allowed → 415, with the object deleted. size_bytes " +
