@@ -9,7 +9,8 @@
  * a GC pause or two), then the median over the rounds. Target (issue #6): < 5 ms added at
  * p99.
  */
-import { ContentGenerator, HtmlSanitizer, LlmChain, type LlmProvider, makeModelScript, ModelAnswer } from "@coursekit/core"
+import { ContentGenerator, HtmlSanitizer, LlmChain, type LlmProvider } from "@coursekit/core"
+import { makeModelScript, ModelAnswer } from "@coursekit/core/testing"
 import { GeminiProvider } from "@coursekit/llm-gemini"
 import { FakeGeminiServer } from "@coursekit/llm-gemini/testing"
 import { OpenAiProvider } from "@coursekit/llm-openai"

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Ref, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 /** Why a model call failed, in terms the chain acts on. */
 export const LlmFailureKind = Schema.Literals([
@@ -60,72 +60,6 @@ export class LlmProvider extends Context.Service<LlmProvider, {
   readonly model: string
   generate(request: LlmRequest): Effect.Effect<string, LlmFailure>
 }>()("@coursekit/core/LlmProvider") {
-  /**
-   * A model that answers from a script, for tests and demos: each call takes the next
-   * step (text, a failure, or a hang); with the script used up it repeats the last step.
-   * `calls` counts the calls it received, `abandoned` the hanging calls interrupted.
-   */
-  static readonly makeScripted = (
-    options: { readonly provider?: string; readonly model?: string },
-    script: ReadonlyArray<ScriptedStep>
-  ) =>
-    Effect.gen(function*() {
-      const queue = yield* Ref.make({ steps: script, calls: 0, requests: [] as ReadonlyArray<LlmRequest> })
-      const abandoned = yield* Ref.make(0)
-      const service = LlmProvider.of({
-        provider: options.provider ?? "scripted",
-        model: options.model ?? "scripted-model",
-        generate: (request) =>
-          Ref.modify(queue, (state) => {
-            const step = state.steps[0]
-            return [step, {
-              steps: state.steps.length > 1 ? state.steps.slice(1) : state.steps,
-              calls: state.calls + 1,
-              requests: [...state.requests, request]
-            }]
-          }).pipe(
-            Effect.flatMap((step): Effect.Effect<string, LlmFailure> => {
-              if (step === undefined || step._tag === "Hang") return Effect.onInterrupt(Effect.never, () => Ref.update(abandoned, (n) => n + 1))
-              if (step._tag === "Text") return Effect.succeed(step.text)
-              return Effect.fail(step.failure)
-            })
-          )
-      })
-      return {
-        service,
-        calls: Effect.map(Ref.get(queue), (state) => state.calls),
-        requests: Effect.map(Ref.get(queue), (state) => state.requests),
-        abandoned: Ref.get(abandoned),
-        push: (...steps: ReadonlyArray<ScriptedStep>) => Ref.update(queue, (state) => ({ ...state, steps }))
-      }
-    })
-
-  /** A scripted model as a layer. */
-  static readonly layerScripted = (
-    options: { readonly provider?: string; readonly model?: string },
-    script: ReadonlyArray<ScriptedStep>
-  ): Layer.Layer<LlmProvider> => Layer.effect(LlmProvider, Effect.map(LlmProvider.makeScripted(options, script), (made) => made.service))
-}
-
-/** One step of a scripted model. */
-export type ScriptedStep =
-  | { readonly _tag: "Text"; readonly text: string }
-  | { readonly _tag: "Fail"; readonly failure: LlmFailure }
-  | { readonly _tag: "Hang" }
-
-/** Script steps. */
-export const ScriptedStep = {
-  text: (text: string): ScriptedStep => ({ _tag: "Text", text }),
-  fail: (kind: LlmFailureKind, options: { readonly status?: number; readonly retryAfterMillis?: number } = {}): ScriptedStep => ({
-    _tag: "Fail",
-    failure: new LlmFailure({
-      kind,
-      detail: `scripted ${kind}`,
-      ...(options.status === undefined ? {} : { status: options.status }),
-      ...(options.retryAfterMillis === undefined ? {} : { retryAfterMillis: options.retryAfterMillis })
-    })
-  }),
-  hang: { _tag: "Hang" } as ScriptedStep
 }
 
 /**

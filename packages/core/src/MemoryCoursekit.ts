@@ -1,6 +1,6 @@
 /**
- * The whole core on in-memory layers — catalogue, uploads, lessons, purchases, the
- * public course and AI content, their repositories and an in-memory object store —
+ * The whole core on in-memory layers — catalogue, uploads and their sweep, lessons,
+ * purchases, the public course and AI content, their repositories and an in-memory object store —
  * sharing one state: for tests, examples and trying Coursekit without a database or
  * storage. Language models are whatever `models` holds (none: generation answers
  * `NoModelConfigured`).
@@ -8,10 +8,10 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
-import { Catalogue } from "./Catalogue.ts"
+import { Courses } from "./Courses.ts"
+import type { Ports, UseCases } from "./CoreServices.ts"
 import { ContentGenerator, type ContentGeneratorOptions, LlmChain } from "./ContentGenerator.ts"
 import { CourseRepo } from "./CourseRepo.ts"
-import type { Entitlements } from "./Entitlements.ts"
 import { FileUrl } from "./FileUrl.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
 import { LessonRepo } from "./LessonRepo.ts"
@@ -24,18 +24,13 @@ import { PurchaseRepo } from "./PurchaseRepo.ts"
 import { Purchases } from "./Purchases.ts"
 import { UploadRepo } from "./UploadRepo.ts"
 import { Uploads, type UploadsOptions } from "./Uploads.ts"
-
-/** The use cases of the core. */
-export type UseCases = Catalogue | Uploads | Lessons | PublicCourses | Purchases | ContentGenerator
-
-/** The ports of the core. */
-export type Ports = CourseRepo | LessonRepo | UploadRepo | MediaRepo | PurchaseRepo | Entitlements | ObjectStore
+import { UploadSweep } from "./UploadSweep.ts"
 
 /** Options of {@link layerMemory}. */
 export interface MemoryCoursekitOptions extends UploadsOptions {
   /** Where files are served from. Default `http://localhost/files`. */
   readonly cdnUrl?: string | undefined
-  /** The language models, in order (e.g. `LlmProvider.layerScripted`). Default none. */
+  /** The language models, in order (e.g. `ScriptedLlmProvider.layer` from `/testing`). Default none. */
   readonly models?: ReadonlyArray<Layer.Layer<LlmProvider>> | undefined
   /** Deadline and cool-down of model calls. */
   readonly generation?: ContentGeneratorOptions | undefined
@@ -44,10 +39,11 @@ export interface MemoryCoursekitOptions extends UploadsOptions {
 /** Every use case and port of the core, in memory; files under `cdnUrl`. */
 export const layerMemory = (
   options: MemoryCoursekitOptions = {}
-): Layer.Layer<UseCases | Ports | MemoryObjectStore> =>
+): Layer.Layer<UseCases | UploadSweep | Ports | MemoryObjectStore> =>
   Layer.mergeAll(
-    Catalogue.layerNoDeps,
+    Courses.layerNoDeps,
     Uploads.layerNoDeps(options),
+    UploadSweep.layerNoDeps(options),
     Lessons.layerNoDeps,
     PublicCourses.layerNoDeps,
     Purchases.layerNoDeps,

@@ -6,12 +6,18 @@
  *
  * @since 0.1.0
  */
-import { type DateTime, Schema } from "effect"
+import { type DateTime, Duration, Schema } from "effect"
 import { CourseId } from "./Course.ts"
 import { storableText } from "./StorableText.ts"
 
 /** Longest presigned PUT validity: the specification's 5 minutes. */
 export const uploadUrlValiditySeconds = 300
+
+/**
+ * How long after its expiry an upload that was never finalized is kept (and its object
+ * with it): a PUT may start just before expiry and land later.
+ */
+export const defaultGracePeriod: Duration.Duration = Duration.hours(1)
 
 /** What an upload is for: it decides the key, the allowed types and the size limit. */
 export type UploadPurpose = "thumbnail" | "media"

@@ -1,6 +1,6 @@
 /**
  * The upload use cases: both flows of the specification — a course thumbnail (§4.3) and
- * the admin media library (§4.4) — and the sweep that removes what was never finalized.
+ * the admin media library (§4.4). What is never finalized is removed by `UploadSweep`.
  *
  * An upload is three steps. `*UploadUrl` checks the declared type and size, records an
  * intent for a server-chosen key and returns a presigned PUT valid for 5 minutes. The
@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Context, DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import type { Course, CourseId, CourseNotFound } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
 import { FileUrl } from "./FileUrl.ts"
@@ -20,12 +20,12 @@ import type { PersistenceError } from "./PersistenceError.ts"
 import {
   allowedContentTypes,
   baseNameOf,
+  defaultGracePeriod,
   defaultUploadLimits,
   extensionOf,
   type FinalizeUploadRequest,
   FileTooLarge,
   keyFor,
-  keyPrefixes,
   maxBytesOf,
   type MediaFile,
   type MediaFileRecord,
@@ -51,32 +51,12 @@ export interface UploadsOptions {
   /**
    * How long after its expiry an intent that was never finalized is kept (and its object
    * with it). A PUT may start just before expiry and land later; finalize still works
-   * until the grace period ends. Default: 1 hour.
+   * until the grace period ends. Default: {@link defaultGracePeriod}. `UploadSweep` must be given the same.
    */
   readonly gracePeriod?: Duration.Duration | undefined
   /** New keys' uuids (tests pin them). Default: `crypto.randomUUID`. */
   readonly uuid?: (() => string) | undefined
 }
-
-/** What one sweep did. */
-export interface SweepReport {
-  /** Abandoned intents removed, with their objects. */
-  readonly abandoned: number
-  /** Abandoned intents whose file turned out to be recorded (finalize had not marked them). */
-  readonly adopted: number
-  /** Objects under the service's prefixes with no record and no pending intent, deleted. */
-  readonly orphans: number
-  /** What uploads that never completed left in the store (temporary files), removed. */
-  readonly incomplete: number
-}
-
-/**
- * How much longer than the grace period the sweep waits before it treats an upload as
- * abandoned. Finalize refuses at the end of the grace period by its own clock; the margin
- * covers clock skew between instances and a finalize still running at that moment, so
- * the sweep never deletes an object a finalize is about to record.
- */
-export const sweepMargin: Duration.Duration = Duration.minutes(5)
 
 type UploadUrlError = FileTooLarge | UnsupportedFileType | PersistenceError | StorageError
 type FinalizeError =
@@ -100,8 +80,6 @@ export class Uploads extends Context.Service<Uploads, {
   mediaUploadUrl(request: MediaUploadUrlRequest): Effect.Effect<UploadUrlResponse, UploadUrlError>
   finalizeMedia(request: FinalizeUploadRequest): Effect.Effect<MediaFile, FinalizeError>
   listMedia(request: MediaPageRequest): Effect.Effect<MediaPage, PersistenceError>
-  /** One pass of the sweep; safe to run on several instances at once. */
-  readonly sweep: Effect.Effect<SweepReport, PersistenceError | StorageError>
 }>()("@coursekit/core/Uploads") {
   static readonly layerNoDeps = (
     options: UploadsOptions = {}
@@ -115,7 +93,7 @@ export class Uploads extends Context.Service<Uploads, {
         const store = yield* ObjectStore
         const files = yield* FileUrl
         const limits = options.limits ?? defaultUploadLimits
-        const grace = options.gracePeriod ?? Duration.hours(1)
+        const grace = options.gracePeriod ?? defaultGracePeriod
         const uuid = options.uuid ?? (() => globalThis.crypto.randomUUID())
         const validity = Duration.seconds(uploadUrlValiditySeconds)
 
@@ -252,88 +230,13 @@ export class Uploads extends Context.Service<Uploads, {
           return page
         })
 
-        const sweep = Effect.gen(function*() {
-          const now = yield* DateTime.now
-          const cutoff = DateTime.subtractDuration(now, Duration.sum(grace, sweepMargin))
-          let abandoned = 0
-          let adopted = 0
-          let orphans = 0
-          // Intents never finalized, expired more than the grace period (and the margin) ago.
-          while (true) {
-            const batch = yield* intents.listAbandoned(cutoff, 200)
-            if (batch.length === 0) break
-            const recorded = yield* media.existing(batch.map((intent) => intent.key))
-            for (const intent of batch) {
-              if (recorded.has(intent.key)) {
-                yield* intents.markFinalized(intent.key)
-                adopted++
-              } else {
-                yield* store.delete(intent.key)
-                yield* intents.delete(intent.key)
-                abandoned++
-              }
-            }
-            if (batch.length < 200) break
-          }
-          // Objects under the service's prefixes that nothing accounts for: no record and no
-          // intent that may still be finalized. Younger objects wait for a later pass.
-          for (const prefix of keyPrefixes) {
-            let after: string | undefined
-            do {
-              const page = yield* store.list(prefix, { after, limit: 500 })
-              after = page.next
-              const old = page.objects.filter((object) => DateTime.isLessThan(object.lastModified, cutoff))
-              if (old.length === 0) continue
-              const keys = old.map((object) => object.key)
-              const recorded = yield* media.existing(keys)
-              const pending = new Set(
-                (yield* intents.findMany(keys))
-                  .filter((intent) => intent.finalized_at === null && !DateTime.isLessThan(intent.expires_at, cutoff))
-                  .map((intent) => intent.key)
-              )
-              for (const key of keys) {
-                if (recorded.has(key) || pending.has(key)) continue
-                yield* store.delete(key)
-                yield* intents.delete(key)
-                orphans++
-              }
-            } while (after !== undefined)
-          }
-          // Partial uploads nothing has written to for as long: their PUT is long over.
-          const incomplete = yield* store.removeIncomplete(cutoff)
-          const report: SweepReport = { abandoned, adopted, orphans, incomplete }
-          return report
-        }).pipe(Effect.withSpan("Uploads.sweep"))
-
         return Uploads.of({
           courseThumbnailUploadUrl,
           finalizeCourseThumbnail,
           mediaUploadUrl,
           finalizeMedia,
-          listMedia,
-          sweep
+          listMedia
         })
-      })
-    )
-
-  /**
-   * Runs the sweep every `interval` for as long as the layer lives; a failed pass is
-   * logged and the next one runs on schedule.
-   */
-  static readonly layerSweeper = (interval: Duration.Duration): Layer.Layer<never, never, Uploads> =>
-    Layer.effectDiscard(
-      Effect.gen(function*() {
-        const uploads = yield* Uploads
-        yield* uploads.sweep.pipe(
-          Effect.tap((report) =>
-            report.abandoned + report.adopted + report.orphans + report.incomplete > 0
-              ? Effect.logInfo("upload sweep", report)
-              : Effect.void
-          ),
-          Effect.catchCause((cause) => Effect.logWarning("upload sweep failed; the next pass will retry", cause)),
-          Effect.repeat(Schedule.spaced(interval)),
-          Effect.forkScoped
-        )
       })
     )
 }

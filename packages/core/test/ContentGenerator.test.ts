@@ -6,18 +6,17 @@ import {
   HtmlSanitizer,
   LlmChain,
   LlmProvider,
-  type LlmFailureKind,
-  ScriptedStep,
-  type ScriptedStep as Step
+  type LlmFailureKind
 } from "../src/index.ts"
+import { ScriptedLlmProvider, ScriptedStep, type ScriptedStep as Step } from "../src/testing/index.ts"
 
 const fenced = "Sure! Here is your lesson:\n```html\n<h2>Ownership</h2><p style=\"color:red\" onclick=\"x()\">Each value has one owner.</p><p></p>\n```\nLet me know if you need more!"
 
 /** Two scripted models behind one generator; the test drives their scripts. */
 const setUp = (primary: ReadonlyArray<Step>, secondary: ReadonlyArray<Step> = [ScriptedStep.text("<p>from the secondary</p>")]) =>
   Effect.gen(function*() {
-    const a = yield* LlmProvider.makeScripted({ provider: "openai", model: "primary-model" }, primary)
-    const b = yield* LlmProvider.makeScripted({ provider: "google", model: "secondary-model" }, secondary)
+    const a = yield* ScriptedLlmProvider.make({ provider: "openai", model: "primary-model" }, primary)
+    const b = yield* ScriptedLlmProvider.make({ provider: "google", model: "secondary-model" }, secondary)
     const generator = yield* Layer.build(
       ContentGenerator.layerNoDeps({ timeout: Duration.seconds(30), cooldown: Duration.seconds(60) }).pipe(
         Layer.provide(LlmChain.layer([Layer.succeed(LlmProvider, a.service), Layer.succeed(LlmProvider, b.service)])),

@@ -1,6 +1,13 @@
 import { Effect, Layer } from "effect"
-import { failureKindOfStatus, LlmProvider, type ModelAnswer, type ModelScriptControl, ScriptedStep } from "../src/index.ts"
-import { llmProviderSuite, LlmProviderHarness } from "../src/testing/index.ts"
+import { failureKindOfStatus } from "../src/index.ts"
+import {
+  llmProviderSuite,
+  LlmProviderHarness,
+  type ModelAnswer,
+  type ModelScriptControl,
+  ScriptedLlmProvider,
+  ScriptedStep
+} from "../src/testing/index.ts"
 
 /** The scripted layer's steps for wire-level answers, as an adapter would report them. */
 const stepOf = (answer: ModelAnswer): ScriptedStep => {
@@ -24,7 +31,7 @@ const stepOf = (answer: ModelAnswer): ScriptedStep => {
 const scriptedHarness = Layer.effect(
   LlmProviderHarness,
   Effect.gen(function*() {
-    const scripted = yield* LlmProvider.makeScripted({}, [])
+    const scripted = yield* ScriptedLlmProvider.make({}, [])
     const script: ModelScriptControl = {
       answerWith: (...answers) => Effect.runSync(scripted.push(...answers.map(stepOf))),
       get received() {

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import {
   anonymousViewer,
-  Catalogue,
+  Courses,
   type CourseId,
   Lessons,
   MediaRepo,
@@ -26,7 +26,7 @@ const video = (key: string) =>
 
 /** A course with a preview lesson and a paid one, whose texts are easy to look for. */
 const courseWithLessons = Effect.gen(function*() {
-  const course = yield* (yield* Catalogue).create({ title: "Sourdough", content_html: "<p>About bread</p>" })
+  const course = yield* (yield* Courses).create({ title: "Sourdough", content_html: "<p>About bread</p>" })
   const lessons = yield* Lessons
   const preview = yield* lessons.create(course.id, {
     title: "Starter",
@@ -92,7 +92,7 @@ describe("Lessons", () => {
   it.effect("deleting the course deletes its lessons", () =>
     Effect.gen(function*() {
       const { course } = yield* courseWithLessons
-      yield* (yield* Catalogue).delete(course.id)
+      yield* (yield* Courses).delete(course.id)
       assert.strictEqual((yield* Effect.flip((yield* Lessons).list(course.id)))._tag, "CourseNotFound")
     }).pipe(withCore))
 })

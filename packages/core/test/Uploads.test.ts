@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  Catalogue,
+  Courses,
   CourseRepo,
   FileUrl,
   HtmlSanitizer,
@@ -11,11 +11,12 @@ import {
   ObjectStore,
   type UploadUrlResponse,
   UploadRepo,
-  Uploads
+  Uploads,
+  UploadSweep
 } from "../src/index.ts"
 
 const uploadsLayer = (options: Parameters<typeof Uploads.layerNoDeps>[0] = {}) =>
-  Layer.mergeAll(Catalogue.layerNoDeps, Uploads.layerNoDeps(options)).pipe(
+  Layer.mergeAll(Courses.layerNoDeps, Uploads.layerNoDeps(options), UploadSweep.layerNoDeps(options)).pipe(
     Layer.provideMerge(Layer.mergeAll(CourseRepo.layerMemory, UploadRepo.layerMemory, MediaRepo.layerMemory, ObjectStore.layerMemory)),
     Layer.provideMerge(Layer.mergeAll(FileUrl.layer("https://cdn.example.com"), HtmlSanitizer.layer))
   )
@@ -27,7 +28,7 @@ const put = (upload: UploadUrlResponse, body: Uint8Array, headers = upload.heade
     return yield* (yield* MemoryObjectStore).put(upload.upload_url, headers, body)
   })
 const course = Effect.gen(function*() {
-  return yield* (yield* Catalogue).create({ title: "Uploads", content_html: "" })
+  return yield* (yield* Courses).create({ title: "Uploads", content_html: "" })
 })
 const uuidPattern = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
@@ -45,7 +46,7 @@ describe("Uploads: course thumbnail (§4.3)", () => {
       const finalized = yield* uploads.finalizeCourseThumbnail(id, { file_key: upload.file_key })
       assert.strictEqual(finalized.thumbnail_key, upload.file_key)
       assert.strictEqual(finalized.thumbnail_url, `https://cdn.example.com/${upload.file_key}`)
-      assert.deepStrictEqual(yield* (yield* Catalogue).get(id), finalized)
+      assert.deepStrictEqual(yield* (yield* Courses).get(id), finalized)
       const recorded = Option.getOrThrow(yield* (yield* MediaRepo).findByKey(upload.file_key))
       assert.strictEqual(recorded.size_bytes, 600)
       assert.strictEqual(recorded.name, "Cover Photo.PNG")
@@ -86,7 +87,7 @@ describe("Uploads: course thumbnail (§4.3)", () => {
         assert.strictEqual(error._tag, "UploadNotFound")
       }
       assert.strictEqual((yield* Effect.flip(uploads.finalizeMedia({ file_key: upload.file_key })))._tag, "UploadNotFound")
-      assert.isNull((yield* (yield* Catalogue).get(b.id)).thumbnail_key)
+      assert.isNull((yield* (yield* Courses).get(b.id)).thumbnail_key)
     }).pipe(withUploads))
 
   it.effect("an unknown course is 404 for both steps", () =>
@@ -209,19 +210,19 @@ describe("Uploads: the sweep", () => {
       yield* memory.putObject("elsewhere/not-ours.png", bytes(1), "image/png")
       // Within the grace period nothing goes.
       yield* TestClock.adjust(Duration.minutes(30))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
+      assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
       const late = yield* uploads.mediaUploadUrl({ filename: "late.png", type: "image/png" })
       yield* put(late, bytes(1))
       // Past expiry (5 minutes) + grace (1 hour) + the sweep's margin (5 minutes).
       yield* TestClock.adjust(Duration.minutes(45))
-      const report = yield* uploads.sweep
+      const report = yield* (yield* UploadSweep).run
       assert.deepStrictEqual(report, { abandoned: 2, adopted: 0, orphans: 1, incomplete: 0 })
       assert.isTrue(Option.isSome(yield* store.head(finalized.file_key)))
       assert.isTrue(Option.isSome(yield* store.head(late.file_key)), "an intent still within expiry + grace keeps its object")
       assert.isTrue(Option.isSome(yield* store.head("elsewhere/not-ours.png")), "only the service's prefixes are reconciled")
       for (const key of [abandoned.file_key, "media/orphan.png"]) assert.isTrue(Option.isNone(yield* store.head(key)), key)
       assert.isTrue(Option.isNone(yield* intents.find(neverPut.file_key)))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
+      assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
     }).pipe(withUploads))
 
   it.effect("adopts an abandoned intent whose file was recorded (finalize stopped before marking it)", () =>
@@ -231,7 +232,7 @@ describe("Uploads: the sweep", () => {
       yield* put(media, bytes(4))
       yield* (yield* MediaRepo).upsert({ key: media.file_key, name: "a.png", size_bytes: 4, content_type: "image/png" })
       yield* TestClock.adjust(Duration.hours(2))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 1, orphans: 0, incomplete: 0 })
+      assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 1, orphans: 0, incomplete: 0 })
       assert.isTrue(Option.isSome(yield* (yield* ObjectStore).head(media.file_key)))
     }).pipe(withUploads))
 })
@@ -248,10 +249,10 @@ describe("Uploads: the sweep with several instances", () => {
       assert.strictEqual(refused._tag, "UploadExpired")
       // An instance whose clock runs ahead by up to the margin does not sweep it yet.
       yield* TestClock.adjust(Duration.minutes(5))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
+      assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
       assert.isTrue(Option.isSome(yield* (yield* ObjectStore).head(media.file_key)))
       yield* TestClock.adjust(Duration.millis(1))
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 1, adopted: 0, orphans: 0, incomplete: 0 })
+      assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 1, adopted: 0, orphans: 0, incomplete: 0 })
       assert.isTrue(Option.isNone(yield* (yield* ObjectStore).head(media.file_key)))
     }).pipe(withUploads))
 
@@ -275,7 +276,7 @@ describe("Uploads: the sweep with several instances", () => {
           return upload
         }))
       const [sweeps, finalized] = yield* Effect.all([
-        Effect.all([uploads.sweep, uploads.sweep, uploads.sweep], { concurrency: "unbounded" }),
+        Effect.all([(yield* UploadSweep).run, (yield* UploadSweep).run, (yield* UploadSweep).run], { concurrency: "unbounded" }),
         Effect.forEach(fresh, (upload) => uploads.finalizeMedia({ file_key: upload.file_key }), { concurrency: "unbounded" })
       ], { concurrency: "unbounded" })
       // Each pass may count what another removed at the same moment; none fails.
@@ -284,13 +285,13 @@ describe("Uploads: the sweep with several instances", () => {
       for (const upload of abandoned) assert.isTrue(Option.isNone(yield* store.head(upload.file_key)), upload.file_key)
       for (let i = 0; i < 10; i++) assert.isTrue(Option.isNone(yield* store.head(`media/orphan-${i}.png`)))
       for (const upload of fresh) assert.isTrue(Option.isSome(yield* store.head(upload.file_key)), upload.file_key)
-      assert.deepStrictEqual(yield* uploads.sweep, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
+      assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
       const library = yield* uploads.listMedia({ cursor: undefined, limit: 50 })
       assert.deepStrictEqual(library.items.map((file) => file.file_key).sort(), fresh.map((upload) => upload.file_key).sort())
     }).pipe(withUploads))
 })
 
-describe("Uploads.layerSweeper", () => {
+describe("UploadSweep.layerSchedule", () => {
   it.effect("runs the sweep on its schedule while the layer lives", () =>
     Effect.gen(function*() {
       const memory = yield* MemoryObjectStore
@@ -298,7 +299,7 @@ describe("Uploads.layerSweeper", () => {
       yield* memory.putObject("media/orphan-a.png", bytes(1), "image/png")
       yield* TestClock.adjust(Duration.hours(2))
       yield* Effect.scoped(Effect.gen(function*() {
-        yield* Layer.build(Uploads.layerSweeper(Duration.minutes(10)))
+        yield* Layer.build(UploadSweep.layerSchedule(Duration.minutes(10)))
         // The first pass runs at once.
         yield* TestClock.adjust(Duration.millis(1))
         assert.isTrue(Option.isNone(yield* store.head("media/orphan-a.png")))

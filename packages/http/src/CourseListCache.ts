@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Catalogue, maxPageSize } from "@coursekit/core"
+import { Courses, maxPageSize } from "@coursekit/core"
 import { Context, Effect, Layer } from "effect"
 import { HttpServerResponse, ProblemDetails } from "effect/http"
 import { pathOf } from "./RequestPath.ts"
@@ -70,12 +70,12 @@ export class CourseListCache extends Context.Service<CourseListCache, {
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 }>()("@coursekit/http/CourseListCache") {
-  /** The cache over the `Catalogue` in context. */
-  static readonly layer = (options: CourseListCacheOptions = {}): Layer.Layer<CourseListCache, never, Catalogue> =>
+  /** The cache over `Courses` in context. */
+  static readonly layer = (options: CourseListCacheOptions = {}): Layer.Layer<CourseListCache, never, Courses> =>
     Layer.effect(
       CourseListCache,
       Effect.gen(function*() {
-        const catalogue = yield* Catalogue
+        const catalogue = yield* Courses
         const maxEntries = options.maxEntries ?? 10_000
         const maxBytes = options.maxBytes ?? 16 * 1024 * 1024
         // Entries of the version last seen; a newer version empties the cache.

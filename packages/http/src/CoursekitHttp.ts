@@ -13,7 +13,7 @@ import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { MemoryCoursekit } from "@coursekit/core"
+import type { UseCases } from "@coursekit/core"
 import * as AdminAuthLive from "./AdminAuthLive.ts"
 import * as ApiDocsRoute from "./ApiDocsRoute.ts"
 import type { AdminAccess } from "./AdminAccess.ts"
@@ -86,8 +86,8 @@ export type RouteServices =
   | CourseListCache
   | RequestLogger
 
-/** The core's use cases the routes serve (`MemoryCoursekit.UseCases`). */
-export type UseCases = MemoryCoursekit.UseCases
+/** The core's use cases the routes serve. */
+export type { UseCases }
 
 /**
  * What a host hands {@link webHandler} and {@link nodeHandler}: the {@link RouteServices}.

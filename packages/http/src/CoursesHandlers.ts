@@ -1,9 +1,9 @@
 /**
- * Handlers of the course catalogue endpoints, over the core's {@link Catalogue}.
+ * Handlers of the course catalogue endpoints, over the core's {@link Courses}.
  *
  * @since 0.1.0
  */
-import { Catalogue, defaultPageSize } from "@coursekit/core"
+import { Courses, defaultPageSize } from "@coursekit/core"
 import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { CoursekitApi } from "./CoursekitApi.ts"
@@ -13,9 +13,9 @@ import { MountPrefix, pathOf } from "./RequestPath.ts"
 
 // Links are the mount prefix and the path the request came in on, so they stay right
 // wherever the host mounts the API.
-/** The `courses` group. Needs the `Catalogue`. */
+/** The `courses` group. Needs `Courses`. */
 export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(function*(handlers) {
-  const catalogue = yield* Catalogue
+  const catalogue = yield* Courses
   const prefix = yield* MountPrefix
   return handlers.handleAll({
     list: ({ query, request }) => {

@@ -1,4 +1,4 @@
-import { Catalogue, CourseRepo, FileUrl, HtmlSanitizer, PersistenceError } from "@coursekit/core"
+import { Courses, CourseRepo, FileUrl, HtmlSanitizer, PersistenceError } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -17,7 +17,7 @@ const setup = (options?: { maxEntries?: number; maxBytes?: number }) =>
     const get = (url: string, ifNoneMatch?: string) => cache.around("GET", url, ifNoneMatch, api)
     const change = repo.insert({ title: "x", slugBase: `x-${Math.random()}`.replace(".", ""), content_html: "" })
     return { get, change, reached: () => reached }
-  }).pipe(Effect.provide(CourseListCache.layer(options).pipe(Layer.provideMerge(Catalogue.layerMemory()))))
+  }).pipe(Effect.provide(CourseListCache.layer(options).pipe(Layer.provideMerge(Courses.layerMemory()))))
 
 const text = (response: HttpServerResponse.HttpServerResponse) =>
   response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
@@ -122,7 +122,7 @@ describe("CourseListCache", () => {
       })
       assert.strictEqual(reached, 0)
     }).pipe(Effect.provide(CourseListCache.layer().pipe(
-      Layer.provide(Catalogue.layerNoDeps),
+      Layer.provide(Courses.layerNoDeps),
       Layer.provide(Layer.effect(
         CourseRepo,
         Effect.map(CourseRepo, (repo) =>

@@ -1,6 +1,6 @@
 import {
   anonymousViewer,
-  Catalogue,
+  Courses,
   ContentGenerator,
   CourseRepo,
   Entitlements,
@@ -50,7 +50,7 @@ const repos = Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory).p
   Layer.provideMerge(Layer.mergeAll(CourseRepo.layerMemory, UploadRepo.layerMemory, MediaRepo.layerMemory, ObjectStore.layerMemory))
 )
 const useCases = Layer.mergeAll(
-  Catalogue.layerNoDeps,
+  Courses.layerNoDeps,
   Uploads.layerNoDeps(),
   Lessons.layerNoDeps,
   Purchases.layerNoDeps,

@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import {
-  Catalogue,
+  Courses,
   ContentGenerator,
   Deadline,
   FileUrl,
@@ -27,7 +27,8 @@ import {
   PublicCourses,
   Purchases,
   type StorageError,
-  Uploads
+  Uploads,
+  UploadSweep
 } from "@coursekit/core"
 import { CourseListCache, type CoursekitHttp, layerHostAuth, Readiness, RequestLogger } from "@coursekit/http"
 import { GeminiProvider } from "@coursekit/llm-gemini"
@@ -143,7 +144,7 @@ const layerFileUrl = (settings: ServerSettings) =>
 /** The core's wiring: see {@link makeCore}. */
 export interface Core {
   /** The use cases, the upload sweep, and the readiness checks of the database and the store. */
-  readonly services: Layer.Layer<CoursekitHttp.UseCases | Readiness, StartError>
+  readonly services: Layer.Layer<CoursekitHttp.UseCases | UploadSweep | Readiness, StartError>
   /** With the local store, its upload (`/storage`) and file (`/files`) routes; else none. */
   readonly storageRoutes: Layer.Layer<never, StartError, HttpRouter.HttpRouter>
 }
@@ -164,11 +165,12 @@ export const makeCore = (settings: ServerSettings, publicUrl: () => string): Cor
   // One database for the services and the file route: layers are shared per reference
   // within one build (a second PGlite on the directory would be refused by its lock).
   const database = layerDatabase(settings)
-  const uploads = Uploads.layerNoDeps({ limits: settings.uploadLimits, gracePeriod: settings.uploadGracePeriod })
+  const uploads = { limits: settings.uploadLimits, gracePeriod: settings.uploadGracePeriod }
   const services = Layer.mergeAll(
-    Uploads.layerSweeper(settings.uploadSweepInterval).pipe(Layer.provideMerge(uploads)),
+    UploadSweep.layerSchedule(settings.uploadSweepInterval).pipe(Layer.provideMerge(UploadSweep.layerNoDeps(uploads))),
+    Uploads.layerNoDeps(uploads),
     Layer.mergeAll(
-      Catalogue.layerNoDeps,
+      Courses.layerNoDeps,
       Lessons.layerNoDeps,
       PublicCourses.layerNoDeps,
       Purchases.layerNoDeps,

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { Catalogue, Uploads } from "@coursekit/core"
+import type { Courses, Uploads, UploadSweep } from "@coursekit/core"
 import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, RequestLogger, ViewerResolver } from "@coursekit/http"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { type Config, Effect, Layer, LogLevel, Option, Redacted } from "effect"
@@ -91,7 +91,7 @@ export type StartError =
  * sweep, the store and the database are released. `HttpServer` is in the output, so
  * callers can read the bound address.
  */
-export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.HttpServer | Catalogue | Uploads, StartError> => {
+export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.HttpServer | Courses | Uploads | UploadSweep, StartError> => {
   const origin = originOf(settings)
   const core = DefaultServices.makeCore(settings, () => origin.url)
   const routes = Layer.mergeAll(CoursekitHttp.layerRoutes, core.storageRoutes)
@@ -110,6 +110,6 @@ export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.Http
 }
 
 /** The service configured from the environment (see the README's configuration table). */
-export const layer: Layer.Layer<HttpServer.HttpServer | Catalogue | Uploads, StartError | Config.ConfigError> = Layer.unwrap(
+export const layer: Layer.Layer<HttpServer.HttpServer | Courses | Uploads | UploadSweep, StartError | Config.ConfigError> = Layer.unwrap(
   Effect.map(readSettings, layerFrom)
 )

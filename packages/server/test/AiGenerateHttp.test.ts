@@ -3,7 +3,8 @@
  * Gemini adapters (their SDKs) calling loopback servers that speak each provider's wire
  * format, scripted per test. The primary is "OpenAI", the secondary "Gemini".
  */
-import { makeModelScript, ModelAnswer, promptMaxLength } from "@coursekit/core"
+import { promptMaxLength } from "@coursekit/core"
+import { makeModelScript, ModelAnswer } from "@coursekit/core/testing"
 import { FakeGeminiServer } from "@coursekit/llm-gemini/testing"
 import { FakeOpenAiServer } from "@coursekit/llm-openai/testing"
 import { assert, describe, it, layer } from "@effect/vitest"

@@ -1,4 +1,4 @@
-import { Uploads } from "@coursekit/core"
+import { UploadSweep } from "@coursekit/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs"
@@ -12,7 +12,7 @@ describe("the upload sweep on the standalone server's local store", () => {
   layer(StandaloneServer.layerFrom(settings), { timeout: 60_000, excludeTestServices: true })((it) => {
     it.effect("removes temporary files a killed upload left, once older than the grace period (and its margin); younger ones stay", () =>
       Effect.gen(function*() {
-        const uploads = yield* Uploads
+        const sweep = yield* UploadSweep
         const old = join(settings.storageDir, "media", ".upload-left-by-a-killed-process")
         const young = join(settings.storageDir, "media", ".upload-still-within-the-grace-period")
         mkdirSync(join(settings.storageDir, "media"), { recursive: true })
@@ -22,7 +22,7 @@ describe("the upload sweep on the standalone server's local store", () => {
         utimesSync(young, new Date(Date.now() - 20 * 60_000), new Date(Date.now() - 20 * 60_000))
         // The server's own sweeper makes its first pass as it starts, and may get to the old
         // file first: what counts is that the sweep leaves it gone and the young one there.
-        const report = yield* uploads.sweep
+        const report = yield* sweep.run
         assert.isAtMost(report.incomplete, 1)
         assert.isFalse(existsSync(old))
         assert.isTrue(existsSync(young))

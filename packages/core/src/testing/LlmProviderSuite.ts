@@ -11,7 +11,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Exit, type Layer } from "effect"
 import { LlmFailure, type LlmProvider } from "../LlmProvider.ts"
-import { ModelAnswer, type ModelScriptControl } from "../ModelScript.ts"
+import { ModelAnswer, type ModelScriptControl } from "./ModelScript.ts"
 
 /** What the suite drives: a provider and the scripted model behind it. */
 export class LlmProviderHarness extends Context.Service<LlmProviderHarness, {

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { makeModelScript, type ModelAnswer, type ModelScript } from "@coursekit/core"
+import { makeModelScript, type ModelAnswer, type ModelScript } from "@coursekit/core/testing"
 import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"

@@ -31,17 +31,17 @@ import * as Slug from "./Slug.ts"
  * `content_html` is sanitized on every write (the pipeline's stages 2 and 3, for HTML a
  * person wrote) and stored as sanitized; what is read back is what was stored.
  */
-export class Catalogue extends Context.Service<Catalogue, {
+export class Courses extends Context.Service<Courses, {
   create(input: CourseCreate): Effect.Effect<Course, PersistenceError>
   list(request: CoursePageRequest): Effect.Effect<CoursePage, PersistenceError>
   get(id: CourseId): Effect.Effect<Course, CourseNotFound | PersistenceError>
   update(id: CourseId, changes: CourseUpdate): Effect.Effect<Course, CourseNotFound | PersistenceError>
   delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
-}>()("@coursekit/core/Catalogue") {
+}>()("@coursekit/core/Courses") {
   /** The catalogue over whichever `CourseRepo`, `FileUrl` and `HtmlSanitizer` the caller provides. */
-  static readonly layerNoDeps: Layer.Layer<Catalogue, never, CourseRepo | FileUrl | HtmlSanitizer> = Layer.effect(
-    Catalogue,
+  static readonly layerNoDeps: Layer.Layer<Courses, never, CourseRepo | FileUrl | HtmlSanitizer> = Layer.effect(
+    Courses,
     Effect.gen(function*() {
       const repo = yield* CourseRepo
       const files = yield* FileUrl
@@ -52,7 +52,7 @@ export class Catalogue extends Context.Service<Catalogue, {
         thumbnail_url: thumbnailUrl(record.thumbnail_key)
       })
 
-      const create = Effect.fn("Catalogue.create")(function*(input: CourseCreate) {
+      const create = Effect.fn("Courses.create")(function*(input: CourseCreate) {
         const record = yield* repo.insert({
           title: input.title,
           slugBase: Slug.fromTitle(input.title),
@@ -61,7 +61,7 @@ export class Catalogue extends Context.Service<Catalogue, {
         return toCourse(record)
       })
 
-      const list = Effect.fn("Catalogue.list")(function*(request: CoursePageRequest) {
+      const list = Effect.fn("Courses.list")(function*(request: CoursePageRequest) {
         // One row past the page tells whether a next page exists, and where it starts.
         const rows = yield* repo.list({ cursor: request.cursor, limit: request.limit + 1 })
         const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
@@ -75,28 +75,28 @@ export class Catalogue extends Context.Service<Catalogue, {
         return page
       })
 
-      const get = Effect.fn("Catalogue.get")(function*(id: CourseId) {
+      const get = Effect.fn("Courses.get")(function*(id: CourseId) {
         return toCourse(yield* repo.findById(id))
       })
 
-      const update = Effect.fn("Catalogue.update")(function*(id: CourseId, changes: CourseUpdate) {
+      const update = Effect.fn("Courses.update")(function*(id: CourseId, changes: CourseUpdate) {
         const sanitized = changes.content_html === undefined
           ? changes
           : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) }
         return toCourse(yield* repo.update(id, sanitized))
       })
 
-      const delete_ = Effect.fn("Catalogue.delete")(function*(id: CourseId) {
+      const delete_ = Effect.fn("Courses.delete")(function*(id: CourseId) {
         yield* repo.delete(id)
       })
 
-      return Catalogue.of({ create, list, get, update, delete: delete_, version: repo.version })
+      return Courses.of({ create, list, get, update, delete: delete_, version: repo.version })
     })
   )
 
   /** The catalogue on in-memory storage, files under `cdnUrl`: for tests and trials. */
-  static readonly layerMemory = (cdnUrl = "http://localhost/files"): Layer.Layer<Catalogue | CourseRepo> =>
-    Catalogue.layerNoDeps.pipe(
+  static readonly layerMemory = (cdnUrl = "http://localhost/files"): Layer.Layer<Courses | CourseRepo> =>
+    Courses.layerNoDeps.pipe(
       Layer.provideMerge(CourseRepo.layerMemory),
       Layer.provide([FileUrl.layer(cdnUrl), HtmlSanitizer.layer])
     )

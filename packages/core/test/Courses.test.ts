@@ -1,30 +1,30 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
-import { Catalogue, type CourseId, CourseRepo, FileUrl } from "../src/index.ts"
+import { Courses, type CourseId, CourseRepo, FileUrl } from "../src/index.ts"
 
-const withCatalogue = Effect.provide(Catalogue.layerMemory("https://cdn.example.com/"))
+const withCourses = Effect.provide(Courses.layerMemory("https://cdn.example.com/"))
 
-describe("Catalogue", () => {
+describe("Courses", () => {
   it.effect("create derives the slug and returns the spec's fields", () =>
     Effect.gen(function*() {
-      const catalogue = yield* Catalogue
+      const catalogue = yield* Courses
       const course = yield* catalogue.create({ title: "Crème Brûlée 101", content_html: "<p>x</p>" })
       assert.strictEqual(course.slug, "creme-brulee-101")
       assert.isNull(course.thumbnail_key)
       assert.isNull(course.thumbnail_url)
       assert.deepStrictEqual(yield* catalogue.get(course.id), course)
-    }).pipe(withCatalogue))
+    }).pipe(withCourses))
 
   it.effect("a title without letters gets course-<id>", () =>
     Effect.gen(function*() {
-      const catalogue = yield* Catalogue
+      const catalogue = yield* Courses
       const course = yield* catalogue.create({ title: "🎓", content_html: "" })
       assert.strictEqual(course.slug, `course-${course.id}`)
-    }).pipe(withCatalogue))
+    }).pipe(withCourses))
 
   it.effect("list walks pages with an inclusive cursor and names the next one", () =>
     Effect.gen(function*() {
-      const catalogue = yield* Catalogue
+      const catalogue = yield* Courses
       for (let i = 1; i <= 7; i++) yield* catalogue.create({ title: `Course ${i}`, content_html: "<p>body</p>" })
       const seen: Array<number> = []
       let cursor: CourseId | undefined
@@ -43,11 +43,11 @@ describe("Catalogue", () => {
       assert.isUndefined(exact.next)
       const beyond = yield* catalogue.list({ cursor: 99 as CourseId, limit: 3 })
       assert.deepStrictEqual(beyond, { items: [], next: undefined })
-    }).pipe(withCatalogue))
+    }).pipe(withCourses))
 
   it.effect("update keeps the slug; delete makes the course unknown", () =>
     Effect.gen(function*() {
-      const catalogue = yield* Catalogue
+      const catalogue = yield* Courses
       const course = yield* catalogue.create({ title: "Original", content_html: "<p>1</p>" })
       const updated = yield* catalogue.update(course.id, { title: "Renamed", content_html: "<p>2</p>" })
       assert.strictEqual(updated.slug, "original")
@@ -57,11 +57,11 @@ describe("Catalogue", () => {
       const error = yield* Effect.flip(catalogue.get(course.id))
       assert.strictEqual(error._tag, "CourseNotFound")
       assert.strictEqual(error.message, `No course has id ${course.id}.`)
-    }).pipe(withCatalogue))
+    }).pipe(withCourses))
 
   it.effect("content_html is sanitized on create and update, and stored as sanitized", () =>
     Effect.gen(function*() {
-      const catalogue = yield* Catalogue
+      const catalogue = yield* Courses
       const repo = yield* CourseRepo
       const dirty = "Sure! <p onclick=\"steal()\" class=\"text-center evil\">Hi<script>alert(1)</script></p><p></p>"
       const course = yield* catalogue.create({ title: "Sanitized", content_html: dirty })
@@ -71,18 +71,18 @@ describe("Catalogue", () => {
       const updated = yield* catalogue.update(course.id, { content_html: "<a href=\"javascript:x\" target=\"_blank\">l</a>" })
       assert.strictEqual(updated.content_html, "<a target=\"_blank\" rel=\"noopener noreferrer\">l</a>")
       assert.strictEqual((yield* catalogue.update(course.id, { title: "Renamed" })).content_html, updated.content_html)
-    }).pipe(withCatalogue))
+    }).pipe(withCourses))
 
   it.effect("20 concurrent creates of one title give 20 distinct slugs", () =>
     Effect.gen(function*() {
-      const catalogue = yield* Catalogue
+      const catalogue = yield* Courses
       const courses = yield* Effect.forEach(
         Array.from({ length: 20 }, () => ({ title: "Popular", content_html: "" })),
         (input) => catalogue.create(input),
         { concurrency: "unbounded" }
       )
       assert.strictEqual(new Set(courses.map((course) => course.slug)).size, 20)
-    }).pipe(withCatalogue))
+    }).pipe(withCourses))
 })
 
 describe("FileUrl", () => {

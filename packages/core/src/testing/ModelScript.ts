@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { LlmRequest } from "./LlmProvider.ts"
+import type { LlmRequest } from "../LlmProvider.ts"
 
 /** One answer of a scripted model, in wire terms. */
 export type ModelAnswer =
