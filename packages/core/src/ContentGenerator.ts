@@ -58,7 +58,7 @@ export type GeneratedContent = typeof GeneratedContent.Type
 /** Every model failed (or was cooling down). */
 export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("GenerationFailed", {
   attempts: Schema.Array(GenerationAttempt)
-}, { httpApiStatus: 502 }) {
+}) {
   override get message(): string {
     return `Every language model failed: ${this.attempts.map((attempt) => `${attempt.provider}/${attempt.model} ${attempt.outcome}`).join(", ")}.`
   }
@@ -67,7 +67,7 @@ export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("Ge
 /** The chain holds no model. */
 export class NoModelConfigured extends Schema.TaggedError<NoModelConfigured>()("NoModelConfigured", {
   hint: Schema.String
-}, { httpApiStatus: 503 }) {
+}) {
   override get message(): string {
     return `No language model is configured. ${this.hint}`
   }

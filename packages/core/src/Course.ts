@@ -126,7 +126,7 @@ export interface CoursePage {
 export class CourseNotFound extends Schema.TaggedError<CourseNotFound>()(
   "CourseNotFound",
   { id: CourseId },
-  { httpApiStatus: 404, description: "No course has this id." }
+  { description: "No course has this id." }
 ) {
   override get message(): string {
     return `No course has id ${this.id}.`
@@ -137,7 +137,7 @@ export class CourseNotFound extends Schema.TaggedError<CourseNotFound>()(
 export class CourseSlugNotFound extends Schema.TaggedError<CourseSlugNotFound>()(
   "CourseSlugNotFound",
   { slug: Schema.String },
-  { httpApiStatus: 404, description: "No course has this slug." }
+  { description: "No course has this slug." }
 ) {
   override get message(): string {
     return `No course has the slug ${JSON.stringify(this.slug)}.`

@@ -86,7 +86,7 @@ export type LessonUpdate = typeof LessonUpdate.Type
 export class LessonNotFound extends Schema.TaggedError<LessonNotFound>()(
   "LessonNotFound",
   { course_id: CourseId, id: LessonId },
-  { httpApiStatus: 404, description: "The course has no lesson with this id." }
+  { description: "The course has no lesson with this id." }
 ) {
   override get message(): string {
     return `Course ${this.course_id} has no lesson with id ${this.id}.`
@@ -97,10 +97,9 @@ export class LessonNotFound extends Schema.TaggedError<LessonNotFound>()(
 export class VideoNotFound extends Schema.TaggedError<VideoNotFound>()(
   "VideoNotFound",
   { video_key: Schema.String },
-  { httpApiStatus: 422, description: "video_key must name a finalized media file." }
+  { description: "video_key must name a finalized media file." }
 ) {
   override get message(): string {
-    return `video_key ${JSON.stringify(this.video_key)} names no finalized media file: upload it through ` +
-      "/admin/media/upload-url and /admin/media/finalize-upload first."
+    return `video_key ${JSON.stringify(this.video_key)} names no finalized media file.`
   }
 }

@@ -16,7 +16,7 @@ export class StorageError extends Schema.TaggedError<StorageError>()(
     operation: Schema.String,
     cause: Schema.Defect()
   },
-  { httpApiStatus: 503, description: "The object storage did not complete the operation." }
+  { description: "The object storage did not complete the operation." }
 ) {
   override get message(): string {
     return `The object storage did not complete ${this.operation}.`

@@ -14,7 +14,7 @@ export class PersistenceError extends Schema.TaggedError<PersistenceError>()(
     operation: Schema.String,
     cause: Schema.Defect()
   },
-  { httpApiStatus: 503, description: "The database did not complete the operation." }
+  { description: "The database did not complete the operation." }
 ) {
   override get message(): string {
     return `The database did not complete ${this.operation}.`

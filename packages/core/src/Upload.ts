@@ -202,7 +202,7 @@ export interface MediaPage {
 export class UploadNotFound extends Schema.TaggedError<UploadNotFound>()(
   "UploadNotFound",
   { file_key: Schema.String },
-  { httpApiStatus: 404, description: "No upload with this file_key was issued here for this purpose and course." }
+  { description: "No upload with this file_key was issued here for this purpose and course." }
 ) {
   override get message(): string {
     return `No upload ${JSON.stringify(this.file_key)} was issued here for this purpose and course.`
@@ -213,7 +213,7 @@ export class UploadNotFound extends Schema.TaggedError<UploadNotFound>()(
 export class UploadNotReceived extends Schema.TaggedError<UploadNotReceived>()(
   "UploadNotReceived",
   { file_key: Schema.String },
-  { httpApiStatus: 409, description: "The object is not in storage yet: PUT it first, then finalize again." }
+  { description: "The object is not in storage yet: PUT it first, then finalize again." }
 ) {
   override get message(): string {
     return `The object ${JSON.stringify(this.file_key)} is not in storage yet: PUT it to the upload URL, then finalize again.`
@@ -224,7 +224,7 @@ export class UploadNotReceived extends Schema.TaggedError<UploadNotReceived>()(
 export class UploadExpired extends Schema.TaggedError<UploadExpired>()(
   "UploadExpired",
   { file_key: Schema.String },
-  { httpApiStatus: 410, description: "The upload URL expired and nothing was uploaded: request a new one." }
+  { description: "The upload URL expired and nothing was uploaded: request a new one." }
 ) {
   override get message(): string {
     return `The upload URL for ${JSON.stringify(this.file_key)} expired and nothing was uploaded: request a new one.`
@@ -235,7 +235,7 @@ export class UploadExpired extends Schema.TaggedError<UploadExpired>()(
 export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()(
   "FileTooLarge",
   { size_bytes: Schema.Number, max_bytes: Schema.Number },
-  { httpApiStatus: 413, description: "The file is larger than allowed." }
+  { description: "The file is larger than allowed." }
 ) {
   override get message(): string {
     return `The file has ${this.size_bytes} bytes; at most ${this.max_bytes} are allowed.`
@@ -246,7 +246,7 @@ export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()(
 export class UnsupportedFileType extends Schema.TaggedError<UnsupportedFileType>()(
   "UnsupportedFileType",
   { content_type: Schema.String, allowed: Schema.Array(Schema.String) },
-  { httpApiStatus: 415, description: "The file's type is not allowed here." }
+  { description: "The file's type is not allowed here." }
 ) {
   override get message(): string {
     return `The type ${JSON.stringify(this.content_type)} is not allowed here; allowed: ${this.allowed.join(", ")}.`

@@ -13,7 +13,8 @@
  */
 import { Courses, maxPageSize } from "@coursekit/core"
 import { Context, Effect, Layer } from "effect"
-import { HttpServerResponse, ProblemDetails } from "effect/http"
+import { HttpServerRespondable, HttpServerResponse } from "effect/http"
+import { problemOf } from "./DomainProblems.ts"
 import { pathOf } from "./RequestPath.ts"
 
 /** Options of {@link CourseListCache.layer}. */
@@ -109,16 +110,7 @@ export class CourseListCache extends Context.Service<CourseListCache, {
             Effect.matchEffect({
               // Without a version nothing can be checked, and the list would wait on the
               // same database for a second deadline: the outage is answered now.
-              onFailure: (error) =>
-                Effect.as(
-                  Effect.logError("database operation failed", error.operation, error.cause),
-                  ProblemDetails.toResponse({
-                    type: "about:blank",
-                    title: "Service Unavailable",
-                    status: 503,
-                    detail: `${error.message} Try again shortly.`
-                  })
-                ),
+              onFailure: (error) => Effect.flatMap(problemOf(error), HttpServerRespondable.toResponse),
               onSuccess: (version) => {
                 if (version !== cachedVersion) {
                   cachedVersion = version

@@ -29,16 +29,8 @@ import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, Op
 import { AdminAuth } from "./AdminAuth.ts"
 import { ApiProblems } from "./ApiProblems.ts"
 import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, SlugParam } from "./PathParams.ts"
-import {
-  BadGateway,
-  Conflict,
-  ContentTooLarge,
-  Gone,
-  NotFound,
-  ServiceUnavailable,
-  UnprocessableContent,
-  UnsupportedMediaType
-} from "./Problems.ts"
+import { problemsFor } from "./DomainProblems.ts"
+import { problemDeclaration } from "./Problems.ts"
 import { ViewerAuth } from "./ViewerAuth.ts"
 
 /** The body of `GET /`. */
@@ -58,11 +50,7 @@ export const ReadinessReport = Schema.Struct({
 }).annotate({ identifier: "ReadinessReport" })
 
 /** 503 from `GET /health/ready`: which dependency is down. */
-export class NotReady extends HttpApiError.Problem<NotReady>()("NotReady", {
-  type: "about:blank",
-  status: 503,
-  title: "Service Unavailable"
-}, {
+export class NotReady extends HttpApiError.Problem<NotReady>()("NotReady", problemDeclaration(503), {
   detail: Schema.String,
   checks: Schema.Array(DependencyCheck)
 }) {}
@@ -95,7 +83,7 @@ export class CoursesApi extends HttpApiGroup.make("courses")
         limit: Schema.optional(PageLimitParam)
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(CourseListItem), NextLink),
-      error: ServiceUnavailable
+      error: problemsFor("PersistenceError")
     }).annotate(OpenApi.Summary, "List courses, ascending by id, with cursor pagination").annotate(
       OpenApi.Description,
       "Pages hold the courses with id >= cursor. When more exist, a Link header names the next page. " +
@@ -105,23 +93,23 @@ export class CoursesApi extends HttpApiGroup.make("courses")
     HttpApiEndpoint.get("get", "/courses/:id", {
       params: { id: CourseIdParam },
       success: Course,
-      error: [NotFound, ServiceUnavailable]
+      error: problemsFor("CourseNotFound", "PersistenceError")
     }).annotate(OpenApi.Summary, "Read one course"),
     HttpApiEndpoint.post("create", "/courses", {
       payload: CourseCreate,
       success: HttpApiSchema.WithHeaders(Course, { location: Schema.String }).pipe(HttpApiSchema.status(201)),
-      error: ServiceUnavailable
+      error: problemsFor("PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Create a course; the slug is generated from the title"),
     HttpApiEndpoint.patch("update", "/courses/:id", {
       params: { id: CourseIdParam },
       payload: CourseUpdate,
       success: Course,
-      error: [NotFound, ServiceUnavailable]
+      error: problemsFor("CourseNotFound", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a course's title or body; the slug stays"),
     HttpApiEndpoint.delete("delete", "/courses/:id", {
       params: { id: CourseIdParam },
       success: HttpApiSchema.NoContent,
-      error: [NotFound, ServiceUnavailable]
+      error: problemsFor("CourseNotFound", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a course")
   )
   .annotateMerge(OpenApi.annotations({ title: "Courses", description: "The course catalogue." }))
@@ -131,6 +119,16 @@ const uploadHow = "Files never pass through the service: PUT the bytes to upload
   "returned headers (the URL is valid for 5 minutes), then call finalize-upload with file_key. Without size_bytes, " +
   "a store that can (the local store) refuses a PUT above the limit (413); on the local store a URL takes one file " +
   "(a second PUT is a 409) and the file is served only once finalized."
+/** What finalizing an upload can answer besides the course's 404. */
+const finalizeErrors = [
+  "UploadNotFound",
+  "UploadNotReceived",
+  "UploadExpired",
+  "FileTooLarge",
+  "UnsupportedFileType",
+  "PersistenceError",
+  "StorageError"
+] as const
 const finalizeHow = "Only a file_key issued here for the same purpose (and course) is accepted (else 404). " +
   "The service asks storage what arrived: absent → 409 (PUT first, then retry); upload URL expired and nothing " +
   "uploaded → 410; larger than the limit → 413 and type not allowed → 415, with the object deleted. size_bytes " +
@@ -144,7 +142,7 @@ export class CourseUploadsApi extends HttpApiGroup.make("courseUploads")
       params: { id: CourseIdParam },
       payload: UploadUrlRequest,
       success: UploadUrlResponse,
-      error: [NotFound, ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
+      error: problemsFor("CourseNotFound", "FileTooLarge", "UnsupportedFileType", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Presign a PUT of the course's thumbnail").annotate(
       OpenApi.Description,
       `Images only: image/jpeg, png, webp, gif, avif (never SVG; else 415). With size_bytes, a file over the ` +
@@ -154,7 +152,7 @@ export class CourseUploadsApi extends HttpApiGroup.make("courseUploads")
       params: { id: CourseIdParam },
       payload: FinalizeUploadRequest,
       success: Course,
-      error: [NotFound, Conflict, Gone, ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
+      error: problemsFor("CourseNotFound", ...finalizeErrors)
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Confirm the thumbnail: the course gets thumbnail_key and thumbnail_url")
       .annotate(OpenApi.Description, `${finalizeHow} The file is also recorded in the media library.`)
   )
@@ -167,7 +165,7 @@ export class MediaApi extends HttpApiGroup.make("media")
     HttpApiEndpoint.post("uploadUrl", "/admin/media/upload-url", {
       payload: MediaUploadUrlRequest,
       success: UploadUrlResponse,
-      error: [ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
+      error: problemsFor("FileTooLarge", "UnsupportedFileType", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Presign a PUT of a media file (video or image)").annotate(
       OpenApi.Description,
       `Types: image/jpeg, png, webp, gif, avif and video/mp4, webm, quicktime (else 415). ${uploadHow}`
@@ -175,7 +173,7 @@ export class MediaApi extends HttpApiGroup.make("media")
     HttpApiEndpoint.post("finalizeUpload", "/admin/media/finalize-upload", {
       payload: FinalizeUploadRequest,
       success: MediaFile,
-      error: [NotFound, Conflict, Gone, ContentTooLarge, UnsupportedMediaType, ServiceUnavailable]
+      error: problemsFor(...finalizeErrors)
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Confirm a media upload: recorded once, keyed by storage key")
       .annotate(OpenApi.Description, `${finalizeHow} The response's url is the file's permanent public URL.`),
     HttpApiEndpoint.get("list", "/admin/media", {
@@ -184,7 +182,7 @@ export class MediaApi extends HttpApiGroup.make("media")
         limit: Schema.optional(PageLimitParam)
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(MediaFile), NextLink),
-      error: ServiceUnavailable
+      error: problemsFor("PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "List media files, ascending by id, with cursor pagination")
   )
   .annotateMerge(OpenApi.annotations({ title: "Media", description: "The admin media library." }))
@@ -201,7 +199,7 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
       params: { id: CourseIdParam },
       payload: LessonCreate,
       success: Lesson.pipe(HttpApiSchema.status(201)),
-      error: [NotFound, UnprocessableContent, ServiceUnavailable]
+      error: problemsFor("CourseNotFound", "VideoNotFound", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Add a lesson (at the end, or at position)").annotate(
       OpenApi.Description,
       `${lessonBodies} A position shifts the lessons from there on; past the end means the end.`
@@ -209,13 +207,13 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
     HttpApiEndpoint.get("list", "/courses/:id/lessons", {
       params: { id: CourseIdParam },
       success: Schema.Array(Lesson),
-      error: [NotFound, ServiceUnavailable]
+      error: problemsFor("CourseNotFound", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "List a course's lessons in position order, with their bodies"),
     HttpApiEndpoint.patch("update", "/courses/:id/lessons/:lesson_id", {
       params: lessonPath,
       payload: LessonUpdate,
       success: Lesson,
-      error: [NotFound, UnprocessableContent, ServiceUnavailable]
+      error: problemsFor("LessonNotFound", "VideoNotFound", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a lesson, or move it to another position").annotate(
       OpenApi.Description,
       `${lessonBodies} Positions stay 1…n: moving a lesson shifts those between; past the end means last. ` +
@@ -224,7 +222,7 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
     HttpApiEndpoint.delete("delete", "/courses/:id/lessons/:lesson_id", {
       params: lessonPath,
       success: HttpApiSchema.NoContent,
-      error: [NotFound, ServiceUnavailable]
+      error: problemsFor("LessonNotFound", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a lesson; the lessons after it move up")
   )
   .annotateMerge(OpenApi.annotations({ title: "Lessons", description: "A course's lessons, in order." }))
@@ -236,7 +234,7 @@ export class PublicApi extends HttpApiGroup.make("public")
     HttpApiEndpoint.get("course", "/public/courses/:slug", {
       params: { slug: SlugParam },
       success: PublicCourse,
-      error: [NotFound, ServiceUnavailable]
+      error: problemsFor("CourseSlugNotFound", "PersistenceError")
     }).middleware(ViewerAuth).annotate(OpenApi.Summary, "A course with its lessons, as this viewer may see it").annotate(
       OpenApi.Description,
       "Anyone may call it; a signed-in viewer sends Authorization: Bearer <viewer JWT> (standalone: HS256 with " +
@@ -258,7 +256,7 @@ export class PurchasesApi extends HttpApiGroup.make("purchases")
     HttpApiEndpoint.put("grant", "/admin/courses/:id/purchases/:user_id", {
       params: purchasePath,
       success: Purchase,
-      error: [NotFound, ServiceUnavailable]
+      error: problemsFor("CourseNotFound", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Record that a user bought a course (idempotent)").annotate(
       OpenApi.Description,
       "user_id is the viewer token's sub. Recording it again answers the first purchase unchanged. Access starts at once."
@@ -266,7 +264,7 @@ export class PurchasesApi extends HttpApiGroup.make("purchases")
     HttpApiEndpoint.delete("revoke", "/admin/courses/:id/purchases/:user_id", {
       params: purchasePath,
       success: HttpApiSchema.NoContent,
-      error: [NotFound, ServiceUnavailable]
+      error: problemsFor("CourseNotFound", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Take a purchase back (idempotent); access ends at once")
   )
   .annotateMerge(OpenApi.annotations({ title: "Purchases", description: "Who bought which course." }))
@@ -278,7 +276,7 @@ export class AiApi extends HttpApiGroup.make("ai")
     HttpApiEndpoint.post("generate", "/admin/ai/generate", {
       payload: GenerateRequest,
       success: GeneratedContent,
-      error: [BadGateway, ServiceUnavailable]
+      error: problemsFor("GenerationFailed", "NoModelConfigured")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Write HTML learning content with the configured language models").annotate(
       OpenApi.Description,
       "The models are tried in order (AI_PRIMARY_*, then AI_SECONDARY_*), each within AI_TIMEOUT_MS. The next one " +

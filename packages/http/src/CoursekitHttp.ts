@@ -10,7 +10,7 @@
 // Its own module, not the package index: the index loads every Node module (HTTP client, sockets, workers…).
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
-import { HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
+import { HttpRouter, HttpServer, HttpServerRequest, ProblemDetails } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { UseCases } from "@coursekit/core"
@@ -26,6 +26,7 @@ import * as EdgeMiddleware from "./EdgeMiddleware.ts"
 import * as LessonsHandlers from "./LessonsHandlers.ts"
 import * as PublicCourseHandlers from "./PublicCourseHandlers.ts"
 import * as PurchasesHandlers from "./PurchasesHandlers.ts"
+import { problemBody } from "./Problems.ts"
 import { Readiness, type ReadinessCheck } from "./Readiness.ts"
 import { maxBodySize } from "./RequestLimits.ts"
 import { RequestLogger } from "./RequestLogger.ts"
@@ -210,12 +211,8 @@ export const nodeHandler = <E>(services: HostServices<E>, options: HandlerOption
       (error: unknown) => {
         if (next !== undefined) return next(error)
         // No Effect runtime to answer with: the services did not start.
-        response.writeHead(503, { "content-type": "application/problem+json" }).end(JSON.stringify({
-          type: "about:blank",
-          title: "Service Unavailable",
-          status: 503,
-          detail: "Coursekit could not start; the host's logs say why."
-        }))
+        response.writeHead(503, { "content-type": ProblemDetails.contentType })
+          .end(JSON.stringify(problemBody(503, "Coursekit could not start; the host's logs say why.")))
       }
     )
   }

@@ -1,6 +1,10 @@
 /**
- * The one place where domain errors of the core become HTTP problems. Store failures are
- * logged with their cause here and answered 503 without it.
+ * The one place where the core's errors meet HTTP: a table keyed by error tag that says
+ * which problem (status, title, body) each error becomes. The contract's declared error
+ * responses ({@link problemsFor}) and the handlers' mapping ({@link problems}) are both
+ * derived from it, and the type checker proves it covers every error of
+ * {@link DomainError}. Store failures are logged with their cause here and answered 503
+ * without it.
  *
  * @since 0.1.0
  */
@@ -31,7 +35,7 @@ import {
   UnsupportedMediaType
 } from "./Problems.ts"
 
-/** Domain errors the HTTP layer knows how to answer. */
+/** The core's errors that reach the HTTP edge. */
 export type DomainError =
   | CourseNotFound
   | CourseSlugNotFound
@@ -47,55 +51,80 @@ export type DomainError =
   | GenerationFailed
   | NoModelConfigured
 
+/** How one error becomes a problem: the problem class (for the contract) and the instance. */
+interface ProblemRule<E> {
+  readonly problem: { readonly prototype: unknown }
+  readonly render: (error: E) => unknown
+  /** What is logged when the error is answered (store failures keep their cause here). */
+  readonly log?: (error: E) => Effect.Effect<void>
+}
+
+type Rules = { readonly [Tag in DomainError["_tag"]]: ProblemRule<Extract<DomainError, { readonly _tag: Tag }>> }
+
+const detailOnly = (error: { readonly message: string }) => ({ detail: error.message })
+
+/** The table. */
+export const domainProblems = {
+  CourseNotFound: { problem: NotFound, render: (error) => new NotFound(detailOnly(error)) },
+  CourseSlugNotFound: { problem: NotFound, render: (error) => new NotFound(detailOnly(error)) },
+  LessonNotFound: { problem: NotFound, render: (error) => new NotFound(detailOnly(error)) },
+  UploadNotFound: { problem: NotFound, render: (error) => new NotFound(detailOnly(error)) },
+  VideoNotFound: {
+    problem: UnprocessableContent,
+    render: (error) => {
+      // The core names no routes: where to upload a video is the HTTP API's to say.
+      const detail = `video_key ${JSON.stringify(error.video_key)} names no finalized media file: upload it through ` +
+        "/admin/media/upload-url and /admin/media/finalize-upload first."
+      return new UnprocessableContent({ detail, errors: [{ path: "body.video_key", message: detail }] })
+    }
+  },
+  UploadNotReceived: { problem: Conflict, render: (error) => new Conflict(detailOnly(error)) },
+  UploadExpired: { problem: Gone, render: (error) => new Gone(detailOnly(error)) },
+  FileTooLarge: { problem: ContentTooLarge, render: (error) => new ContentTooLarge(detailOnly(error)) },
+  UnsupportedFileType: { problem: UnsupportedMediaType, render: (error) => new UnsupportedMediaType(detailOnly(error)) },
+  PersistenceError: {
+    problem: ServiceUnavailable,
+    render: (error) => new ServiceUnavailable({ detail: `${error.message} Try again shortly.` }),
+    log: (error) => Effect.logError("database operation failed", error.operation, error.cause)
+  },
+  StorageError: {
+    problem: ServiceUnavailable,
+    render: (error) => new ServiceUnavailable({ detail: `${error.message} Nothing was recorded; try again shortly.` }),
+    log: (error) => Effect.logError("object storage operation failed", error.operation, error.cause)
+  },
+  NoModelConfigured: { problem: ServiceUnavailable, render: (error) => new ServiceUnavailable(detailOnly(error)) },
+  GenerationFailed: {
+    problem: BadGateway,
+    // The attempts hold provider, model, outcome and timing: never a key or a provider's own error text.
+    render: (error) => new BadGateway({ detail: error.message, attempts: error.attempts }),
+    log: (error) => Effect.logWarning("every language model failed", error.attempts)
+  }
+} as const satisfies Rules
+
+type Table = typeof domainProblems
+
 /** The problem each domain error becomes. */
-export type ProblemOf<E> = E extends CourseNotFound | CourseSlugNotFound | LessonNotFound | UploadNotFound ? NotFound
-  : E extends VideoNotFound ? UnprocessableContent
-  : E extends PersistenceError | StorageError | NoModelConfigured ? ServiceUnavailable
-  : E extends GenerationFailed ? BadGateway
-  : E extends UploadNotReceived ? Conflict
-  : E extends UploadExpired ? Gone
-  : E extends FileTooLarge ? ContentTooLarge
-  : E extends UnsupportedFileType ? UnsupportedMediaType
+export type ProblemOf<E> = E extends { readonly _tag: infer Tag extends keyof Table } ? ReturnType<Table[Tag]["render"]>
   : never
 
-const fail = <E>(problem: unknown) => Effect.fail(problem as ProblemOf<E>)
+/**
+ * The problem classes an endpoint declares for the domain errors it can answer, each
+ * once, in the order given: `error: problemsFor("CourseNotFound", "PersistenceError")`.
+ */
+export const problemsFor = <const Tags extends ReadonlyArray<DomainError["_tag"]>>(
+  ...tags: Tags
+): ReadonlyArray<Table[Tags[number]]["problem"]> => [...new Set(tags.map((tag) => domainProblems[tag].problem))]
+
+/** The problem of one domain error, logged as its rule says. */
+export const problemOf = <E extends DomainError>(error: E): Effect.Effect<ProblemOf<E>> => {
+  // Indexing by a union tag loses the tag–error correlation; the table's type keeps it.
+  const rule = domainProblems[error._tag] as ProblemRule<E>
+  const problem = rule.render(error) as ProblemOf<E>
+  return rule.log === undefined ? Effect.succeed(problem) : Effect.as(rule.log(error), problem)
+}
 
 /** Maps the domain errors of `effect` to their problems. */
 export const problems = <A, E extends DomainError, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, ProblemOf<E>, R> =>
-  Effect.catch(effect, (error: DomainError) => {
-    switch (error._tag) {
-      case "CourseNotFound":
-      case "CourseSlugNotFound":
-      case "LessonNotFound":
-      case "UploadNotFound":
-        return fail<E>(new NotFound({ detail: error.message }))
-      case "VideoNotFound":
-        return fail<E>(new UnprocessableContent({ detail: error.message, errors: [{ path: "body.video_key", message: error.message }] }))
-      case "UploadNotReceived":
-        return fail<E>(new Conflict({ detail: error.message }))
-      case "UploadExpired":
-        return fail<E>(new Gone({ detail: error.message }))
-      case "FileTooLarge":
-        return fail<E>(new ContentTooLarge({ detail: error.message }))
-      case "UnsupportedFileType":
-        return fail<E>(new UnsupportedMediaType({ detail: error.message }))
-      case "PersistenceError":
-        return Effect.logError("database operation failed", error.operation, error.cause).pipe(
-          Effect.andThen(fail<E>(new ServiceUnavailable({ detail: `${error.message} Try again shortly.` })))
-        )
-      case "NoModelConfigured":
-        return fail<E>(new ServiceUnavailable({ detail: error.message }))
-      case "GenerationFailed":
-        // The attempts hold provider, model, outcome and timing: never a key or a
-        // provider's own error text.
-        return Effect.logWarning("every language model failed", error.attempts).pipe(
-          Effect.andThen(fail<E>(new BadGateway({ detail: error.message, attempts: error.attempts })))
-        )
-      case "StorageError":
-        return Effect.logError("object storage operation failed", error.operation, error.cause).pipe(
-          Effect.andThen(fail<E>(new ServiceUnavailable({ detail: `${error.message} Nothing was recorded; try again shortly.` })))
-        )
-    }
-  })
+  Effect.catch(effect, (error: E) => Effect.flatMap(problemOf(error), Effect.fail))

@@ -11,28 +11,13 @@ import { ByteSize, Cause, Context, Effect } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { CourseListCache } from "./CourseListCache.ts"
 import { RequestLogger } from "./RequestLogger.ts"
+import { problemBody } from "./Problems.ts"
 import { maxBodySize } from "./RequestLimits.ts"
 import { pathOf } from "./RequestPath.ts"
 import { RouteTable } from "./RouteTable.ts"
 
-const statusTitles: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  409: "Conflict",
-  410: "Gone",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  422: "Unprocessable Content",
-  500: "Internal Server Error",
-  503: "Service Unavailable"
-}
-
 /** A problem response with the status's title. */
-export const problem = (status: number, detail: string) =>
-  ProblemDetails.toResponse({ type: "about:blank", title: statusTitles[status] ?? "Error", status, detail })
+export const problem = (status: number, detail: string) => ProblemDetails.toResponse(problemBody(status, detail))
 
 const isProblem = (response: HttpServerResponse.HttpServerResponse) =>
   "contentType" in response.body && response.body.contentType?.startsWith(ProblemDetails.contentType) === true
@@ -87,10 +72,9 @@ const problemFallback = <E, R>(
       if (response.status < 400 || isProblem(response)) return response
       // Keep the response's own headers but not its body's type and length.
       const { "content-type": _type, "content-length": _length, ...headers } = response.headers
-      const detail = response.body._tag === "Uint8Array"
-        ? new TextDecoder().decode(response.body.body)
-        : statusTitles[response.status] ?? "Error"
-      return HttpServerResponse.setHeaders(problem(response.status, detail || (statusTitles[response.status] ?? "Error")), headers)
+      const body = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
+      const fallback = problemBody(response.status, body)
+      return HttpServerResponse.setHeaders(problem(response.status, body || fallback.title), headers)
     })
   )
 

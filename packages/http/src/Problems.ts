@@ -10,6 +10,42 @@ import { Schema } from "effect"
 import { ProblemDetails } from "effect/http"
 import { HttpApiError, HttpApiSchema } from "effect/http-api"
 
+/**
+ * Every status the API answers with a problem, and its title (RFC 9110's reason phrase):
+ * the problem classes below, the edge middleware's problems and the start-up 503 of
+ * `nodeHandler` all take their titles from here.
+ */
+export const problemTitles = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  410: "Gone",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable"
+} as const
+
+/** A status the API answers problems with. */
+export type ProblemStatus = keyof typeof problemTitles
+
+/** A problem class's declaration: `about:blank` with the status's title. */
+export const problemDeclaration = <const S extends ProblemStatus>(status: S) =>
+  ({ type: "about:blank", status, title: problemTitles[status] }) as const
+
+/** The body of a problem of `status` (for responses built outside the typed API). */
+export const problemBody = (status: number, detail: string) => ({
+  type: "about:blank",
+  title: (problemTitles as Readonly<Record<number, string>>)[status] ?? "Error",
+  status,
+  detail
+})
+
 /** One invalid value of a request: where it is (`body.title`, `query.limit`) and why. */
 export const ProblemIssue = Schema.Struct({
   path: Schema.String,
@@ -17,63 +53,31 @@ export const ProblemIssue = Schema.Struct({
 }).annotate({ identifier: "ProblemIssue" })
 
 /** 400: the request does not match its schema (body, query or path). */
-export class ValidationProblem extends HttpApiError.Problem<ValidationProblem>()("ValidationProblem", {
-  type: "about:blank",
-  status: 400,
-  title: "Bad Request"
-}, {
+export class ValidationProblem extends HttpApiError.Problem<ValidationProblem>()("ValidationProblem", problemDeclaration(400), {
   detail: Schema.String,
   errors: Schema.Array(ProblemIssue)
 }) {}
 
 /** 403: the credentials are valid but do not allow this operation. */
-export class Forbidden extends HttpApiError.Problem<Forbidden>()("Forbidden", {
-  type: "about:blank",
-  status: 403,
-  title: "Forbidden"
-}, { detail: Schema.String }) {}
+export class Forbidden extends HttpApiError.Problem<Forbidden>()("Forbidden", problemDeclaration(403), { detail: Schema.String }) {}
 
 /** 404: the resource named by the path does not exist. */
-export class NotFound extends HttpApiError.Problem<NotFound>()("NotFound", {
-  type: "about:blank",
-  status: 404,
-  title: "Not Found"
-}, { detail: Schema.String }) {}
+export class NotFound extends HttpApiError.Problem<NotFound>()("NotFound", problemDeclaration(404), { detail: Schema.String }) {}
 
 /** 409: the request conflicts with the current state; it may work later (upload first). */
-export class Conflict extends HttpApiError.Problem<Conflict>()("Conflict", {
-  type: "about:blank",
-  status: 409,
-  title: "Conflict"
-}, { detail: Schema.String }) {}
+export class Conflict extends HttpApiError.Problem<Conflict>()("Conflict", problemDeclaration(409), { detail: Schema.String }) {}
 
 /** 410: what the request names is gone for good (an expired upload URL never used). */
-export class Gone extends HttpApiError.Problem<Gone>()("Gone", {
-  type: "about:blank",
-  status: 410,
-  title: "Gone"
-}, { detail: Schema.String }) {}
+export class Gone extends HttpApiError.Problem<Gone>()("Gone", problemDeclaration(410), { detail: Schema.String }) {}
 
 /** 413: the content (a request body, an uploaded file) is larger than allowed. */
-export class ContentTooLarge extends HttpApiError.Problem<ContentTooLarge>()("ContentTooLarge", {
-  type: "about:blank",
-  status: 413,
-  title: "Content Too Large"
-}, { detail: Schema.String }) {}
+export class ContentTooLarge extends HttpApiError.Problem<ContentTooLarge>()("ContentTooLarge", problemDeclaration(413), { detail: Schema.String }) {}
 
 /** 415: the content's type (a request body's, an uploaded file's) is not accepted. */
-export class UnsupportedMediaType extends HttpApiError.Problem<UnsupportedMediaType>()("UnsupportedMediaType", {
-  type: "about:blank",
-  status: 415,
-  title: "Unsupported Media Type"
-}, { detail: Schema.String }) {}
+export class UnsupportedMediaType extends HttpApiError.Problem<UnsupportedMediaType>()("UnsupportedMediaType", problemDeclaration(415), { detail: Schema.String }) {}
 
 /** 422: the request is well-formed but names something that cannot be used (a media file never finalized). */
-export class UnprocessableContent extends HttpApiError.Problem<UnprocessableContent>()("UnprocessableContent", {
-  type: "about:blank",
-  status: 422,
-  title: "Unprocessable Content"
-}, {
+export class UnprocessableContent extends HttpApiError.Problem<UnprocessableContent>()("UnprocessableContent", problemDeclaration(422), {
   detail: Schema.String,
   errors: Schema.Array(ProblemIssue)
 }) {}
@@ -82,28 +86,16 @@ export class UnprocessableContent extends HttpApiError.Problem<UnprocessableCont
  * 502: every upstream the request depended on failed (each language model of the chain);
  * `attempts` says which were tried, how each ended and how long it took.
  */
-export class BadGateway extends HttpApiError.Problem<BadGateway>()("BadGateway", {
-  type: "about:blank",
-  status: 502,
-  title: "Bad Gateway"
-}, {
+export class BadGateway extends HttpApiError.Problem<BadGateway>()("BadGateway", problemDeclaration(502), {
   detail: Schema.String,
   attempts: Schema.Array(GenerationAttempt)
 }) {}
 
 /** 500: an unexpected failure; the detail never carries internals. */
-export class InternalProblem extends HttpApiError.Problem<InternalProblem>()("InternalProblem", {
-  type: "about:blank",
-  status: 500,
-  title: "Internal Server Error"
-}, { detail: Schema.String }) {}
+export class InternalProblem extends HttpApiError.Problem<InternalProblem>()("InternalProblem", problemDeclaration(500), { detail: Schema.String }) {}
 
 /** 503: a dependency (database, storage) did not answer; retrying later may work. */
-export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()("ServiceUnavailable", {
-  type: "about:blank",
-  status: 503,
-  title: "Service Unavailable"
-}, { detail: Schema.String }) {}
+export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()("ServiceUnavailable", problemDeclaration(503), { detail: Schema.String }) {}
 
 /** 401: credentials are missing or wrong. Rendered with a `WWW-Authenticate` challenge. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
@@ -112,7 +104,7 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
 
 const UnauthorizedBody = Schema.Struct({
   type: Schema.Literal("about:blank"),
-  title: Schema.Literal("Unauthorized"),
+  title: Schema.Literal(problemTitles[401]),
   status: Schema.Literal(401),
   detail: Schema.String
 }).pipe(
@@ -131,7 +123,7 @@ export const UnauthorizedResponse = Unauthorized.pipe(
   }, {
     decode: ({ body }) => new Unauthorized({ detail: body.detail }),
     encode: (error) => ({
-      body: { type: "about:blank" as const, title: "Unauthorized" as const, status: 401 as const, detail: error.detail },
+      body: { type: "about:blank" as const, title: problemTitles[401], status: 401 as const, detail: error.detail },
       headers: { "www-authenticate": bearerChallenge }
     })
   }),

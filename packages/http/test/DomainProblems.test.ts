@@ -1,0 +1,83 @@
+import {
+  CourseNotFound,
+  type CourseId,
+  CourseSlugNotFound,
+  FileTooLarge,
+  GenerationFailed,
+  type LessonId,
+  LessonNotFound,
+  NoModelConfigured,
+  PersistenceError,
+  StorageError,
+  UnsupportedFileType,
+  UploadExpired,
+  UploadNotFound,
+  UploadNotReceived,
+  VideoNotFound
+} from "@coursekit/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { type DomainError, domainProblems, problemOf, problemsFor } from "../src/DomainProblems.ts"
+import { problemTitles } from "../src/Problems.ts"
+
+const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { readonly _tag: Tag }> } = {
+  CourseNotFound: new CourseNotFound({ id: 7 as CourseId }),
+  CourseSlugNotFound: new CourseSlugNotFound({ slug: "intro" }),
+  LessonNotFound: new LessonNotFound({ course_id: 7 as CourseId, id: 3 as LessonId }),
+  VideoNotFound: new VideoNotFound({ video_key: "media/x.mp4" }),
+  PersistenceError: new PersistenceError({ operation: "find course", cause: new Error("secret internals") }),
+  StorageError: new StorageError({ operation: "head object", cause: new Error("secret internals") }),
+  UploadNotFound: new UploadNotFound({ file_key: "media/y.png" }),
+  UploadNotReceived: new UploadNotReceived({ file_key: "media/y.png" }),
+  UploadExpired: new UploadExpired({ file_key: "media/y.png" }),
+  FileTooLarge: new FileTooLarge({ size_bytes: 11, max_bytes: 10 }),
+  UnsupportedFileType: new UnsupportedFileType({ content_type: "image/svg+xml", allowed: ["image/png"] }),
+  GenerationFailed: new GenerationFailed({ attempts: [] }),
+  NoModelConfigured: new NoModelConfigured({ hint: "Set AI_PRIMARY_PROVIDER." })
+}
+
+const expectedStatus: { readonly [Tag in DomainError["_tag"]]: number } = {
+  CourseNotFound: 404,
+  CourseSlugNotFound: 404,
+  LessonNotFound: 404,
+  UploadNotFound: 404,
+  UploadNotReceived: 409,
+  UploadExpired: 410,
+  FileTooLarge: 413,
+  UnsupportedFileType: 415,
+  VideoNotFound: 422,
+  GenerationFailed: 502,
+  PersistenceError: 503,
+  StorageError: 503,
+  NoModelConfigured: 503
+}
+
+describe("DomainProblems: the table of the core's errors", () => {
+  for (const tag of Object.keys(one) as Array<DomainError["_tag"]>) {
+    it.effect(`${tag} becomes the problem class the contract declares for it, with its status and title`, () =>
+      Effect.gen(function*() {
+        const problem = (yield* problemOf(one[tag])) as { status: number; title: string; detail: string }
+        assert.instanceOf(problem, domainProblems[tag].problem as never)
+        assert.strictEqual(problem.status, expectedStatus[tag])
+        assert.strictEqual(problem.title, problemTitles[problem.status as keyof typeof problemTitles])
+        assert.notInclude(problem.detail, "secret internals")
+      }))
+  }
+
+  it("problemsFor names each problem class once, in the order of first mention", () => {
+    assert.deepStrictEqual(
+      problemsFor("CourseNotFound", "LessonNotFound", "PersistenceError", "StorageError", "UploadNotReceived"),
+      [domainProblems.CourseNotFound.problem, domainProblems.PersistenceError.problem, domainProblems.UploadNotReceived.problem]
+    )
+  })
+
+  it.effect("the 422 of an unknown video says where to upload it and points at body.video_key", () =>
+    Effect.gen(function*() {
+      const problem = yield* problemOf(one.VideoNotFound)
+      assert.strictEqual(
+        problem.detail,
+        `video_key "media/x.mp4" names no finalized media file: upload it through /admin/media/upload-url and /admin/media/finalize-upload first.`
+      )
+      assert.deepStrictEqual(problem.errors, [{ path: "body.video_key", message: problem.detail }])
+    }))
+})
