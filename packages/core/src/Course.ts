@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
+import * as RecordVariants from "./RecordVariants.ts"
 import { storableText } from "./StorableText.ts"
 
 /** Longest accepted title, in characters, after trimming. */
@@ -47,68 +48,64 @@ export const ContentHtml = Schema.String.check(
     "responses show what was stored."
 }))
 
-/** A course as stored: everything but the derived `thumbnail_url`. */
-export const CourseRecord = Schema.Struct({
-  id: CourseId,
-  title: Schema.String,
-  slug: Schema.String,
-  content_html: Schema.String,
-  thumbnail_key: Schema.NullOr(Schema.String),
-  created_at: Schema.DateTimeUtcFromString,
-  updated_at: Schema.DateTimeUtcFromString
+/**
+ * The course, defined once: every shape below is derived from these fields (see
+ * `RecordVariants`).
+ */
+export const CourseFields = RecordVariants.Struct({
+  id: RecordVariants.generated(CourseId, ["api", "listItem", "public"]),
+  title: RecordVariants.authored(Schema.String, CourseTitle, ["api", "listItem", "public"]),
+  slug: RecordVariants.generated(
+    Schema.String.annotate({ description: "Generated from the title at creation; unique; never changes afterwards." }),
+    ["api", "listItem", "public"]
+  ),
+  content_html: RecordVariants.authored(Schema.String, ContentHtml, ["api", "public"]),
+  thumbnail_key: RecordVariants.maintained(
+    Schema.NullOr(Schema.String).annotate({ description: "Storage key of the thumbnail; null until an upload is finalized." }),
+    ["api"]
+  ),
+  thumbnail_url: RecordVariants.derived(
+    Schema.NullOr(Schema.String).annotate({ description: "Public address of the thumbnail; null until an upload is finalized." }),
+    ["api", "listItem", "public"]
+  ),
+  created_at: RecordVariants.timestamp(["api"]),
+  updated_at: RecordVariants.timestamp(["api"])
 })
+
+/** A course as stored: everything but the derived `thumbnail_url`. */
+export const CourseRecord = RecordVariants.extract(CourseFields, "stored")
 export type CourseRecord = typeof CourseRecord.Type
 
 /** The specification's CourseResponse, plus creation and update instants. */
-export const Course = Schema.Struct({
-  id: CourseId,
-  title: Schema.String,
-  slug: Schema.String.annotate({
-    description: "Generated from the title at creation; unique; never changes afterwards."
-  }),
-  content_html: Schema.String,
-  thumbnail_key: Schema.NullOr(Schema.String).annotate({
-    description: "Storage key of the thumbnail; null until an upload is finalized."
-  }),
-  thumbnail_url: Schema.NullOr(Schema.String).annotate({
-    description: "Public address of the thumbnail; null until an upload is finalized."
-  }),
-  created_at: Schema.DateTimeUtcFromString,
-  updated_at: Schema.DateTimeUtcFromString
-}).annotate({ identifier: "Course" })
+export const Course = RecordVariants.extract(CourseFields, "api").annotate({ identifier: "Course" })
 export type Course = typeof Course.Type
 
-/** A row of the course list as stored. */
-export const CourseListRow = Schema.Struct({
-  id: CourseId,
-  title: Schema.String,
-  slug: Schema.String,
-  thumbnail_key: Schema.NullOr(Schema.String)
-})
+/** A row of the course list as stored: what the list item is made of. */
+export const CourseListRow = CourseRecord.mapFields(Struct.pick(["id", "title", "slug", "thumbnail_key"]))
 export type CourseListRow = typeof CourseListRow.Type
 
 /** An element of the course list: no body, no storage key. */
-export const CourseListItem = Schema.Struct({
-  id: CourseId,
-  title: Schema.String,
-  slug: Schema.String,
-  thumbnail_url: Schema.NullOr(Schema.String)
-}).annotate({ identifier: "CourseListItem" })
+export const CourseListItem = RecordVariants.extract(CourseFields, "listItem").annotate({ identifier: "CourseListItem" })
 export type CourseListItem = typeof CourseListItem.Type
 
 /** The body of `POST /courses`. */
-export const CourseCreate = Schema.Struct({
-  title: CourseTitle,
-  content_html: ContentHtml
-}).annotate({ identifier: "CourseCreate" })
+export const CourseCreate = RecordVariants.extract(CourseFields, "create").annotate({ identifier: "CourseCreate" })
 export type CourseCreate = typeof CourseCreate.Type
 
 /** The body of `PATCH /courses/{id}`: the fields to change. The slug never changes. */
-export const CourseUpdate = Schema.Struct({
-  title: Schema.optionalKey(CourseTitle),
-  content_html: Schema.optionalKey(ContentHtml)
-}).annotate({ identifier: "CourseUpdate" })
+export const CourseUpdate = RecordVariants.extract(CourseFields, "update").annotate({ identifier: "CourseUpdate" })
 export type CourseUpdate = typeof CourseUpdate.Type
+
+/** What the use cases hand the repository to create a course (besides the slug's base). */
+export const CourseInsert = RecordVariants.extract(CourseFields, "insert")
+export type CourseInsert = typeof CourseInsert.Type
+
+/** Fields of a stored course that may change. The slug is not among them. */
+export const CourseChanges = RecordVariants.extract(CourseFields, "changes")
+export type CourseChanges = typeof CourseChanges.Type
+
+/** What students see of a course (the public course adds `purchased` and its lessons). */
+export const CoursePublicView = RecordVariants.extract(CourseFields, "public")
 
 /** A request for one page of the course list: ids ≥ `cursor`, ascending. */
 export interface CoursePageRequest {

@@ -5,25 +5,26 @@
  * @since 0.1.0
  */
 import { Context, DateTime, Effect, Layer, Ref } from "effect"
-import { type CourseId, CourseNotFound, type CourseListRow, type CourseRecord, CourseSlugNotFound } from "./Course.ts"
+import {
+  type CourseChanges,
+  type CourseId,
+  type CourseInsert,
+  CourseNotFound,
+  CourseListRow,
+  type CourseRecord,
+  CourseSlugNotFound
+} from "./Course.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
+import * as RecordVariants from "./RecordVariants.ts"
 import * as Slug from "./Slug.ts"
 
-/** What the catalogue hands the repository to create a course. */
-export interface NewCourse {
-  readonly title: string
+/** What the use cases hand the repository to create a course. */
+export interface NewCourse extends CourseInsert {
   /** Base slug from {@link Slug.fromTitle}; may be `""`. */
   readonly slugBase: string
-  readonly content_html: string
 }
 
-/** Fields of a stored course that may change. The slug is not among them. */
-export interface CourseChanges {
-  readonly title?: string
-  readonly content_html?: string
-  /** Set by a finalized thumbnail upload; `null` clears it. */
-  readonly thumbnail_key?: string | null
-}
+const listRow = RecordVariants.pick(CourseListRow)
 
 /**
  * Stores courses.
@@ -70,11 +71,11 @@ export class CourseRepo extends Context.Service<CourseRepo, {
           for (const stored of courses.values()) taken.add(stored.slug)
           let n = 1
           while (taken.has(Slug.candidate(base, n))) n++
+          const { slugBase: _, ...fields } = course
           const record: CourseRecord = {
+            ...fields,
             id,
-            title: course.title,
             slug: Slug.candidate(base, n),
-            content_html: course.content_html,
             thumbnail_key: null,
             created_at: now,
             updated_at: now
@@ -107,7 +108,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         for (const record of courses.values()) {
           if (rows.length >= request.limit) break
           if (record.id < from) continue
-          rows.push({ id: record.id, title: record.title, slug: record.slug, thumbnail_key: record.thumbnail_key })
+          rows.push(listRow(record))
         }
         return rows
       })
@@ -117,13 +118,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         const updated = yield* Ref.modify(state, (current) => {
           const record = current.courses.get(id)
           if (record === undefined) return [undefined, current]
-          const next: CourseRecord = {
-            ...record,
-            ...(changes.title === undefined ? {} : { title: changes.title }),
-            ...(changes.content_html === undefined ? {} : { content_html: changes.content_html }),
-            ...(changes.thumbnail_key === undefined ? {} : { thumbnail_key: changes.thumbnail_key }),
-            updated_at: now
-          }
+          const next: CourseRecord = { ...record, ...RecordVariants.definedOnly(changes), updated_at: now }
           return [next, { ...current, version: current.version + 1, courses: new Map(current.courses).set(id, next) }]
         })
         if (updated === undefined) return yield* new CourseNotFound({ id })

@@ -3,8 +3,9 @@
  *
  * @since 0.1.0
  */
-import { type DateTime, Schema } from "effect"
+import { Schema } from "effect"
 import { ContentHtml, CourseId, CourseTitle, maxId, titleMaxLength } from "./Course.ts"
+import * as RecordVariants from "./RecordVariants.ts"
 import { storableText } from "./StorableText.ts"
 
 /** Longest accepted lesson title, in characters, after trimming. */
@@ -30,55 +31,98 @@ const VideoKey = Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024), sto
   description: "Storage key of a finalized media file (see /admin/media), or null for no video."
 })
 
+/** How a viewer may see a lesson of the public course. */
+export const LessonAccess = Schema.Literals(["preview", "purchased", "locked"]).annotate({
+  description: "preview: open to everyone; purchased: open because the viewer bought the course; " +
+    "locked: title only."
+})
+export type LessonAccess = typeof LessonAccess.Type
+
+/**
+ * The lesson, defined once: every shape below (and the public course's lessons) is
+ * derived from these fields (see `RecordVariants`). Optional inputs get their defaults
+ * in the `Lessons` use case: no body, no video, not a preview, at the end.
+ */
+export const LessonFields = RecordVariants.Struct({
+  id: RecordVariants.generated(LessonId, ["api", "public"]),
+  course_id: RecordVariants.generated(CourseId, ["api"]),
+  title: RecordVariants.authored(Schema.String, LessonTitle, ["api", "public"]),
+  position: RecordVariants.Field({
+    stored: Schema.Int,
+    // Absent or past the end: at the end.
+    insert: Schema.optional(Schema.Int),
+    changes: Schema.optional(Schema.Int),
+    create: Schema.optionalKey(LessonPosition),
+    update: Schema.optionalKey(LessonPosition),
+    api: Schema.Int,
+    public: Schema.Int
+  }),
+  is_preview: RecordVariants.authoredOptional(
+    Schema.Boolean.annotate({ description: "When true, the public course shows this lesson's content and video to everyone." }),
+    Schema.Boolean,
+    ["api", "public"]
+  ),
+  access: RecordVariants.derived(LessonAccess, ["public"]),
+  content_html: RecordVariants.Field({
+    stored: Schema.String,
+    insert: Schema.String,
+    changes: Schema.optional(Schema.String),
+    create: Schema.optionalKey(ContentHtml),
+    update: Schema.optionalKey(ContentHtml),
+    api: Schema.String,
+    public: Schema.NullOr(Schema.String).annotate({ description: "Null when the lesson is locked." })
+  }),
+  video_key: RecordVariants.authoredOptional(Schema.NullOr(Schema.String), VideoKey, ["api"]),
+  video_url: RecordVariants.Field({
+    api: Schema.NullOr(Schema.String).annotate({ description: "Public address of the video; null without one." }),
+    public: Schema.NullOr(Schema.String).annotate({ description: "Null when the lesson is locked or has no video." })
+  }),
+  created_at: RecordVariants.timestamp(["api"]),
+  updated_at: RecordVariants.timestamp(["api"])
+})
+
 /** A lesson as stored: everything but the derived `video_url`. */
-export interface LessonRecord {
-  readonly id: LessonId
-  readonly course_id: CourseId
-  readonly title: string
-  readonly content_html: string
-  readonly video_key: string | null
-  readonly is_preview: boolean
-  readonly position: number
-  readonly created_at: DateTime.Utc
-  readonly updated_at: DateTime.Utc
-}
+export const LessonRecord = RecordVariants.extract(LessonFields, "stored")
+export type LessonRecord = typeof LessonRecord.Type
 
 /** A lesson as the admin API shows it. */
-export const Lesson = Schema.Struct({
-  id: LessonId,
-  course_id: CourseId,
-  title: Schema.String,
-  content_html: Schema.String,
-  video_key: Schema.NullOr(Schema.String),
-  video_url: Schema.NullOr(Schema.String).annotate({ description: "Public address of the video; null without one." }),
-  is_preview: Schema.Boolean.annotate({
-    description: "When true, the public course shows this lesson's content and video to everyone."
-  }),
-  position: Schema.Int,
-  created_at: Schema.DateTimeUtcFromString,
-  updated_at: Schema.DateTimeUtcFromString
-}).annotate({ identifier: "Lesson" })
+export const Lesson = RecordVariants.extract(LessonFields, "api").annotate({ identifier: "Lesson" })
 export type Lesson = typeof Lesson.Type
 
 /** The body of `POST /courses/{id}/lessons`. */
-export const LessonCreate = Schema.Struct({
-  title: LessonTitle,
-  content_html: Schema.optionalKey(ContentHtml),
-  video_key: Schema.optionalKey(VideoKey),
-  is_preview: Schema.optionalKey(Schema.Boolean),
-  position: Schema.optionalKey(LessonPosition)
-}).annotate({ identifier: "LessonCreate" })
+export const LessonCreate = RecordVariants.extract(LessonFields, "create").annotate({ identifier: "LessonCreate" })
 export type LessonCreate = typeof LessonCreate.Type
 
 /** The body of `PATCH /courses/{id}/lessons/{lesson_id}`: the fields to change. */
-export const LessonUpdate = Schema.Struct({
-  title: Schema.optionalKey(LessonTitle),
-  content_html: Schema.optionalKey(ContentHtml),
-  video_key: Schema.optionalKey(VideoKey),
-  is_preview: Schema.optionalKey(Schema.Boolean),
-  position: Schema.optionalKey(LessonPosition)
-}).annotate({ identifier: "LessonUpdate" })
+export const LessonUpdate = RecordVariants.extract(LessonFields, "update").annotate({ identifier: "LessonUpdate" })
 export type LessonUpdate = typeof LessonUpdate.Type
+
+/** What the use case hands the repository to create a lesson (HTML already sanitized). */
+export const LessonInsert = RecordVariants.extract(LessonFields, "insert")
+export type LessonInsert = typeof LessonInsert.Type
+
+/** Fields of a stored lesson that may change; `position` moves it. */
+export const LessonChanges = RecordVariants.extract(LessonFields, "changes")
+export type LessonChanges = typeof LessonChanges.Type
+
+/** A lesson of the public course. */
+export const PublicLesson = RecordVariants.extract(LessonFields, "public").annotate({ identifier: "PublicLesson" })
+export type PublicLesson = typeof PublicLesson.Type
+
+/**
+ * A lesson as the public course may show it, as the repository reads it. For a viewer
+ * without access to the whole course, `content_html` and `video_key` of lessons that are
+ * not previews are null.
+ */
+export const ViewerLesson = LessonRecord.mapFields((fields) => ({
+  id: fields.id,
+  title: fields.title,
+  position: fields.position,
+  is_preview: fields.is_preview,
+  content_html: Schema.NullOr(fields.content_html),
+  video_key: fields.video_key
+}))
+export type ViewerLesson = typeof ViewerLesson.Type
 
 // --- errors ---------------------------------------------------------------------------
 

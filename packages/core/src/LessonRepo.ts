@@ -8,40 +8,19 @@
 import { Context, DateTime, Effect, Layer, Ref } from "effect"
 import { type CourseId, CourseNotFound } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
-import { type LessonId, LessonNotFound, type LessonRecord } from "./Lesson.ts"
+import {
+  type LessonChanges,
+  type LessonId,
+  type LessonInsert,
+  LessonNotFound,
+  type LessonRecord,
+  type ViewerLesson
+} from "./Lesson.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
+import * as RecordVariants from "./RecordVariants.ts"
 
 /** What the use case hands the repository to create a lesson (HTML already sanitized). */
-export interface NewLesson {
-  readonly title: string
-  readonly content_html: string
-  readonly video_key: string | null
-  readonly is_preview: boolean
-  /** Where to insert it; absent or past the end: at the end. */
-  readonly position?: number | undefined
-}
-
-/** Fields of a stored lesson that may change; `position` moves it. */
-export interface LessonChanges {
-  readonly title?: string | undefined
-  readonly content_html?: string | undefined
-  readonly video_key?: string | null | undefined
-  readonly is_preview?: boolean | undefined
-  readonly position?: number | undefined
-}
-
-/**
- * A lesson as the public course may show it. For a viewer without access to the whole
- * course, `content_html` and `video_key` of lessons that are not previews are null.
- */
-export interface ViewerLesson {
-  readonly id: LessonId
-  readonly title: string
-  readonly position: number
-  readonly is_preview: boolean
-  readonly content_html: string | null
-  readonly video_key: string | null
-}
+export type NewLesson = LessonInsert
 
 /**
  * Stores lessons.
@@ -96,12 +75,9 @@ export class LessonRepo extends Context.Service<LessonRepo, {
             if (sibling.position >= position) next.set(sibling.id, { ...sibling, position: sibling.position + 1 })
           }
           const record: LessonRecord = {
+            ...lesson,
             id: nextId as LessonId,
             course_id: courseId,
-            title: lesson.title,
-            content_html: lesson.content_html,
-            video_key: lesson.video_key,
-            is_preview: lesson.is_preview,
             position,
             created_at: now,
             updated_at: now
@@ -142,15 +118,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
               next.set(sibling.id, { ...sibling, position: sibling.position + 1 })
             }
           }
-          const record: LessonRecord = {
-            ...lesson,
-            ...(changes.title === undefined ? {} : { title: changes.title }),
-            ...(changes.content_html === undefined ? {} : { content_html: changes.content_html }),
-            ...(changes.video_key === undefined ? {} : { video_key: changes.video_key }),
-            ...(changes.is_preview === undefined ? {} : { is_preview: changes.is_preview }),
-            position: to,
-            updated_at: now
-          }
+          const record: LessonRecord = { ...lesson, ...RecordVariants.definedOnly(changes), position: to, updated_at: now }
           next.set(id, record)
           return [record, { ...current, lessons: next }]
         })

@@ -71,13 +71,13 @@ export class Lessons extends Context.Service<Lessons, {
 
         const update = Effect.fn("Lessons.update")(function*(courseId: CourseId, id: LessonId, changes: LessonUpdate) {
           yield* checkVideo(changes.video_key)
-          const record = yield* repo.update(courseId, id, {
-            title: changes.title,
-            content_html: changes.content_html === undefined ? undefined : yield* sanitizer.sanitizeAuthored(changes.content_html),
-            video_key: changes.video_key,
-            is_preview: changes.is_preview,
-            position: changes.position
-          })
+          const record = yield* repo.update(
+            courseId,
+            id,
+            changes.content_html === undefined
+              ? changes
+              : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) }
+          )
           return toLesson(record)
         })
 

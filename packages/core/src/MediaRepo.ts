@@ -8,15 +8,7 @@
  */
 import { Context, DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { PersistenceError } from "./PersistenceError.ts"
-import type { MediaFileId, MediaFileRecord } from "./Upload.ts"
-
-/** What finalize records: the size and type are the store's, never the client's. */
-export interface ConfirmedFile {
-  readonly key: string
-  readonly name: string
-  readonly size_bytes: number
-  readonly content_type: string
-}
+import type { ConfirmedFile, MediaFileId, MediaFileRecord } from "./Upload.ts"
 
 /**
  * Stores media file records.

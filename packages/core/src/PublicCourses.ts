@@ -11,11 +11,16 @@ import { Context, Effect, Layer } from "effect"
 import { CourseRepo } from "./CourseRepo.ts"
 import { Entitlements } from "./Entitlements.ts"
 import { FileUrl } from "./FileUrl.ts"
-import type { CourseSlugNotFound } from "./Course.ts"
-import type { PublicCourse, PublicLesson } from "./PublicCourse.ts"
+import { CoursePublicView, type CourseSlugNotFound } from "./Course.ts"
+import type { PublicLesson } from "./Lesson.ts"
+import type { PublicCourse } from "./PublicCourse.ts"
 import { LessonRepo } from "./LessonRepo.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
+import * as RecordVariants from "./RecordVariants.ts"
 import type { Viewer } from "./Viewer.ts"
+
+/** The course's fields students see, and no other stored field. */
+const publicFields = RecordVariants.pick(CoursePublicView)
 
 export class PublicCourses extends Context.Service<PublicCourses, {
   view(slug: string, viewer: Viewer): Effect.Effect<PublicCourse, CourseSlugNotFound | PersistenceError>
@@ -48,11 +53,10 @@ export class PublicCourses extends Context.Service<PublicCourses, {
           }
         })
         const response: PublicCourse = {
-          id: course.id,
-          title: course.title,
-          slug: course.slug,
-          content_html: course.content_html,
-          thumbnail_url: course.thumbnail_key === null ? null : files.publicUrl(course.thumbnail_key),
+          ...publicFields({
+            ...course,
+            thumbnail_url: course.thumbnail_key === null ? null : files.publicUrl(course.thumbnail_key)
+          }),
           purchased,
           lessons: publicLessons
         }

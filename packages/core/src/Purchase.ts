@@ -3,14 +3,21 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
 import { CourseId } from "./Course.ts"
+import * as RecordVariants from "./RecordVariants.ts"
 import { UserId } from "./Viewer.ts"
 
+/** A purchase, defined once (see `RecordVariants`). */
+export const PurchaseFields = RecordVariants.Struct({
+  course_id: RecordVariants.generated(CourseId, ["api"]),
+  user_id: RecordVariants.generated(UserId, ["api"]),
+  purchased_at: RecordVariants.timestamp(["api"], "When it was first recorded.")
+})
+
+/** A purchase as stored. */
+export const PurchaseRecord = RecordVariants.extract(PurchaseFields, "stored")
+export type PurchaseRecord = typeof PurchaseRecord.Type
+
 /** A recorded purchase, as `PUT /admin/courses/{id}/purchases/{user_id}` answers it. */
-export const Purchase = Schema.Struct({
-  course_id: CourseId,
-  user_id: UserId,
-  purchased_at: Schema.DateTimeUtcFromString.annotate({ description: "When it was first recorded." })
-}).annotate({ identifier: "Purchase" })
+export const Purchase = RecordVariants.extract(PurchaseFields, "api").annotate({ identifier: "Purchase" })
 export type Purchase = typeof Purchase.Type

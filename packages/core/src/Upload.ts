@@ -6,8 +6,9 @@
  *
  * @since 0.1.0
  */
-import { type DateTime, Duration, Schema } from "effect"
+import { Duration, Schema, SchemaGetter } from "effect"
 import { CourseId } from "./Course.ts"
+import * as RecordVariants from "./RecordVariants.ts"
 import { storableText } from "./StorableText.ts"
 
 /** Longest presigned PUT validity: the specification's 5 minutes. */
@@ -20,7 +21,8 @@ export const uploadUrlValiditySeconds = 300
 export const defaultGracePeriod: Duration.Duration = Duration.hours(1)
 
 /** What an upload is for: it decides the key, the allowed types and the size limit. */
-export type UploadPurpose = "thumbnail" | "media"
+export const UploadPurpose = Schema.Literals(["thumbnail", "media"])
+export type UploadPurpose = typeof UploadPurpose.Type
 
 /** Image types a thumbnail may have. SVG is never allowed: it can carry script. */
 export const thumbnailContentTypes = ["image/jpeg", "image/png", "image/webp", "image/gif", "image/avif"] as const
@@ -140,48 +142,73 @@ export const UploadUrlResponse = Schema.Struct({
 }).annotate({ identifier: "UploadUrlResponse" })
 export type UploadUrlResponse = typeof UploadUrlResponse.Type
 
-/** What the upload use cases record when they sign a PUT. */
-export interface NewUploadIntent {
-  readonly key: string
-  readonly purpose: UploadPurpose
-  readonly course_id: CourseId | null
-  readonly file_name: string
-  readonly content_type: string
-  readonly size_bytes: number | null
-  readonly expires_at: DateTime.Utc
-}
+/**
+ * A `bigint` column: node-postgres reads it as a string, other drivers as a number or a
+ * `bigint`. Sizes and ids stay far below 2^53.
+ */
+const BigintColumn = Schema.Unknown.pipe(
+  Schema.decodeTo(Schema.Int, { decode: SchemaGetter.transform(Number), encode: SchemaGetter.passthrough({ strict: false }) })
+)
 
-/** A recorded upload intent: a key the service issued and what it was issued for. */
-export interface UploadIntent extends NewUploadIntent {
-  readonly created_at: DateTime.Utc
-  readonly finalized_at: DateTime.Utc | null
-}
+/**
+ * An upload intent, defined once (see `RecordVariants`): a key the service issued and
+ * what it was issued for. Never shown by the API.
+ */
+export const UploadIntentFields = RecordVariants.Struct({
+  key: RecordVariants.Field({ stored: Schema.String, insert: Schema.String }),
+  purpose: RecordVariants.Field({ stored: UploadPurpose, insert: UploadPurpose }),
+  course_id: RecordVariants.Field({ stored: Schema.NullOr(CourseId), insert: Schema.NullOr(CourseId) }),
+  file_name: RecordVariants.Field({ stored: Schema.String, insert: Schema.String }),
+  content_type: RecordVariants.Field({ stored: Schema.String, insert: Schema.String }),
+  size_bytes: RecordVariants.Field({ stored: Schema.NullOr(BigintColumn), insert: Schema.NullOr(Schema.Int) }),
+  expires_at: RecordVariants.Field({ stored: Schema.DateTimeUtcFromDate, insert: Schema.DateTimeUtcFromString }),
+  created_at: RecordVariants.timestamp([]),
+  finalized_at: RecordVariants.Field({ stored: Schema.NullOr(Schema.DateTimeUtcFromDate) })
+})
+
+/** What the upload use cases record when they sign a PUT (instants encode as ISO strings). */
+export const NewUploadIntent = RecordVariants.extract(UploadIntentFields, "insert")
+export type NewUploadIntent = typeof NewUploadIntent.Type
+
+/** A recorded upload intent. */
+export const UploadIntent = RecordVariants.extract(UploadIntentFields, "stored")
+export type UploadIntent = typeof UploadIntent.Type
 
 /** A media file identifier: a positive integer, ascending in order of first finalize. */
 export const MediaFileId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })).pipe(Schema.brand("MediaFileId"))
 export type MediaFileId = typeof MediaFileId.Type
 
-/** The stored record of a confirmed upload (§2.8), keyed by storage key. */
-export interface MediaFileRecord {
-  readonly id: MediaFileId
-  readonly key: string
-  readonly name: string
-  /** Read from object storage, never from the client. */
-  readonly size_bytes: number
-  readonly content_type: string
-  readonly created_at: DateTime.Utc
-  readonly updated_at: DateTime.Utc
-}
+/** A media file (§2.8), defined once: the record of a confirmed upload, keyed by storage key. */
+export const MediaFileFields = RecordVariants.Struct({
+  id: RecordVariants.Field({ stored: BigintColumn.pipe(Schema.decodeTo(MediaFileId)), api: MediaFileId }),
+  url: RecordVariants.derived(Schema.String.annotate({ description: "Permanent public URL of the file." }), ["api"]),
+  key: RecordVariants.Field({ stored: Schema.String, insert: Schema.String }),
+  file_key: RecordVariants.derived(Schema.String, ["api"]),
+  name: RecordVariants.Field({ stored: Schema.String, insert: Schema.String, api: Schema.String }),
+  size_bytes: RecordVariants.Field({
+    stored: BigintColumn,
+    insert: Schema.Int,
+    api: Schema.Int.annotate({ description: "Size read from object storage, never taken from the client." })
+  }),
+  content_type: RecordVariants.Field({
+    stored: Schema.String,
+    insert: Schema.String,
+    api: Schema.String.annotate({ description: "Content type recorded by object storage." })
+  }),
+  created_at: RecordVariants.timestamp([]),
+  updated_at: RecordVariants.timestamp([])
+})
+
+/** The stored record of a confirmed upload, keyed by storage key. */
+export const MediaFileRecord = RecordVariants.extract(MediaFileFields, "stored")
+export type MediaFileRecord = typeof MediaFileRecord.Type
+
+/** What finalize records: the size and type are the store's, never the client's. */
+export const ConfirmedFile = RecordVariants.extract(MediaFileFields, "insert")
+export type ConfirmedFile = typeof ConfirmedFile.Type
 
 /** A media file as the API shows it. */
-export const MediaFile = Schema.Struct({
-  id: MediaFileId,
-  url: Schema.String.annotate({ description: "Permanent public URL of the file." }),
-  file_key: Schema.String,
-  name: Schema.String,
-  size_bytes: Schema.Int.annotate({ description: "Size read from object storage, never taken from the client." }),
-  content_type: Schema.String.annotate({ description: "Content type recorded by object storage." })
-}).annotate({ identifier: "MediaFile" })
+export const MediaFile = RecordVariants.extract(MediaFileFields, "api").annotate({ identifier: "MediaFile" })
 export type MediaFile = typeof MediaFile.Type
 
 /** A page of the media library request: ascending by id, cursor inclusive. */

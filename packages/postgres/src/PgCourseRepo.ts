@@ -15,37 +15,20 @@ import {
   CourseNotFound,
   CourseRepo,
   CourseSlugNotFound,
-  type CourseListRow,
-  type CourseRecord,
+  CourseListRow,
+  CourseRecord,
   type NewCourse,
   PersistenceError,
   Slug
 } from "@coursekit/core"
-import { Data, DateTime, Effect, Layer, Schedule } from "effect"
+import { Data, Effect, Layer, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
-interface CourseRow {
-  readonly id: number
-  readonly title: string
-  readonly slug: string
-  readonly content_html: string
-  readonly thumbnail_key: string | null
-  readonly created_at: Date | string
-  readonly updated_at: Date | string
-}
-
-const toRecord = (row: CourseRow): CourseRecord => ({
-  id: row.id as CourseId,
-  title: row.title,
-  slug: row.slug,
-  content_html: row.content_html,
-  thumbnail_key: row.thumbnail_key,
-  created_at: DateTime.makeUnsafe(row.created_at),
-  updated_at: DateTime.makeUnsafe(row.updated_at)
-})
-
+/** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
+const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(CourseRecord))
+const decodeListRows = Schema.decodeUnknownEffect(Schema.Array(CourseListRow))
 
 /** An insert lost its slug to a concurrent insert of another base; it is retried. */
 class SlugTaken extends Data.TaggedError("SlugTaken") {}
@@ -77,14 +60,14 @@ export const make = Effect.gen(function*() {
         }
         n += batch.length
       }
-      const rows = yield* sql<CourseRow>`
-        INSERT INTO courses (id, title, slug, content_html)
-        VALUES (${id}, ${course.title}, ${Slug.candidate(base, n)}, ${course.content_html})
+      const { slugBase: _, ...fields } = course
+      const rows = yield* decodeRecords(yield* sql`
+        INSERT INTO courses ${sql.insert({ ...fields, id, slug: Slug.candidate(base, n) })}
         ON CONFLICT (slug) DO NOTHING
         RETURNING *
-      `
+      `)
       if (rows.length === 0) return yield* Effect.fail(new SlugTaken())
-      return toRecord(rows[0]!)
+      return rows[0]!
     }).pipe(sql.withTransaction)
 
   const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse) {
@@ -99,45 +82,44 @@ export const make = Effect.gen(function*() {
   }, bounded(timeout, "insert course"))
 
   const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId) {
-    const rows = yield* sql<CourseRow>`SELECT * FROM courses WHERE id = ${id}`.pipe(
+    const rows = yield* sql`SELECT * FROM courses WHERE id = ${id}`.pipe(
+      Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("find course"))
     )
     if (rows.length === 0) return yield* new CourseNotFound({ id })
-    return toRecord(rows[0]!)
+    return rows[0]!
   }, bounded(timeout, "find course"))
 
   const findBySlug = Effect.fn("CourseRepo.findBySlug")(function*(slug: string) {
-    const rows = yield* sql<CourseRow>`SELECT * FROM courses WHERE slug = ${slug}`.pipe(
+    const rows = yield* sql`SELECT * FROM courses WHERE slug = ${slug}`.pipe(
+      Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("find course by slug"))
     )
     if (rows.length === 0) return yield* new CourseSlugNotFound({ slug })
-    return toRecord(rows[0]!)
+    return rows[0]!
   }, bounded(timeout, "find course by slug"))
 
   const list = Effect.fn("CourseRepo.list")(function*(request: {
     readonly cursor: CourseId | undefined
     readonly limit: number
   }) {
-    return yield* sql<CourseListRow>`
+    return yield* sql`
       SELECT id, title, slug, thumbnail_key FROM courses
       WHERE id >= ${request.cursor ?? 0}
       ORDER BY id
       LIMIT ${request.limit}
-    `.pipe(Effect.mapError(persistenceError("list courses")))
+    `.pipe(Effect.flatMap(decodeListRows), Effect.mapError(persistenceError("list courses")))
   }, bounded(timeout, "list courses"))
 
   const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
-    const rows = yield* sql<CourseRow>`
-      UPDATE courses SET
-        title = COALESCE(${changes.title ?? null}, title),
-        content_html = COALESCE(${changes.content_html ?? null}, content_html),
-        thumbnail_key = CASE WHEN ${changes.thumbnail_key !== undefined} THEN ${changes.thumbnail_key ?? null} ELSE thumbnail_key END,
-        updated_at = now()
+    const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
+    const rows = yield* sql`
+      UPDATE courses SET ${Object.keys(set).length === 0 ? sql`` : sql`${sql.update(set)},`} updated_at = now()
       WHERE id = ${id}
       RETURNING *
-    `.pipe(Effect.mapError(persistenceError("update course")))
+    `.pipe(Effect.flatMap(decodeRecords), Effect.mapError(persistenceError("update course")))
     if (rows.length === 0) return yield* new CourseNotFound({ id })
-    return toRecord(rows[0]!)
+    return rows[0]!
   }, bounded(timeout, "update course"))
 
   const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {

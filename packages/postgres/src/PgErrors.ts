@@ -5,7 +5,12 @@
  * @since 0.1.0
  */
 import { PersistenceError } from "@coursekit/core"
+import type { Schema } from "effect"
 import type { SqlError } from "effect/sql"
 
-/** `Effect.mapError(persistenceError("insert"))`. */
-export const persistenceError = (operation: string) => (cause: SqlError.SqlError) => new PersistenceError({ operation, cause })
+/**
+ * `Effect.mapError(persistenceError("insert"))`. A row that does not decode through its
+ * record's schema (`SchemaError`) is a store failure too: the service cannot use it.
+ */
+export const persistenceError = (operation: string) => (cause: SqlError.SqlError | Schema.SchemaError) =>
+  new PersistenceError({ operation, cause })

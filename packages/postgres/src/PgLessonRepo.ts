@@ -18,40 +18,20 @@ import {
   type LessonChanges,
   type LessonId,
   LessonNotFound,
-  type LessonRecord,
+  LessonRecord,
   LessonRepo,
   type NewLesson,
-  type ViewerLesson
+  RecordVariants,
+  ViewerLesson
 } from "@coursekit/core"
-import { DateTime, Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
-interface LessonRow {
-  readonly id: number
-  readonly course_id: number
-  readonly title: string
-  readonly content_html: string
-  readonly video_key: string | null
-  readonly is_preview: boolean
-  readonly position: number
-  readonly created_at: Date | string
-  readonly updated_at: Date | string
-}
-
-const toRecord = (row: LessonRow): LessonRecord => ({
-  id: row.id as LessonId,
-  course_id: row.course_id as CourseId,
-  title: row.title,
-  content_html: row.content_html,
-  video_key: row.video_key,
-  is_preview: row.is_preview,
-  position: row.position,
-  created_at: DateTime.makeUnsafe(row.created_at),
-  updated_at: DateTime.makeUnsafe(row.updated_at)
-})
-
+/** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
+const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(LessonRecord))
+const decodeViewerLessons = Schema.decodeUnknownEffect(Schema.Array(ViewerLesson))
 
 /**
  * The public course's lessons. Unless `unlocked`, `content_html` and `video_key` are
@@ -59,10 +39,10 @@ const toRecord = (row: LessonRow): LessonRecord => ({
  */
 export const viewerLessons = (sql: SqlClient.SqlClient, courseId: CourseId, unlocked: boolean) =>
   unlocked
-    ? sql<ViewerLesson>`
+    ? sql`
         SELECT id, title, position, is_preview, content_html, video_key
         FROM lessons WHERE course_id = ${courseId} ORDER BY position`
-    : sql<ViewerLesson>`
+    : sql`
         SELECT id, title, position, is_preview,
                CASE WHEN is_preview THEN content_html END AS content_html,
                CASE WHEN is_preview THEN video_key END AS video_key
@@ -86,28 +66,31 @@ export const make = Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new CourseNotFound({ id: courseId })
       const position = clamp(lesson.position, (yield* countOf(courseId)) + 1)
       yield* sql`UPDATE lessons SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${position}`
-      const rows = yield* sql<LessonRow>`
-        INSERT INTO lessons (course_id, title, content_html, video_key, is_preview, position)
-        VALUES (${courseId}, ${lesson.title}, ${lesson.content_html}, ${lesson.video_key}, ${lesson.is_preview}, ${position})
+      const rows = yield* decodeRecords(yield* sql`
+        INSERT INTO lessons ${sql.insert({ ...lesson, course_id: courseId, position })}
         RETURNING *
-      `
-      return toRecord(rows[0]!)
-    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("insert lesson")(error))))
+      `)
+      return rows[0]!
+    }).pipe(sql.withTransaction, Effect.catchTags({
+      SqlError: (error) => Effect.fail(persistenceError("insert lesson")(error)),
+      SchemaError: (error) => Effect.fail(persistenceError("insert lesson")(error))
+    }))
   }, bounded(timeout, "insert lesson"))
 
   const list = Effect.fn("LessonRepo.list")(function*(courseId: CourseId) {
-    const rows = yield* sql<LessonRow>`SELECT * FROM lessons WHERE course_id = ${courseId} ORDER BY position`.pipe(
+    return yield* sql`SELECT * FROM lessons WHERE course_id = ${courseId} ORDER BY position`.pipe(
+      Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("list lessons"))
     )
-    return rows.map(toRecord)
   }, bounded(timeout, "list lessons"))
 
   const findById = Effect.fn("LessonRepo.findById")(function*(courseId: CourseId, id: LessonId) {
-    const rows = yield* sql<LessonRow>`SELECT * FROM lessons WHERE id = ${id} AND course_id = ${courseId}`.pipe(
+    const rows = yield* sql`SELECT * FROM lessons WHERE id = ${id} AND course_id = ${courseId}`.pipe(
+      Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("find lesson"))
     )
     if (rows.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
-    return toRecord(rows[0]!)
+    return rows[0]!
   }, bounded(timeout, "find lesson"))
 
   const update = Effect.fn("LessonRepo.update")(function*(courseId: CourseId, id: LessonId, changes: LessonChanges) {
@@ -122,19 +105,17 @@ export const make = Effect.gen(function*() {
       } else if (to < from) {
         yield* sql`UPDATE lessons SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${to} AND position < ${from}`
       }
-      const rows = yield* sql<LessonRow>`
-        UPDATE lessons SET
-          title = COALESCE(${changes.title ?? null}, title),
-          content_html = COALESCE(${changes.content_html ?? null}, content_html),
-          video_key = CASE WHEN ${changes.video_key !== undefined} THEN ${changes.video_key ?? null} ELSE video_key END,
-          is_preview = COALESCE(${changes.is_preview ?? null}, is_preview),
-          position = ${to},
-          updated_at = now()
+      const { position: _, ...fields } = RecordVariants.definedOnly(changes)
+      const rows = yield* decodeRecords(yield* sql`
+        UPDATE lessons SET ${sql.update({ ...fields, position: to })}, updated_at = now()
         WHERE id = ${id}
         RETURNING *
-      `
-      return toRecord(rows[0]!)
-    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("update lesson")(error))))
+      `)
+      return rows[0]!
+    }).pipe(sql.withTransaction, Effect.catchTags({
+      SqlError: (error) => Effect.fail(persistenceError("update lesson")(error)),
+      SchemaError: (error) => Effect.fail(persistenceError("update lesson")(error))
+    }))
   }, bounded(timeout, "update lesson"))
 
   const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId) {
@@ -149,8 +130,10 @@ export const make = Effect.gen(function*() {
   }, bounded(timeout, "delete lesson"))
 
   const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, unlocked: boolean) {
-    const rows = yield* viewerLessons(sql, courseId, unlocked).pipe(Effect.mapError(persistenceError("list lessons for a viewer")))
-    return rows.map((row): ViewerLesson => ({ ...row, id: row.id as LessonId }))
+    return yield* viewerLessons(sql, courseId, unlocked).pipe(
+      Effect.flatMap(decodeViewerLessons),
+      Effect.mapError(persistenceError("list lessons for a viewer"))
+    )
   }, bounded(timeout, "list lessons for a viewer"))
 
   return LessonRepo.of({ insert, list, findById, update, delete: delete_, listForViewer })

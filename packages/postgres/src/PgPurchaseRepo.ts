@@ -9,27 +9,17 @@ import {
   type CourseId,
   CourseNotFound,
   Entitlements,
-  type Purchase,
+  PurchaseRecord,
   PurchaseRepo,
   type UserId
 } from "@coursekit/core"
-import { Context, DateTime, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
-interface PurchaseRow {
-  readonly user_id: string
-  readonly course_id: number
-  readonly purchased_at: Date | string
-}
-
-const toPurchase = (row: PurchaseRow): Purchase => ({
-  course_id: row.course_id as CourseId,
-  user_id: row.user_id as UserId,
-  purchased_at: DateTime.makeUnsafe(row.purchased_at)
-})
-
+/** Rows decoded through the record's schema: a row that does not decode is a store failure. */
+const decodePurchases = Schema.decodeUnknownEffect(Schema.Array(PurchaseRecord))
 
 /** The PostgreSQL purchase repository; needs an `effect/sql` `SqlClient`. */
 export const make = Effect.gen(function*() {
@@ -38,18 +28,18 @@ export const make = Effect.gen(function*() {
 
   const grant = Effect.fn("PurchaseRepo.grant")(function*(courseId: CourseId, userId: UserId) {
     // Inserted only if the course exists; a concurrent grant of the pair makes this one a no-op.
-    const inserted = yield* sql<PurchaseRow>`
+    const inserted = yield* sql`
       INSERT INTO purchases (user_id, course_id)
       SELECT ${userId}, id FROM courses WHERE id = ${courseId}
       ON CONFLICT (user_id, course_id) DO NOTHING
       RETURNING *
-    `.pipe(Effect.mapError(persistenceError("record purchase")))
-    if (inserted.length > 0) return toPurchase(inserted[0]!)
-    const existing = yield* sql<PurchaseRow>`
+    `.pipe(Effect.flatMap(decodePurchases), Effect.mapError(persistenceError("record purchase")))
+    if (inserted.length > 0) return inserted[0]!
+    const existing = yield* sql`
       SELECT * FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId}
-    `.pipe(Effect.mapError(persistenceError("read purchase")))
+    `.pipe(Effect.flatMap(decodePurchases), Effect.mapError(persistenceError("read purchase")))
     if (existing.length === 0) return yield* new CourseNotFound({ id: courseId })
-    return toPurchase(existing[0]!)
+    return existing[0]!
   }, bounded(timeout, "record purchase"))
 
   const revoke = Effect.fn("PurchaseRepo.revoke")(function*(courseId: CourseId, userId: UserId) {

@@ -1,0 +1,122 @@
+/**
+ * One definition per stored record, and every shape around it derived from that
+ * definition (Effect's `VariantSchema`). A record's fields are declared once, each with
+ * the kind of field it is; each shape is a variant extracted from them:
+ *
+ * - `stored`: the record as repositories return it; SQL rows are decoded through it.
+ * - `insert`: what a use case hands its repository to create one.
+ * - `changes`: what a use case hands its repository to change one (every key optional;
+ *   `undefined` changes nothing).
+ * - `create` / `update`: what the API accepts on create and on PATCH, with the input
+ *   rules (trimming, lengths, no NUL).
+ * - `api`, `listItem`, `public`: what the admin API shows, an element of a list, and
+ *   what students see.
+ *
+ * Adding a field is then one line in the definition, a migration, and the code that
+ * really uses the field.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { VariantSchema } from "effect/schema"
+
+const variants = VariantSchema.make({
+  variants: ["stored", "insert", "changes", "create", "update", "api", "listItem", "public"],
+  defaultVariant: "stored"
+})
+
+type Variant = "stored" | "insert" | "changes" | "create" | "update" | "api" | "listItem" | "public"
+
+// `Field` rejects keys that are not variants; the kinds below build their keys from
+// `Variant` only, which a generic `View` parameter keeps the checker from seeing.
+const field = variants.Field as <const A extends VariantSchema.Field.ConfigWithKeys<Variant>>(
+  config: A
+) => VariantSchema.Field<A>
+
+/** A field whose shapes differ from the kinds below: its schema per variant. */
+export const Field = field
+
+/** Declares a record's fields. */
+export const Struct = variants.Struct
+
+/** One shape of a record: `RecordVariants.extract(CourseFields, "api")`. */
+export const extract = variants.extract
+
+/** A shape that shows a record: the admin API's, a list's, the public one. */
+export type View = "api" | "listItem" | "public"
+
+const shownIn = <S extends Schema.Top, V extends View>(schema: S, views: ReadonlyArray<V>) => {
+  const config: Partial<Record<View, S>> = {}
+  for (const view of views) config[view] = schema
+  return config as { readonly [K in V]: S }
+}
+
+/** Assigned by the service or the store (ids, slugs): stored and shown, never written by a client. */
+export const generated = <S extends Schema.Top, V extends View>(schema: S, views: ReadonlyArray<V>) =>
+  field({ stored: schema, ...shownIn(schema, views) })
+
+/**
+ * Written by an author: required on create, optional on PATCH. `input` holds the input
+ * rules; `schema` is how it is stored and shown (stored values are never re-validated).
+ */
+export const authored = <S extends Schema.Top, I extends Schema.Top, V extends View>(
+  schema: S,
+  input: I,
+  views: ReadonlyArray<V>
+) =>
+  field({
+    stored: schema,
+    insert: schema,
+    changes: Schema.optional(schema),
+    create: input,
+    update: Schema.optionalKey(input),
+    ...shownIn(schema, views)
+  })
+
+/**
+ * Written by an author, and optional on create too: the use case decides what an absent
+ * value is stored as (the insert still names every field).
+ */
+export const authoredOptional = <S extends Schema.Top, I extends Schema.Top, V extends View>(
+  schema: S,
+  input: I,
+  views: ReadonlyArray<V>
+) =>
+  field({
+    stored: schema,
+    insert: schema,
+    changes: Schema.optional(schema),
+    create: Schema.optionalKey(input),
+    update: Schema.optionalKey(input),
+    ...shownIn(schema, views)
+  })
+
+/** Set by the service after creation (a finalized thumbnail's key): stored, changed, shown. */
+export const maintained = <S extends Schema.Top, V extends View>(schema: S, views: ReadonlyArray<V>) =>
+  field({ stored: schema, changes: Schema.optional(schema), ...shownIn(schema, views) })
+
+/** Computed from stored fields when shown (a key's public URL); never stored. */
+export const derived = <S extends Schema.Top, V extends View>(schema: S, views: ReadonlyArray<V>) =>
+  field(shownIn(schema, views))
+
+/** An instant the store sets: a `Date` in SQL rows, an ISO string in JSON. */
+export const timestamp = <V extends View>(views: ReadonlyArray<V>, description?: string) => {
+  const shown = description === undefined ? Schema.DateTimeUtcFromString : Schema.DateTimeUtcFromString.annotate({ description })
+  return field({ stored: Schema.DateTimeUtcFromDate, ...shownIn(shown, views) })
+}
+
+/** The fields of `value` that `shape` names, and no others (a view never leaks a stored field). */
+export const pick = <F extends Schema.Struct.Fields>(shape: Schema.Struct<F>) => {
+  const keys = Object.keys(shape.fields)
+  return <A extends { readonly [K in keyof F]: unknown }>(value: A): Pick<A, keyof F & keyof A> => {
+    const picked: Partial<Record<string, unknown>> = {}
+    for (const key of keys) picked[key] = value[key as keyof A]
+    return picked as Pick<A, keyof F & keyof A>
+  }
+}
+
+/** The keys of `changes` that are set: a key present as `undefined` changes nothing. */
+export const definedOnly = <A extends object>(changes: A): { readonly [K in keyof A]?: Exclude<A[K], undefined> } =>
+  Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as {
+    readonly [K in keyof A]?: Exclude<A[K], undefined>
+  }
