@@ -8,7 +8,7 @@ import { Context, DateTime, Effect, Layer, Ref } from "effect"
 import {
   type CourseChanges,
   type CourseId,
-  type CourseInsert,
+  CourseInsert,
   CourseNotFound,
   CourseListRow,
   type CourseRecord,
@@ -25,6 +25,7 @@ export interface NewCourse extends CourseInsert {
 }
 
 const listRow = RecordVariants.pick(CourseListRow)
+const absent = RecordVariants.absentAsNull(CourseInsert)
 
 /**
  * Stores courses.
@@ -73,6 +74,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
           while (taken.has(Slug.candidate(base, n))) n++
           const { slugBase: _, ...fields } = course
           const record: CourseRecord = {
+            ...absent,
             ...fields,
             id,
             slug: Slug.candidate(base, n),

@@ -54,7 +54,7 @@ export class Courses extends Context.Service<Courses, {
 
       const create = Effect.fn("Courses.create")(function*(input: CourseCreate) {
         const record = yield* repo.insert({
-          title: input.title,
+          ...input,
           slugBase: Slug.fromTitle(input.title),
           content_html: yield* sanitizer.sanitizeAuthored(input.content_html)
         })

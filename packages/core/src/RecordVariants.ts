@@ -91,6 +91,24 @@ export const authoredOptional = <S extends Schema.Top, I extends Schema.Top, V e
     ...shownIn(schema, views)
   })
 
+/**
+ * Written by an author and optional everywhere: absent on create is stored as `null`
+ * (the column's default; `absentAsNull` for stores without one), `null` on PATCH clears it.
+ */
+export const authoredNullable = <S extends Schema.Top, I extends Schema.Top, V extends View>(
+  schema: S,
+  input: I,
+  views: ReadonlyArray<V>
+) =>
+  field({
+    stored: Schema.NullOr(schema),
+    insert: Schema.optionalKey(Schema.NullOr(schema)),
+    changes: Schema.optional(Schema.NullOr(schema)),
+    create: Schema.optionalKey(Schema.NullOr(input)),
+    update: Schema.optionalKey(Schema.NullOr(input)),
+    ...shownIn(Schema.NullOr(schema), views)
+  })
+
 /** Set by the service after creation (a finalized thumbnail's key): stored, changed, shown. */
 export const maintained = <S extends Schema.Top, V extends View>(schema: S, views: ReadonlyArray<V>) =>
   field({ stored: schema, changes: Schema.optional(schema), ...shownIn(schema, views) })
@@ -113,6 +131,16 @@ export const pick = <F extends Schema.Struct.Fields>(shape: Schema.Struct<F>) =>
     for (const key of keys) picked[key] = value[key as keyof A]
     return picked as Pick<A, keyof F & keyof A>
   }
+}
+
+/**
+ * `null` for every key an insert may leave out (`authoredNullable` fields), for stores
+ * that have no column defaults: `{ ...absentAsNull(CourseInsert), ...insert }`.
+ */
+export const absentAsNull = <F extends Schema.Struct.Fields>(insert: Schema.Struct<F>): Readonly<Record<string, null>> => {
+  const nulls: Record<string, null> = {}
+  for (const [key, schema] of Object.entries(insert.fields)) if (schema.ast.context?.isOptional === true) nulls[key] = null
+  return nulls
 }
 
 /** The keys of `changes` that are set: a key present as `undefined` changes nothing. */
