@@ -137,11 +137,14 @@ export const pick = <F extends Schema.Struct.Fields>(shape: Schema.Struct<F>) =>
  * `null` for every key an insert may leave out (`authoredNullable` fields), for stores
  * that have no column defaults: `{ ...absentAsNull(CourseInsert), ...insert }`.
  */
-export const absentAsNull = <F extends Schema.Struct.Fields>(insert: Schema.Struct<F>): Readonly<Record<string, null>> => {
+export const absentAsNull = <F extends Schema.Struct.Fields>(insert: Schema.Struct<F>): OptionalAsNull<Schema.Struct<F>["Type"]> => {
   const nulls: Record<string, null> = {}
   for (const [key, schema] of Object.entries(insert.fields)) if (schema.ast.context?.isOptional === true) nulls[key] = null
-  return nulls
+  return nulls as OptionalAsNull<Schema.Struct<F>["Type"]>
 }
+
+/** `null` for each optional key of `A`. */
+export type OptionalAsNull<A> = { readonly [K in keyof A as {} extends Pick<A, K> ? K : never]-?: null }
 
 /** The keys of `changes` that are set: a key present as `undefined` changes nothing. */
 export const definedOnly = <A extends object>(changes: A): { readonly [K in keyof A]?: Exclude<A[K], undefined> } =>
