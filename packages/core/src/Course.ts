@@ -13,6 +13,8 @@ import { storableText } from "./StorableText.ts"
 export const titleMaxLength = 200
 /** Longest accepted HTML body, in characters (about 1 MB of ASCII). */
 export const contentHtmlMaxLength = 1_000_000
+/** Longest accepted course description, in characters, after trimming. */
+export const descriptionMaxLength = 500
 /** Page size of the course list when the caller names none. */
 export const defaultPageSize = 10
 /** Largest page of the course list. */
@@ -35,6 +37,15 @@ export const CourseTitle = Schema.Trim.check(
   storableText("title"),
   Schema.isMaxLength(titleMaxLength, { message: `title must be at most ${titleMaxLength} characters` })
 ).pipe(Schema.annotate({ description: `Course title, trimmed; 1 to ${titleMaxLength} characters.` }))
+
+/** A course description as accepted on input: plain text, trimmed, 0..500 characters. */
+export const CourseDescription = Schema.Trim.check(
+  storableText("description"),
+  Schema.isMaxLength(descriptionMaxLength, { message: `description must be at most ${descriptionMaxLength} characters` })
+).pipe(Schema.annotate({
+  description: `Plain text (not HTML: clients show it as written), trimmed; at most ${descriptionMaxLength} characters. ` +
+    "null or absent: none."
+}))
 
 /** An HTML body as accepted on input. */
 export const ContentHtml = Schema.String.check(
@@ -60,6 +71,7 @@ export const CourseFields = RecordVariants.Struct({
     ["api", "listItem", "public"]
   ),
   content_html: RecordVariants.authored(Schema.String, ContentHtml, ["api", "public"]),
+  description: RecordVariants.authoredNullable(Schema.String, CourseDescription, ["api", "public"]),
   thumbnail_key: RecordVariants.maintained(
     Schema.NullOr(Schema.String).annotate({ description: "Storage key of the thumbnail; null until an upload is finalized." }),
     ["api"]

@@ -11,13 +11,15 @@ import createCourses from "./migrations/0001_create_courses.ts"
 import catalogueVersion from "./migrations/0002_catalogue_version.ts"
 import uploads from "./migrations/0003_uploads.ts"
 import lessonsPurchases from "./migrations/0004_lessons_purchases.ts"
+import courseDescription from "./migrations/0005_course_description.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
   "0001_create_courses": createCourses,
   "0002_catalogue_version": catalogueVersion,
   "0003_uploads": uploads,
-  "0004_lessons_purchases": lessonsPurchases
+  "0004_lessons_purchases": lessonsPurchases,
+  "0005_course_description": courseDescription
 }
 
 /** Table where applied migrations are recorded. */

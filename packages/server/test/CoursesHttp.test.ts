@@ -94,12 +94,14 @@ describe("standalone server over HTTP (PGlite)", () => {
           "title",
           "slug",
           "content_html",
+          "description",
           "thumbnail_key",
           "thumbnail_url",
           "created_at",
           "updated_at"
         ])
         assert.strictEqual(course.title, "Crème Brûlée: the Basics")
+        assert.isNull(course.description)
         assert.match(course.slug, /^creme-brulee-the-basics(-\d+)?$/)
         assert.strictEqual(course.content_html, "<p>Eggs</p>")
         assert.isNull(course.thumbnail_key)
@@ -251,6 +253,57 @@ describe("standalone server over HTTP (PGlite)", () => {
         assert.strictEqual(deleted.text, "")
         assertProblem(yield* call(`/courses/${created.id}`), 404)
         assertProblem(yield* call(`/courses/${created.id}`, { method: "DELETE", admin: true }), 404)
+      }))
+
+    it.effect("description: plain text, trimmed, kept on create, changed and cleared by PATCH, shown by GET and the public course", () =>
+      Effect.gen(function*() {
+        const created = yield* call("/courses", {
+          method: "POST",
+          admin: true,
+          json: { title: "Described", content_html: "<p>x</p>", description: "  Learn <b>bread</b> & butter.  " }
+        })
+        assert.strictEqual(created.status, 201)
+        // Plain text: stored as written (trimmed), never sanitized as HTML.
+        assert.strictEqual(created.body.description, "Learn <b>bread</b> & butter.")
+        assert.strictEqual((yield* call(`/courses/${created.body.id}`)).body.description, "Learn <b>bread</b> & butter.")
+        assert.strictEqual((yield* call(`/public/courses/${created.body.slug}`)).body.description, "Learn <b>bread</b> & butter.")
+        const changed = yield* call(`/courses/${created.body.id}`, { method: "PATCH", admin: true, json: { description: "Sourdough." } })
+        assert.strictEqual(changed.status, 200)
+        assert.strictEqual(changed.body.description, "Sourdough.")
+        assert.strictEqual(changed.body.title, "Described")
+        const untouched = yield* call(`/courses/${created.body.id}`, { method: "PATCH", admin: true, json: { title: "Renamed" } })
+        assert.strictEqual(untouched.body.description, "Sourdough.")
+        const cleared = yield* call(`/courses/${created.body.id}`, { method: "PATCH", admin: true, json: { description: null } })
+        assert.strictEqual(cleared.status, 200)
+        assert.isNull(cleared.body.description)
+        assert.isNull((yield* call(`/public/courses/${created.body.slug}`)).body.description)
+      }))
+
+    it.effect("description: 500 characters are accepted; 501, a NUL or a number are a 400 naming body.description, and nothing is written", () =>
+      Effect.gen(function*() {
+        const longest = yield* call("/courses", { method: "POST", admin: true, json: { title: "Longest", content_html: "", description: "d".repeat(500) } })
+        assert.strictEqual(longest.status, 201)
+        assert.strictEqual(longest.body.description.length, 500)
+        for (const description of ["d".repeat(501), "a\u0000b", 42]) {
+          const refused = yield* call("/courses", { method: "POST", admin: true, json: { title: "Refused description", content_html: "", description } })
+          assertProblem(refused, 400)
+          assert.strictEqual(refused.body.errors[0].path, "body.description")
+          const patched = yield* call(`/courses/${longest.body.id}`, { method: "PATCH", admin: true, json: { description } })
+          assertProblem(patched, 400)
+          assert.strictEqual(patched.body.errors[0].path, "body.description")
+        }
+        assert.strictEqual((yield* call(`/courses/${longest.body.id}`)).body.description, "d".repeat(500))
+      }))
+
+    it.effect("description is in the OpenAPI document: Course, CourseCreate, CourseUpdate and PublicCourse", () =>
+      Effect.gen(function*() {
+        const schemas = (yield* call("/openapi.json")).body.components.schemas
+        for (const name of ["Course", "CourseCreate", "CourseUpdate", "PublicCourse"]) {
+          assert.property(schemas[name].properties, "description", name)
+        }
+        assert.include(schemas.Course.required, "description")
+        assert.notInclude(schemas.CourseCreate.required ?? [], "description")
+        assert.notProperty(schemas.CourseListItem.properties, "description")
       }))
 
     it.effect("the Link header walks every page in ascending order, then stops", () =>

@@ -157,6 +157,22 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           assert.isNull((yield* repo.update(created.id, { thumbnail_key: null })).thumbnail_key)
         }))
 
+      it.effect("a description is stored and read back, changed and cleared; an insert without one reads null", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const title = unique("Described")
+          const described = yield* repo.insert({ title, slugBase: Slug.fromTitle(title), content_html: "", description: "Bread & <b>butter</b>" })
+          assert.strictEqual(described.description, "Bread & <b>butter</b>")
+          assert.strictEqual((yield* repo.findBySlug(described.slug)).description, "Bread & <b>butter</b>")
+          assert.strictEqual((yield* repo.update(described.id, { description: "Sourdough" })).description, "Sourdough")
+          assert.strictEqual((yield* repo.update(described.id, { title: "Renamed" })).description, "Sourdough")
+          assert.isNull((yield* repo.update(described.id, { description: null })).description)
+          assert.isNull((yield* repo.findById(described.id)).description)
+          const plain = yield* repo.insert({ title, slugBase: Slug.fromTitle(title), content_html: "" })
+          assert.isNull(plain.description)
+          assert.isNull((yield* repo.findById(plain.id)).description)
+        }))
+
       it.effect("version changes with every write and only with writes", () =>
         Effect.gen(function*() {
           const repo = yield* CourseRepo
