@@ -227,17 +227,8 @@ export interface NodeServerOptions {
   readonly gracefulShutdownTimeout?: Duration.Input
 }
 
-/**
- * Serves {@link layerRoutes} (or `routes`: them and more, such as a store's file routes)
- * with `node:http`, with the `RouteTable` of them all. Closing the layer stops accepting
- * connections, lets requests in flight finish (up to the grace period), then releases
- * everything the routes hold. `HttpServer` stays in the output so callers can read
- * the bound address (useful with port 0).
- */
-export const layerNodeServer = <E, R>(
-  options: NodeServerOptions,
-  routes: Layer.Layer<never, E, R> = layerRoutes as unknown as Layer.Layer<never, E, R>
-) =>
+// The one body of both forms of layerNodeServer, generic in its routes.
+const serveOnNode = <E, R>(options: NodeServerOptions, routes: Layer.Layer<never, E, R>) =>
   HttpRouter.serve(Layer.provide(routes, RouteTable.layer), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),
     Layer.provideMerge(NodeHttpServer.layer(
@@ -251,3 +242,24 @@ export const layerNodeServer = <E, R>(
     ))
   )
 
+/**
+ * What {@link layerNodeServer} builds over routes that fail with `E` and need `R`: the
+ * server, failing with `E` or a `ServeError`, needing what `R` names but the `RouteTable`.
+ */
+export type NodeServer<E, R> = ReturnType<typeof serveOnNode<E, R>>
+
+/**
+ * Serves {@link layerRoutes} (or `routes`: them and more, such as a store's file routes)
+ * with `node:http`, with the `RouteTable` of them all. Closing the layer stops accepting
+ * connections, lets requests in flight finish (up to the grace period), then releases
+ * everything the routes hold. `HttpServer` stays in the output so callers can read
+ * the bound address (useful with port 0).
+ */
+export function layerNodeServer(options: NodeServerOptions): NodeServer<never, RouteServices>
+export function layerNodeServer<E, R>(options: NodeServerOptions, routes: Layer.Layer<never, E, R>): NodeServer<E, R>
+export function layerNodeServer<E, R>(options: NodeServerOptions, routes?: Layer.Layer<never, E, R>) {
+  if (routes !== undefined) return serveOnNode(options, routes)
+  // Annotated: the compiler checks that the first signature is true of `layerRoutes`.
+  const served: NodeServer<never, RouteServices> = serveOnNode(options, layerRoutes)
+  return served
+}
