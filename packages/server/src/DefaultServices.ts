@@ -169,8 +169,8 @@ const layerFileUrl = (settings: ServerSettings) =>
       )
   })
 
-/** The core's wiring: see {@link makeCore}. */
-export interface Core {
+/** The core's wiring: see {@link coreLayers}. */
+export interface CoreLayers {
   /** The use cases, the upload sweep, and the readiness checks of the database and the store. */
   readonly services: Layer.Layer<CoursekitHttp.UseCases | Readiness, StartError>
   /** With the local store, its upload (`/storage`) and file (`/files`) routes; else none. */
@@ -184,7 +184,7 @@ export interface Core {
  * reference within one build. `publicUrl` is where clients reach those routes (read on
  * every use).
  */
-export const makeCore = (settings: ServerSettings, publicUrl: () => string): Core => {
+export const coreLayers = (settings: ServerSettings, publicUrl: () => string): CoreLayers => {
   // One database for the services and the file route: layers are shared per reference
   // within one build (a second PGlite on the directory would be refused by its lock).
   const database = layerDatabase(settings)
@@ -233,7 +233,7 @@ export interface Options {
 
 /**
  * Everything the embedded handlers need, on the default adapters configured by
- * `settings`: the use cases ({@link makeCore}), the host's identity for the viewer and
+ * `settings`: the use cases ({@link coreLayers}), the host's identity for the viewer and
  * admin checks (`identify`; `ADMIN_TOKENS` and the `JWT_*` variables are the standalone
  * server's and are not read), the course list cache (`LIST_CACHE_ENTRIES`), readiness
  * of the database and the store, and no request log (the host logs its requests).
@@ -241,7 +241,7 @@ export interface Options {
 export const layerFrom = (settings: ServerSettings, options: Options): CoursekitHttp.HostServices<StartError> => {
   const { publicUrl } = options
   const read = typeof publicUrl === "string" ? () => publicUrl : publicUrl
-  const core = makeCore(settings, () => read().replace(/\/+$/, ""))
+  const core = coreLayers(settings, () => read().replace(/\/+$/, ""))
   return Layer.mergeAll(
     layerHostAuth,
     CourseListCache.layer({ maxEntries: settings.listCacheEntries }),
