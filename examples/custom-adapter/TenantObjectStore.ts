@@ -5,15 +5,24 @@
  * conformance suite (examples/test/customAdapter.test.ts), which is what makes an adapter
  * done. See docs/writing-an-adapter.md.
  */
-import { type ObjectPage, ObjectStore } from "@coursekit/core"
+import { type ObjectPage, ObjectStore, StorageError } from "@coursekit/core"
 import { Effect, Layer } from "effect"
 
 const tenantName = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 
-/** The store of `tenant` inside `inner`: keys `tenants/<tenant>/<key>` there, `<key>` here. */
-export const make = (tenant: string, inner: ObjectStore["Service"]): ObjectStore["Service"] => {
+/**
+ * The store of `tenant` inside the `ObjectStore` in context: keys `tenants/<tenant>/<key>`
+ * there, `<key>` here. Fails with a `StorageError` when `tenant` is not a tenant name.
+ */
+export const make = Effect.fn("TenantObjectStore.make")(function*(tenant: string) {
   // Checked once here, so no key of one tenant can reach into another's prefix.
-  if (!tenantName.test(tenant)) throw new TypeError(`"${tenant}" is not a tenant name: 1-63 of a-z, 0-9 and inner "-".`)
+  if (!tenantName.test(tenant)) {
+    return yield* new StorageError({
+      operation: "start",
+      cause: new TypeError(`"${tenant}" is not a tenant name: 1-63 of a-z, 0-9 and inner "-".`)
+    })
+  }
+  const inner = yield* ObjectStore
   const root = `tenants/${tenant}/`
   const outer = (key: string) => key.slice(root.length)
   const unwrap = (page: ObjectPage): ObjectPage => ({
@@ -37,13 +46,7 @@ export const make = (tenant: string, inner: ObjectStore["Service"]): ObjectStore
     publicUrl: (key) => inner.publicUrl(root + key),
     check: inner.check
   })
-}
+})
 
 /** `tenant`'s store over the `ObjectStore` it is given: `TenantObjectStore.layer("acme").pipe(Layer.provide(S3ObjectStore.layer(options)))`. */
-export const layer = (tenant: string): Layer.Layer<ObjectStore, never, ObjectStore> =>
-  Layer.effect(
-    ObjectStore,
-    Effect.gen(function*() {
-      return make(tenant, yield* ObjectStore)
-    })
-  )
+export const layer = (tenant: string): Layer.Layer<ObjectStore, StorageError, ObjectStore> => Layer.effect(ObjectStore, make(tenant))

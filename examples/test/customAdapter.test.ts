@@ -12,8 +12,8 @@ import * as TenantObjectStore from "../custom-adapter/TenantObjectStore.ts"
 const tenantOverMemory = (tenant: string) =>
   Layer.effectContext(
     Effect.gen(function*() {
-      const inner = yield* ObjectStore
-      return Context.make(ObjectStore, TenantObjectStore.make(tenant, inner)).pipe(Context.add(MemoryObjectStore, yield* MemoryObjectStore))
+      const store = yield* TenantObjectStore.make(tenant)
+      return Context.make(ObjectStore, store).pipe(Context.add(MemoryObjectStore, yield* MemoryObjectStore))
     })
   ).pipe(Layer.provide(ObjectStore.layerMemory))
 
@@ -26,12 +26,12 @@ objectStoreSuite("TenantObjectStore (examples/custom-adapter) over memory", tena
 })
 
 describe("TenantObjectStore", () => {
-  it.effect("keeps each tenant under its own prefix; one tenant lists none of another's keys", () =>
+  it.effect("keeps each tenant under its own prefix; one tenant lists none of another's keys; a name that is not a tenant's is refused", () =>
     Effect.gen(function*() {
       const inner = yield* ObjectStore
       const memory = yield* MemoryObjectStore
-      const acme = TenantObjectStore.make("acme", inner)
-      const globex = TenantObjectStore.make("globex", inner)
+      const acme = yield* TenantObjectStore.make("acme")
+      const globex = yield* TenantObjectStore.make("globex")
       const presigned = yield* acme.presignPut({ key: "courses/1/a.png", contentType: "image/png", expiresIn: Duration.minutes(5) })
       yield* memory.put(presigned.url, presigned.headers, new Uint8Array([1, 2, 3]))
       assert.isTrue(Option.isSome(yield* inner.head("tenants/acme/courses/1/a.png")))
@@ -40,6 +40,9 @@ describe("TenantObjectStore", () => {
       assert.deepStrictEqual((yield* acme.list("courses/")).objects.map((object) => object.key), ["courses/1/a.png"])
       assert.deepStrictEqual((yield* globex.list("")).objects, [])
       assert.strictEqual(acme.publicUrl("courses/1/a.png"), inner.publicUrl("tenants/acme/courses/1/a.png"))
-      assert.throws(() => TenantObjectStore.make("../globex", inner), /not a tenant name/)
+      const refused = yield* Effect.flip(TenantObjectStore.make("../globex"))
+      assert.strictEqual(refused._tag, "StorageError")
+      assert.strictEqual(refused.operation, "start")
+      assert.match(String(refused.cause), /not a tenant name/)
     }).pipe(Effect.provide(ObjectStore.layerMemory)))
 })

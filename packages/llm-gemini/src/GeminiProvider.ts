@@ -38,7 +38,7 @@ const retryDelayOf = (message: string): number | undefined => {
 }
 
 /** The provider for `options`, once the SDK is loaded. */
-const makeWith = ({ ApiError, GoogleGenAI }: Sdk, options: Options): LlmProvider["Service"] => {
+const fromSdk = ({ ApiError, GoogleGenAI }: Sdk, options: Options): LlmProvider["Service"] => {
   // Everything explicit, so that no GOOGLE_GENAI_* / GOOGLE_GEMINI_* variable of the host
   // switches the client to Vertex AI, another URL or another API version.
   const client = new GoogleGenAI({
@@ -97,7 +97,7 @@ const makeWith = ({ ApiError, GoogleGenAI }: Sdk, options: Options): LlmProvider
 
 /** The provider for `options`: loads the SDK (once per process), then builds its client. */
 export const make = (options: Options): Effect.Effect<LlmProvider["Service"]> =>
-  Effect.map(Effect.promise(() => import("@google/genai")), (sdk) => makeWith(sdk, options))
+  Effect.map(Effect.promise(() => import("@google/genai")), (sdk) => fromSdk(sdk, options))
 
 /** The provider for `options`, as a layer. */
 export const layer = (options: Options): Layer.Layer<LlmProvider> => Layer.effect(LlmProvider, make(options))

@@ -38,7 +38,7 @@ const toFailure = (OpenAI: Sdk, error: unknown): LlmFailure => {
 }
 
 /** The provider for `options`, once the SDK is loaded. */
-const makeWith = (OpenAI: Sdk, options: Options): LlmProvider["Service"] => {
+const fromSdk = (OpenAI: Sdk, options: Options): LlmProvider["Service"] => {
   const client = new OpenAI({
     // The SDK insists on a key (else it reads OPENAI_API_KEY); keyless endpoints ignore it.
     apiKey: options.apiKey === undefined ? "no-key" : Redacted.value(options.apiKey),
@@ -82,7 +82,7 @@ const makeWith = (OpenAI: Sdk, options: Options): LlmProvider["Service"] => {
 
 /** The provider for `options`: loads the SDK (once per process), then builds its client. */
 export const make = (options: Options): Effect.Effect<LlmProvider["Service"]> =>
-  Effect.map(Effect.promise(() => import("openai")), (sdk) => makeWith(sdk.default, options))
+  Effect.map(Effect.promise(() => import("openai")), (sdk) => fromSdk(sdk.default, options))
 
 /** The provider for `options`, as a layer. */
 export const layer = (options: Options): Layer.Layer<LlmProvider> => Layer.effect(LlmProvider, make(options))

@@ -45,13 +45,13 @@ import {
 import { LocalObjectStore, LocalStorageRoutes, ServedKeys } from "@coursekit/storage-local"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { type Config, ConfigProvider, Duration, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"
+import { type Config, ConfigProvider, type Data, Duration, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"
 import type { HttpRouter } from "effect/http"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { join } from "node:path"
 import * as PrivateDirectory from "./PrivateDirectory.ts"
 import * as SecretFile from "./SecretFile.ts"
-import { aiConfigurationHint, type AiModelSettings, type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
+import { aiConfigurationHint, type AiModelSettings, type ServerSettings, settings as readSettings, type StorageSettings } from "./ServerConfig.ts"
 
 /** Why the default services could not start. */
 export type StartError =
@@ -109,23 +109,52 @@ const layerReadiness = (settings: ServerSettings) =>
     })
   )
 
+type LocalStorage = Data.TaggedEnum.Value<StorageSettings, "local">
+
 /** The local store's signing key: `STORAGE_SECRET`, else a key file in `DATA_DIR`. */
-const storageSecret = (settings: ServerSettings) =>
-  Option.match(settings.storageSecret, {
+const storageSecret = (settings: ServerSettings, local: LocalStorage) =>
+  Option.match(local.secret, {
     onSome: Effect.succeed,
     onNone: () => Effect.map(SecretFile.ensure(settings.dataDir, "storage-secret", ""), (file) => file.secret)
   })
 
 /** The local store on `STORAGE_DIR`, signing URLs under `publicUrl`. */
-const layerLocalStore = (settings: ServerSettings, publicUrl: () => string) =>
-  Layer.unwrap(Effect.map(Effect.andThen(PrivateDirectory.ensure(settings.dataDir), storageSecret(settings)), (secret) =>
+const layerLocalStore = (settings: ServerSettings, local: LocalStorage, publicUrl: () => string) =>
+  Layer.unwrap(Effect.map(Effect.andThen(PrivateDirectory.ensure(settings.dataDir), storageSecret(settings, local)), (secret) =>
     LocalObjectStore.layer({
-      root: settings.storageDir,
+      root: local.dir,
       uploadBaseUrl: () => `${publicUrl()}/storage`,
       publicBaseUrl: () => `${publicUrl()}/files`,
       secret,
       maxUploadBytes: Math.max(settings.uploadLimits.thumbnailMaxBytes, settings.uploadLimits.mediaMaxBytes)
     })))
+
+/** A store, and the routes it needs this server to serve (the local store's uploads and files). */
+interface StorageLayers {
+  readonly store: Layer.Layer<ObjectStore, StartError>
+  readonly routes: Layer.Layer<never, StartError, HttpRouter.HttpRouter>
+}
+
+/**
+ * The store `settings.storage` names: the one place each store is wired. `servedKeys`
+ * says which files the local store's file route may serve.
+ */
+const layerStorage = (
+  settings: ServerSettings,
+  publicUrl: () => string,
+  servedKeys: Layer.Layer<ServedKeys, StartError>
+): StorageLayers => {
+  const storage = settings.storage
+  switch (storage._tag) {
+    case "local": {
+      const store = layerLocalStore(settings, storage, publicUrl).pipe(Layer.provide(NodeServices.layer))
+      return { store, routes: LocalStorageRoutes.layer().pipe(Layer.provide(store), Layer.provide(servedKeys)) }
+    }
+    case "s3":
+      // S3 serves its own uploads and files.
+      return { store: S3ObjectStore.layer(storage), routes: Layer.empty }
+  }
+}
 
 /** `CDN_URL` when set, else wherever the store serves files. */
 const layerFileUrl = (settings: ServerSettings) =>
@@ -141,8 +170,8 @@ const layerFileUrl = (settings: ServerSettings) =>
       )
   })
 
-/** The core's wiring: see {@link makeCore}. */
-export interface Core {
+/** The core's wiring: see {@link coreLayers}. */
+export interface CoreLayers {
   /** The use cases, the upload sweep, and the readiness checks of the database and the store. */
   readonly services: Layer.Layer<CoursekitHttp.UseCases | UploadSweep | Readiness, StartError>
   /** With the local store, its upload (`/storage`) and file (`/files`) routes; else none. */
@@ -156,15 +185,13 @@ export interface Core {
  * reference within one build. `publicUrl` is where clients reach those routes (read on
  * every use).
  */
-export const makeCore = (settings: ServerSettings, publicUrl: () => string): Core => {
-  const local = layerLocalStore(settings, publicUrl).pipe(Layer.provide(NodeServices.layer))
-  const store = Option.match(settings.s3, {
-    onNone: () => local,
-    onSome: (options) => S3ObjectStore.layer(options)
-  })
+export const coreLayers = (settings: ServerSettings, publicUrl: () => string): CoreLayers => {
   // One database for the services and the file route: layers are shared per reference
   // within one build (a second PGlite on the directory would be refused by its lock).
   const database = layerDatabase(settings)
+  // Files are served once finalized: the media library says which.
+  const servedKeys = ServedKeys.layerFinalized.pipe(Layer.provide(PgUploadRepo.layerMediaRepo), Layer.provide(database))
+  const storage = layerStorage(settings, publicUrl, servedKeys)
   const uploads = { limits: settings.uploadLimits, gracePeriod: settings.uploadGracePeriod }
   const services = Layer.mergeAll(
     UploadSweep.layerSchedule(settings.uploadSweepInterval).pipe(Layer.provideMerge(UploadSweep.layerNoDeps(uploads))),
@@ -180,20 +207,12 @@ export const makeCore = (settings: ServerSettings, publicUrl: () => string): Cor
   ).pipe(
     Layer.provide(layerFileUrl(settings)),
     Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer)),
-    Layer.provide(store),
+    Layer.provide(storage.store),
     Layer.provide(database),
     Layer.provide(NodeServices.layer),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))
   )
-  // Files are served once finalized: the media library says which.
-  const servedKeys = ServedKeys.layerFinalized.pipe(Layer.provide(PgUploadRepo.layerMediaRepo), Layer.provide(database))
-  return {
-    services,
-    // S3 serves its own uploads and files.
-    storageRoutes: Option.isNone(settings.s3)
-      ? LocalStorageRoutes.layer().pipe(Layer.provide(local), Layer.provide(servedKeys))
-      : Layer.empty
-  }
+  return { services, storageRoutes: storage.routes }
 }
 
 /** Options of {@link layer} and {@link layerFrom}. */
@@ -216,7 +235,7 @@ export interface Options {
 
 /**
  * Everything the embedded handlers need, on the default adapters configured by
- * `settings`: the use cases ({@link makeCore}), the host's identity for the viewer and
+ * `settings`: the use cases ({@link coreLayers}), the host's identity for the viewer and
  * admin checks (`identify`; `ADMIN_TOKENS` and the `JWT_*` variables are the standalone
  * server's and are not read), the course list cache (`LIST_CACHE_ENTRIES`), readiness
  * of the database and the store, and no request log (the host logs its requests).
@@ -224,7 +243,7 @@ export interface Options {
 export const layerFrom = (settings: ServerSettings, options: Options): CoursekitHttp.HostServices<StartError> => {
   const { publicUrl } = options
   const read = typeof publicUrl === "string" ? () => publicUrl : publicUrl
-  const core = makeCore(settings, () => read().replace(/\/+$/, ""))
+  const core = coreLayers(settings, () => read().replace(/\/+$/, ""))
   return Layer.mergeAll(
     layerHostAuth,
     CourseListCache.layer({ maxEntries: settings.listCacheEntries }),

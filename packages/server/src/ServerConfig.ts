@@ -7,9 +7,11 @@
 import { defaultUploadLimits, type UploadLimits } from "@coursekit/core"
 import { PgDatabase } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
-import { Config, ConfigProvider, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
+import { Config, ConfigProvider, Data, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "")
+
+const dataDirConfig = Config.String("DATA_DIR").pipe(Config.withDefault("./data"))
 
 /** One language model of the AI chain, from the variables under `prefix`. */
 export interface AiModelSettings {
@@ -66,6 +68,50 @@ const aiModelsConfig: Config.Config<ReadonlyArray<AiModelSettings>> = Config.all
   })
 )
 
+/**
+ * The object store and its settings, one case per store; the case's tag is the value of
+ * `STORAGE`. A store is added as one case here, its variables in {@link storageCases}, and
+ * one branch where `DefaultServices` builds the store (each is checked exhaustive).
+ */
+export type StorageSettings = Data.TaggedEnum<{
+  /** Files on local disk (`STORAGE=local`, the default). */
+  local: {
+    /** Where the files are kept (`STORAGE_DIR`, default `<DATA_DIR>/storage`). */
+    readonly dir: string
+    /** Key of the upload URL signatures (`STORAGE_SECRET`); absent means a key file in `DATA_DIR`. */
+    readonly secret: Option.Option<Redacted.Redacted<string>>
+  }
+  /** An S3 or S3-compatible bucket (`STORAGE=s3`): the `S3_*` variables. */
+  s3: S3ObjectStore.Options
+}>
+
+/** Constructors (`StorageSettings.local({ dir, secret })`, `StorageSettings.s3(options)`) and `$match` of {@link StorageSettings}. */
+export const StorageSettings = Data.taggedEnum<StorageSettings>()
+
+/**
+ * Each store's variables, keyed by its `STORAGE` value; only the named store's are read
+ * (the `S3_*` variables, say, are required only with `STORAGE=s3`).
+ */
+const storageCases: {
+  readonly [Tag in StorageSettings["_tag"]]: (dataDir: string) => Config.Config<Data.TaggedEnum.Value<StorageSettings, Tag>>
+} = {
+  local: (dataDir) =>
+    Config.all({
+      dir: Config.String("STORAGE_DIR").pipe(Config.withDefault(`${trimSlash(dataDir)}/storage`)),
+      secret: Config.Redacted("STORAGE_SECRET").pipe(Config.option)
+    }).pipe(Config.map(StorageSettings.local)),
+  s3: () => Config.map(S3ObjectStore.config, StorageSettings.s3)
+}
+
+/** The store `STORAGE` names (default `local`), with its settings. */
+const storageConfig: Config.Config<StorageSettings> = Config.all({
+  // The values are the cases' tags: a new case is a new value.
+  storage: Config.Literals(Object.keys(storageCases) as Array<StorageSettings["_tag"]>, "STORAGE").pipe(
+    Config.withDefault("local" as const)
+  ),
+  dataDir: dataDirConfig
+}).pipe(Config.flatMap(({ dataDir, storage }): Config.Config<StorageSettings> => storageCases[storage](dataDir)))
+
 /** Resolved settings of the standalone server. */
 export interface ServerSettings {
   readonly port: number
@@ -85,14 +131,8 @@ export interface ServerSettings {
    * `<PUBLIC_URL>/files` for the local store, the bucket's URL for S3.
    */
   readonly cdnUrl: Option.Option<string>
-  /** `local` (files under `storageDir`, the default) or `s3` (the `S3_*` variables). */
-  readonly storage: "local" | "s3"
-  /** The S3 store's options (the `S3_*` variables), read only when `storage` is `s3`. */
-  readonly s3: Option.Option<S3ObjectStore.Options>
-  /** Where the local store keeps files. */
-  readonly storageDir: string
-  /** Key of the local store's upload URL signatures; absent means a key file in `dataDir`. */
-  readonly storageSecret: Option.Option<Redacted.Redacted<string>>
+  /** Where files are kept: the store `STORAGE` names, with its own settings. */
+  readonly storage: StorageSettings
   readonly uploadLimits: UploadLimits
   /** How long an upload never finalized is kept after its URL expired. */
   readonly uploadGracePeriod: Duration.Duration
@@ -129,21 +169,12 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   ),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
   publicUrl: Config.URL("PUBLIC_URL").pipe(Config.option),
-  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
+  dataDir: dataDirConfig,
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
   databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(PgDatabase.defaultPoolSize)),
   databaseTimeout: PgDatabase.timeoutConfig,
   cdnUrl: Config.URL("CDN_URL").pipe(Config.option),
-  storage: Config.Literals(["local", "s3"], "STORAGE").pipe(Config.withDefault("local" as const)),
-  // The S3 variables are required only when they are used.
-  s3: Config.Literals(["local", "s3"], "STORAGE").pipe(
-    Config.withDefault("local" as const),
-    Config.flatMap((storage) =>
-      storage === "s3" ? Config.map(S3ObjectStore.config, Option.some) : Config.succeed(Option.none<S3ObjectStore.Options>())
-    )
-  ),
-  storageDir: Config.String("STORAGE_DIR").pipe(Config.option),
-  storageSecret: Config.Redacted("STORAGE_SECRET").pipe(Config.option),
+  storage: storageConfig,
   thumbnailMaxBytes: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "UPLOAD_THUMBNAIL_MAX_BYTES").pipe(
     Config.withDefault(defaultUploadLimits.thumbnailMaxBytes)
   ),
@@ -186,9 +217,6 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     databaseTimeout: raw.databaseTimeout,
     cdnUrl: Option.map(raw.cdnUrl, (url) => trimSlash(url.toString())),
     storage: raw.storage,
-    s3: raw.s3,
-    storageDir: Option.getOrElse(raw.storageDir, () => `${trimSlash(raw.dataDir)}/storage`),
-    storageSecret: raw.storageSecret,
     uploadLimits: { thumbnailMaxBytes: raw.thumbnailMaxBytes, mediaMaxBytes: raw.mediaMaxBytes },
     uploadGracePeriod: raw.uploadGracePeriod,
     uploadSweepInterval: raw.uploadSweepInterval,

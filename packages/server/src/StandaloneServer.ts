@@ -85,7 +85,7 @@ export type StartError =
   | JwtViewerResolver.JwtOptionsInvalid
 
 /**
- * The whole service for `settings`: {@link DefaultServices.makeCore} behind the admin
+ * The whole service for `settings`: {@link DefaultServices.coreLayers} behind the admin
  * tokens, the viewer tokens and `node:http`. Build it to serve; release it to shut down
  * gracefully: the server stops accepting and finishes requests in flight before the
  * sweep, the store and the database are released. `HttpServer` is in the output, so
@@ -93,7 +93,7 @@ export type StartError =
  */
 export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.HttpServer | Courses | Uploads | UploadSweep, StartError> => {
   const origin = originOf(settings)
-  const core = DefaultServices.makeCore(settings, () => origin.url)
+  const core = DefaultServices.coreLayers(settings, () => origin.url)
   const routes = Layer.mergeAll(CoursekitHttp.layerRoutes, core.storageRoutes)
   return announce(settings, origin).pipe(
     Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host }, routes)),

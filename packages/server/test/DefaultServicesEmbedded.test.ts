@@ -42,7 +42,7 @@ afterEach(async () => {
 const startNodeHost = async (dataDir: string): Promise<Host> => {
   let origin = ""
   const kit = CoursekitHttp.nodeHandler(
-    DefaultServices.layerFrom(testSettings({ dataDir, storageDir: join(dataDir, "storage") }), { publicUrl: () => `${origin}${prefix}` }),
+    DefaultServices.layerFrom(testSettings({ dataDir }), { publicUrl: () => `${origin}${prefix}` }),
     { prefix, identify: identifyNode }
   )
   const server: Server = createServer((request, response) => {

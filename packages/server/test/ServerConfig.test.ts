@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
-import { settings } from "../src/ServerConfig.ts"
+import { settings, StorageSettings } from "../src/ServerConfig.ts"
 
 const read = (env: Record<string, string>) => settings.parse(ConfigProvider.fromEnv({ env }))
 
@@ -14,9 +14,7 @@ describe("ServerConfig.settings", () => {
       assert.isFalse(parsed.publicUrlConfigured)
       assert.isTrue(Option.isNone(parsed.cdnUrl))
       assert.strictEqual(parsed.dataDir, "./data")
-      assert.strictEqual(parsed.storage, "local")
-      assert.strictEqual(parsed.storageDir, "./data/storage")
-      assert.isTrue(Option.isNone(parsed.storageSecret))
+      assert.deepStrictEqual(parsed.storage, StorageSettings.local({ dir: "./data/storage", secret: Option.none() }))
       assert.deepStrictEqual(parsed.uploadLimits, { thumbnailMaxBytes: 10 * 1024 * 1024, mediaMaxBytes: 5 * 1024 * 1024 * 1024 })
       assert.strictEqual(Duration.toMillis(parsed.uploadGracePeriod), 3_600_000)
       assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 600_000)
@@ -53,8 +51,6 @@ describe("ServerConfig.settings", () => {
         S3_SECRET_ACCESS_KEY: "s3-secret",
         S3_FORCE_PATH_STYLE: "true",
         S3_PUBLIC_URL: "https://files.example.com",
-        STORAGE_DIR: "/srv/files",
-        STORAGE_SECRET: "a-signing-key",
         UPLOAD_THUMBNAIL_MAX_BYTES: "1000",
         UPLOAD_MEDIA_MAX_BYTES: "2000",
         UPLOAD_GRACE_PERIOD: "30 minutes",
@@ -68,9 +64,9 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(parsed.publicUrl, "https://courses.example.com")
       assert.isTrue(parsed.publicUrlConfigured)
       assert.strictEqual(Option.getOrThrow(parsed.cdnUrl), "https://cdn.example.com")
-      assert.strictEqual(parsed.storage, "s3")
-      const s3 = Option.getOrThrow(parsed.s3)
+      const s3 = parsed.storage._tag === "s3" ? parsed.storage : assert.fail(`STORAGE=s3 read as ${parsed.storage._tag}`)
       assert.deepStrictEqual({ ...s3, credentials: undefined }, {
+        _tag: "s3",
         endpoint: "http://127.0.0.1:9000",
         region: "eu-central-1",
         bucket: "course-files",
@@ -80,8 +76,6 @@ describe("ServerConfig.settings", () => {
       })
       assert.strictEqual(s3.credentials?.accessKeyId, "AKIAEXAMPLE")
       assert.strictEqual(s3.credentials && Redacted.value(s3.credentials.secretAccessKey), "s3-secret")
-      assert.strictEqual(parsed.storageDir, "/srv/files")
-      assert.strictEqual(Redacted.value(Option.getOrThrow(parsed.storageSecret)), "a-signing-key")
       assert.deepStrictEqual(parsed.uploadLimits, { thumbnailMaxBytes: 1000, mediaMaxBytes: 2000 })
       assert.strictEqual(Duration.toMillis(parsed.uploadGracePeriod), 1_800_000)
       assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 300_000)
@@ -95,6 +89,18 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(Option.getOrThrow(parsed.jwksUrl), "https://id.example.com/.well-known/jwks.json")
       assert.strictEqual(Option.getOrThrow(parsed.jwtIssuer), "https://id.example.com/")
       assert.strictEqual(Option.getOrThrow(parsed.jwtAudience), "coursekit")
+    }))
+
+  it.effect("the local store: STORAGE_DIR and STORAGE_SECRET; STORAGE_DIR defaults to <DATA_DIR>/storage", () =>
+    Effect.gen(function*() {
+      const local = (yield* read({ STORAGE: "local", STORAGE_DIR: "/srv/files", STORAGE_SECRET: "a-signing-key" })).storage
+      const { dir, secret } = local._tag === "local" ? local : assert.fail(`STORAGE=local read as ${local._tag}`)
+      assert.strictEqual(dir, "/srv/files")
+      assert.strictEqual(Redacted.value(Option.getOrThrow(secret)), "a-signing-key")
+      assert.deepStrictEqual((yield* read({ DATA_DIR: "/var/lib/coursekit/" })).storage, StorageSettings.local({
+        dir: "/var/lib/coursekit/storage",
+        secret: Option.none()
+      }))
     }))
 
   it.effect("PORT=0 is accepted; out-of-range or malformed values name the variable", () =>
@@ -123,9 +129,10 @@ describe("ServerConfig.settings", () => {
   it.effect("S3 variables: read only with STORAGE=s3; S3_BUCKET required; both keys or neither", () =>
     Effect.gen(function*() {
       const local = yield* read({ S3_FORCE_PATH_STYLE: "perhaps" })
-      assert.isTrue(Option.isNone(local.s3))
-      const defaults = Option.getOrThrow((yield* read({ STORAGE: "s3", S3_BUCKET: "b" })).s3)
+      assert.strictEqual(local.storage._tag, "local")
+      const defaults = (yield* read({ STORAGE: "s3", S3_BUCKET: "b" })).storage
       assert.deepStrictEqual(defaults, {
+        _tag: "s3",
         endpoint: undefined,
         region: "us-east-1",
         bucket: "b",

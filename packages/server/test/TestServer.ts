@@ -7,7 +7,7 @@ import { HttpServer } from "effect/http"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { ServerSettings } from "../src/ServerConfig.ts"
+import { type ServerSettings, StorageSettings } from "../src/ServerConfig.ts"
 import * as StandaloneServer from "../src/StandaloneServer.ts"
 
 export const adminToken = "test-admin-token-0123456789"
@@ -27,14 +27,14 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     publicUrl: "http://127.0.0.1",
     publicUrlConfigured: false,
     dataDir,
-    storageDir: join(dataDir, "storage"),
     databaseUrl: Option.none(),
     databasePoolSize: 4,
     databaseTimeout: Duration.seconds(5),
     cdnUrl: Option.none(),
-    storage: "local",
-    s3: Option.none(),
-    storageSecret: Option.some(Redacted.make("test-storage-secret-0123456789")),
+    storage: StorageSettings.local({
+      dir: join(dataDir, "storage"),
+      secret: Option.some(Redacted.make("test-storage-secret-0123456789"))
+    }),
     uploadLimits: { thumbnailMaxBytes: 10 * 1024 * 1024, mediaMaxBytes: 50 * 1024 * 1024 },
     uploadGracePeriod: Duration.hours(1),
     uploadSweepInterval: Duration.minutes(10),

@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { accessKeyId, secretAccessKey, TestS3rver } from "../../storage-s3/test/TestS3rver.ts"
+import { StorageSettings } from "../src/ServerConfig.ts"
 import { TcpProxy } from "./TcpProxy.ts"
 import { call, layerTestServer } from "./TestServer.ts"
 import { assertProblem, createCourse, fetchBytes, finalizeMedia, finalizeThumbnail, mediaUrl, putBytes, thumbnailUrl } from "./UploadCalls.ts"
@@ -24,8 +25,7 @@ const layerServerOnS3 = Layer.unwrap(Effect.gen(function*() {
   const proxy = yield* TcpProxy
   return Layer.merge(
     layerTestServer({
-      storage: "s3",
-      s3: Option.some({
+      storage: StorageSettings.s3({
         endpoint: proxy.url,
         region: "us-east-1",
         bucket: s3.bucket,

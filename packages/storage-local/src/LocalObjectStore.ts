@@ -14,7 +14,7 @@ import { Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effe
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as LocalDisk from "./LocalDisk.ts"
-import { LocalUploads, make as makeUploads } from "./LocalUploads.ts"
+import { fromDisk as uploadsFromDisk, LocalUploads } from "./LocalUploads.ts"
 import * as UploadSignature from "./UploadSignature.ts"
 
 /** Options of {@link layer}. */
@@ -182,6 +182,6 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       publicUrl: (key) => `${publicBase()}/${encodeKey(key)}`,
       check
     })
-    const uploads = makeUploads(disk, { secret, maxUploadBytes })
+    const uploads = uploadsFromDisk(disk, { secret, maxUploadBytes })
     return Context.make(ObjectStore, store).pipe(Context.add(LocalUploads, uploads))
   }))

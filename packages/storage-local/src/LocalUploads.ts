@@ -159,8 +159,11 @@ const fileExists = async (file: string) => {
 const etagOf = (stats: { readonly ino: number; readonly size: number; readonly mtimeMs: number }) =>
   `"${stats.ino.toString(36)}-${stats.size.toString(36)}-${Math.floor(stats.mtimeMs).toString(36)}"`
 
-/** The receiver on `disk`; `LocalObjectStore.layer` provides it beside the store. */
-export const make = (disk: LocalDisk.LocalDisk, settings: UploadSettings): LocalUploads["Service"] => {
+/**
+ * The receiver on `disk`, built without effects (so not `make`: see the convention in
+ * docs/writing-an-adapter.md); `LocalObjectStore.layer` provides it beside the store.
+ */
+export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): LocalUploads["Service"] => {
   /** Moves the finished upload and its metadata into place, under the commit lock. */
   const commit = (paths: LocalDisk.KeyPaths, temporary: { readonly data: string; meta: string | undefined }, contentType: string) =>
     Effect.gen(function*() {
