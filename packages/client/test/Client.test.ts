@@ -119,8 +119,12 @@ describe("@coursekit/client against the standalone server", () => {
         })
         const refused = yield* rejection(tampering.uploadMedia(new File(["not really a video"], "clip.webm", { type: "video/webm" })))
         assert.instanceOf(refused, CoursekitError)
-        assert.isAtLeast((refused as CoursekitError).status, 400)
-        assert.include((refused as CoursekitError).problem.title, "Upload refused")
+        assert.strictEqual((refused as CoursekitError).status, 403)
+        assert.deepStrictEqual((refused as CoursekitError).problem, {
+          title: "Upload refused by storage",
+          status: 403,
+          detail: `The storage answered the PUT with HTTP 403: {"type":"about:blank","title":"Forbidden","status":403,"detail":"The Content-Type must be video/webm, as signed."}`
+        })
         assert.strictEqual(finalizes, 0)
 
         // Too large for a thumbnail: refused at the first step, nothing is PUT.

@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSy
 import { join } from "node:path"
 import { fetchPublic, layerServed, TestStorage } from "./TestStorage.ts"
 
-objectStoreSuite("local disk", layerServed(), { put: fetchPut, fetchPublic })
+// A body longer than the signed length is 413 Content Too Large here; S3 answers 403 (the signature).
+objectStoreSuite("local disk", layerServed(), { put: fetchPut, fetchPublic, refusedWith: { wrongLength: 413 } })
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 
