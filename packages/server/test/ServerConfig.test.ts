@@ -12,20 +12,21 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(parsed.host, "0.0.0.0")
       assert.strictEqual(parsed.publicUrl, "http://localhost:3000")
       assert.isFalse(parsed.publicUrlConfigured)
-      assert.isTrue(Option.isNone(parsed.cdnUrl))
+      assert.deepStrictEqual(parsed.cdnUrl, Option.none())
       assert.strictEqual(parsed.dataDir, "./data")
       assert.strictEqual(parsed.storage, "local")
       assert.strictEqual(parsed.storageDir, "./data/storage")
-      assert.isTrue(Option.isNone(parsed.storageSecret))
+      assert.deepStrictEqual(parsed.storageSecret, Option.none())
       assert.deepStrictEqual(parsed.uploadLimits, { thumbnailMaxBytes: 10 * 1024 * 1024, mediaMaxBytes: 5 * 1024 * 1024 * 1024 })
       assert.strictEqual(Duration.toMillis(parsed.uploadGracePeriod), 3_600_000)
       assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 600_000)
-      assert.isTrue(Option.isNone(parsed.databaseUrl))
+      assert.deepStrictEqual(parsed.databaseUrl, Option.none())
       assert.strictEqual(Duration.toMillis(parsed.databaseTimeout), 5_000)
       assert.deepStrictEqual(parsed.adminTokens, [])
       assert.strictEqual(parsed.listCacheEntries, 10_000)
       assert.strictEqual(parsed.logLevel, "Info")
-      assert.isTrue(Option.isNone(parsed.jwtSecret) && Option.isNone(parsed.jwksUrl))
+      assert.deepStrictEqual(parsed.jwtSecret, Option.none())
+      assert.deepStrictEqual(parsed.jwksUrl, Option.none())
       assert.deepStrictEqual(parsed.aiModels, [])
       assert.strictEqual(Duration.toMillis(parsed.aiTimeout), 30_000)
       assert.strictEqual(Duration.toMillis(parsed.aiCooldown), 60_000)
@@ -123,7 +124,7 @@ describe("ServerConfig.settings", () => {
   it.effect("S3 variables: read only with STORAGE=s3; S3_BUCKET required; both keys or neither", () =>
     Effect.gen(function*() {
       const local = yield* read({ S3_FORCE_PATH_STYLE: "perhaps" })
-      assert.isTrue(Option.isNone(local.s3))
+      assert.deepStrictEqual(local.s3, Option.none())
       const defaults = Option.getOrThrow((yield* read({ STORAGE: "s3", S3_BUCKET: "b" })).s3)
       assert.deepStrictEqual(defaults, {
         endpoint: undefined,
@@ -200,6 +201,6 @@ describe("ServerConfig.settings", () => {
       }
       // A self-hosted OpenAI-compatible endpoint may go without a key.
       const ollama = yield* read({ AI_PRIMARY_PROVIDER: "openai", AI_PRIMARY_MODEL: "llama3.2", AI_PRIMARY_BASE_URL: "http://localhost:11434/v1" })
-      assert.isTrue(Option.isNone(ollama.aiModels[0]!.apiKey))
+      assert.deepStrictEqual(ollama.aiModels[0]!.apiKey, Option.none())
     }))
 })

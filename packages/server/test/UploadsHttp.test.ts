@@ -65,7 +65,7 @@ describe("upload flows over HTTP (PGlite, local disk)", () => {
         const finalized = yield* finalizeThumbnail(id, issued.body.file_key)
         assert.strictEqual(finalized.status, 200, finalized.text)
         assert.strictEqual(finalized.body.thumbnail_key, issued.body.file_key)
-        assert.isTrue(finalized.body.thumbnail_url.endsWith(issued.body.file_key))
+        assert.strictEqual(finalized.body.thumbnail_url, `${(yield* TestServer).url}/files/${issued.body.file_key}`)
         const served = yield* fetchBytes(finalized.body.thumbnail_url)
         assert.strictEqual(served.status, 200)
         assert.deepStrictEqual(served.body, png)
