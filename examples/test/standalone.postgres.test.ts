@@ -22,7 +22,7 @@ const adminToken = "example-admin-token-change-me-0123456789"
 const scriptArgs = () => {
   const script: string = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")).scripts["example:standalone"]
   const prefix = "exec sh scripts/node24.sh node "
-  assert.isTrue(script.startsWith(prefix), script)
+  assert.strictEqual(script.slice(0, prefix.length), prefix, script)
   return script.slice(prefix.length).split(" ")
 }
 
@@ -101,7 +101,8 @@ if (serverUrl !== undefined) {
             body: JSON.stringify({ file_name: "cover.png", content_type: "image/png", size_bytes: 4 })
           })
           assert.strictEqual(issued.status, 200)
-          assert.isTrue(issued.body.upload_url.startsWith(`${s3.endpoint}/${s3.bucket}/courses/`))
+          assert.match(issued.body.file_key, new RegExp(`^courses/${course.body.id}/[0-9a-f-]{36}\\.png$`))
+          assert.strictEqual(issued.body.upload_url.split("?")[0], `${s3.endpoint}/${s3.bucket}/${issued.body.file_key}`)
           const put = yield* Effect.promise(() => fetch(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: new Uint8Array([1, 2, 3, 4]) }))
           assert.strictEqual(put.status, 200)
           const finalized = yield* call(`/courses/${course.body.id}/finalize-upload`, { method: "POST", body: JSON.stringify({ file_key: issued.body.file_key }) })

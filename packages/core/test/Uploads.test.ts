@@ -104,7 +104,7 @@ describe("Uploads: what finalize checks", () => {
       const uploads = yield* Uploads
       const media = yield* uploads.mediaUploadUrl({ filename: "m.png", type: "image/png" })
       assert.strictEqual((yield* Effect.flip(uploads.finalizeMedia({ file_key: media.file_key })))._tag, "UploadNotReceived")
-      assert.isTrue(Option.isNone(yield* (yield* MediaRepo).findByKey(media.file_key)))
+      assert.deepStrictEqual(yield* (yield* MediaRepo).findByKey(media.file_key), Option.none())
       yield* TestClock.adjust(Duration.minutes(6))
       assert.strictEqual((yield* Effect.flip(uploads.finalizeMedia({ file_key: media.file_key })))._tag, "UploadExpired")
     }).pipe(withUploads))
@@ -138,8 +138,8 @@ describe("Uploads: what finalize checks", () => {
       yield* (yield* MemoryObjectStore).putObject(media.file_key, bytes(5001), "video/mp4")
       const error = yield* Effect.flip(uploads.finalizeMedia({ file_key: media.file_key }))
       assert.strictEqual(error._tag, "FileTooLarge")
-      assert.isTrue(Option.isNone(yield* (yield* ObjectStore).head(media.file_key)))
-      assert.isTrue(Option.isNone(yield* (yield* MediaRepo).findByKey(media.file_key)))
+      assert.deepStrictEqual(yield* (yield* ObjectStore).head(media.file_key), Option.none())
+      assert.deepStrictEqual(yield* (yield* MediaRepo).findByKey(media.file_key), Option.none())
     }).pipe(withUploads))
 
   it.effect("another type in storage than was issued: 415 and the object deleted", () =>
@@ -149,7 +149,7 @@ describe("Uploads: what finalize checks", () => {
       // Written beside the presigned URL, as a misbehaving store or client might.
       yield* (yield* MemoryObjectStore).putObject(media.file_key, bytes(3), "text/html")
       assert.strictEqual((yield* Effect.flip(uploads.finalizeMedia({ file_key: media.file_key })))._tag, "UnsupportedFileType")
-      assert.isTrue(Option.isNone(yield* (yield* ObjectStore).head(media.file_key)))
+      assert.deepStrictEqual(yield* (yield* ObjectStore).head(media.file_key), Option.none())
     }).pipe(withUploads))
 })
 
@@ -217,11 +217,11 @@ describe("Uploads: the sweep", () => {
       yield* TestClock.adjust(Duration.minutes(45))
       const report = yield* (yield* UploadSweep).run
       assert.deepStrictEqual(report, { abandoned: 2, adopted: 0, orphans: 1, incomplete: 0 })
-      assert.isTrue(Option.isSome(yield* store.head(finalized.file_key)))
-      assert.isTrue(Option.isSome(yield* store.head(late.file_key)), "an intent still within expiry + grace keeps its object")
-      assert.isTrue(Option.isSome(yield* store.head("elsewhere/not-ours.png")), "only the service's prefixes are reconciled")
-      for (const key of [abandoned.file_key, "media/orphan.png"]) assert.isTrue(Option.isNone(yield* store.head(key)), key)
-      assert.isTrue(Option.isNone(yield* intents.find(neverPut.file_key)))
+      assert.strictEqual(Option.getOrUndefined(yield* store.head(finalized.file_key))?.size, 1)
+      assert.strictEqual(Option.getOrUndefined(yield* store.head(late.file_key))?.size, 1, "an intent still within expiry + grace keeps its object")
+      assert.strictEqual(Option.getOrUndefined(yield* store.head("elsewhere/not-ours.png"))?.size, 1, "only the service's prefixes are reconciled")
+      for (const key of [abandoned.file_key, "media/orphan.png"]) assert.deepStrictEqual(yield* store.head(key), Option.none(), key)
+      assert.deepStrictEqual(yield* intents.find(neverPut.file_key), Option.none())
       assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
     }).pipe(withUploads))
 
@@ -233,7 +233,7 @@ describe("Uploads: the sweep", () => {
       yield* (yield* MediaRepo).upsert({ key: media.file_key, name: "a.png", size_bytes: 4, content_type: "image/png" })
       yield* TestClock.adjust(Duration.hours(2))
       assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 1, orphans: 0, incomplete: 0 })
-      assert.isTrue(Option.isSome(yield* (yield* ObjectStore).head(media.file_key)))
+      assert.strictEqual(Option.getOrUndefined(yield* (yield* ObjectStore).head(media.file_key))?.size, 4)
     }).pipe(withUploads))
 })
 
@@ -250,10 +250,10 @@ describe("Uploads: the sweep with several instances", () => {
       // An instance whose clock runs ahead by up to the margin does not sweep it yet.
       yield* TestClock.adjust(Duration.minutes(5))
       assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
-      assert.isTrue(Option.isSome(yield* (yield* ObjectStore).head(media.file_key)))
+      assert.strictEqual(Option.getOrUndefined(yield* (yield* ObjectStore).head(media.file_key))?.size, 1)
       yield* TestClock.adjust(Duration.millis(1))
       assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 1, adopted: 0, orphans: 0, incomplete: 0 })
-      assert.isTrue(Option.isNone(yield* (yield* ObjectStore).head(media.file_key)))
+      assert.deepStrictEqual(yield* (yield* ObjectStore).head(media.file_key), Option.none())
     }).pipe(withUploads))
 
   it.effect("sweeps running at once, next to finalizes, leave the same state as one sweep", () =>
@@ -282,9 +282,9 @@ describe("Uploads: the sweep with several instances", () => {
       // Each pass may count what another removed at the same moment; none fails.
       assert.isAtLeast(sweeps.reduce((sum, report) => sum + report.abandoned, 0), 20)
       assert.strictEqual(finalized.length, 10)
-      for (const upload of abandoned) assert.isTrue(Option.isNone(yield* store.head(upload.file_key)), upload.file_key)
-      for (let i = 0; i < 10; i++) assert.isTrue(Option.isNone(yield* store.head(`media/orphan-${i}.png`)))
-      for (const upload of fresh) assert.isTrue(Option.isSome(yield* store.head(upload.file_key)), upload.file_key)
+      for (const upload of abandoned) assert.deepStrictEqual(yield* store.head(upload.file_key), Option.none(), upload.file_key)
+      for (let i = 0; i < 10; i++) assert.deepStrictEqual(yield* store.head(`media/orphan-${i}.png`), Option.none())
+      for (const upload of fresh) assert.strictEqual(Option.getOrUndefined(yield* store.head(upload.file_key))?.size, 2, upload.file_key)
       assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
       const library = yield* uploads.listMedia({ cursor: undefined, limit: 50 })
       assert.deepStrictEqual(library.items.map((file) => file.file_key).sort(), fresh.map((upload) => upload.file_key).sort())
@@ -302,15 +302,15 @@ describe("UploadSweep.layerSchedule", () => {
         yield* Layer.build(UploadSweep.layerSchedule(Duration.minutes(10)))
         // The first pass runs at once.
         yield* TestClock.adjust(Duration.millis(1))
-        assert.isTrue(Option.isNone(yield* store.head("media/orphan-a.png")))
+        assert.deepStrictEqual(yield* store.head("media/orphan-a.png"), Option.none())
         yield* memory.putObject("media/orphan-b.png", bytes(1), "image/png")
         yield* TestClock.adjust(Duration.hours(1))
         yield* TestClock.adjust(Duration.minutes(10))
-        assert.isTrue(Option.isNone(yield* store.head("media/orphan-b.png")))
+        assert.deepStrictEqual(yield* store.head("media/orphan-b.png"), Option.none())
       }))
       // Once the layer is released, no more passes.
       yield* memory.putObject("media/orphan-c.png", bytes(1), "image/png")
       yield* TestClock.adjust(Duration.hours(3))
-      assert.isTrue(Option.isSome(yield* store.head("media/orphan-c.png")))
+      assert.strictEqual(Option.getOrUndefined(yield* store.head("media/orphan-c.png"))?.size, 1)
     }).pipe(withUploads))
 })

@@ -98,12 +98,18 @@ describe("framework adapters", () => {
       app.use(express.json())
       yield* Effect.promise(() => kit.ready)
       const server = app.listen(0, "127.0.0.1")
-      server.on("close", () => void kit.dispose())
+      // The wiring the adapter documents: the host server's close releases Coursekit.
+      let releasing: Promise<void> | undefined
+      server.on("close", () => {
+        releasing = kit.dispose()
+      })
       yield* Effect.promise(() => new Promise<void>((resolve) => server.once("listening", () => resolve())))
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       yield* exerciseHost(fetchSend(base), "/api/coursekit")
+      assert.isFalse(released.value, "the layers are held while the host serves")
       yield* Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
-      yield* Effect.promise(() => kit.dispose())
+      assert.isDefined(releasing, "the host's close event did not dispose Coursekit")
+      yield* Effect.promise(() => releasing!)
       assert.isTrue(released.value, "the layers were released with the host")
     }))
 
@@ -142,11 +148,12 @@ describe("framework adapters", () => {
       yield* exerciseHost(fetchSend(base), "/kit")
       // The app's own 404 outside the plugin.
       assert.strictEqual((yield* Effect.promise(() => fetchSend(base)("/elsewhere"))).status, 404)
+      assert.isFalse(released.value, "the layers are held while the app serves")
       yield* Effect.promise(() => app.close())
       assert.isTrue(released.value, "the layers were released by onClose")
     }))
 
-  it.live("Hono: routes under a prefix, the identity from Hono's context", () =>
+  it.live("Hono: routes under a prefix, the identity from Hono's context; dispose releases the layers", () =>
     Effect.gen(function*() {
       const released = { value: false }
       const app = new Hono<{ Variables: { user: string | undefined } }>()
@@ -173,7 +180,9 @@ describe("framework adapters", () => {
         return { status: response.status, headers: response.headers, body: (response.headers.get("content-type") ?? "").includes("json") ? JSON.parse(text) : text }
       }
       yield* exerciseHost(send, "/kit")
+      // Hono has no lifecycle of its own: the host calls dispose when it shuts down.
+      assert.isFalse(released.value, "the layers are held while the app serves")
       yield* Effect.promise(() => kit.dispose())
-      assert.isTrue(released.value)
+      assert.isTrue(released.value, "the layers were released by dispose")
     }))
 })

@@ -36,7 +36,7 @@ describe("DataDirectoryLock", () => {
     Effect.gen(function*() {
       const dir = directory()
       const held = yield* holdIn(dir)
-      expect(Exit.isSuccess(held.exit)).toBe(true)
+      expect(held.exit).toStrictEqual(Exit.void)
       expect(holderOf(dir)).toMatchObject({ pid: process.pid, host: hostname(), started: startTime(process.pid) })
       expect(statSync(lockFile(dir)).mode & 0o777).toBe(0o600)
       const first = statSync(lockFile(dir)).mtimeMs
@@ -53,7 +53,7 @@ describe("DataDirectoryLock", () => {
       expect((yield* refusal(dir))._tag).toBe("DataDirectoryInUse")
       yield* first.release
       const third = yield* holdIn(dir)
-      expect(Exit.isSuccess(third.exit)).toBe(true)
+      expect(third.exit).toStrictEqual(Exit.void)
       yield* third.release
     }))
 
@@ -65,7 +65,7 @@ describe("DataDirectoryLock", () => {
       // The same id, started at another instant: a process that is gone, whose id came back.
       writeLock(dir, { pid: process.pid, host: hostname(), started: "1" }, 60_000)
       const held = yield* holdIn(dir)
-      expect(Exit.isSuccess(held.exit)).toBe(true)
+      expect(held.exit).toStrictEqual(Exit.void)
       yield* held.release
     }))
 
@@ -74,7 +74,7 @@ describe("DataDirectoryLock", () => {
       const dir = directory()
       writeLock(dir, { pid: deadPid(), host: hostname() }, DataDirectoryLock.staleAfterMillis + 1_000)
       const held = yield* holdIn(dir)
-      expect(Exit.isSuccess(held.exit)).toBe(true)
+      expect(held.exit).toStrictEqual(Exit.void)
       expect(holderOf(dir).pid).toBe(process.pid)
       yield* held.release
     }))
@@ -100,7 +100,7 @@ describe("DataDirectoryLock", () => {
       // Stopped: taken over.
       writeLock(dir, { pid: 1, host: "elsewhere.example" }, DataDirectoryLock.staleAfterMillis + 1_000)
       const held = yield* holdIn(dir)
-      expect(Exit.isSuccess(held.exit)).toBe(true)
+      expect(held.exit).toStrictEqual(Exit.void)
       yield* held.release
     }), 20_000)
 
@@ -109,7 +109,7 @@ describe("DataDirectoryLock", () => {
       const dir = directory()
       writeLock(dir, "", DataDirectoryLock.staleAfterMillis + 1_000)
       const held = yield* holdIn(dir)
-      expect(Exit.isSuccess(held.exit)).toBe(true)
+      expect(held.exit).toStrictEqual(Exit.void)
       yield* held.release
     }))
 

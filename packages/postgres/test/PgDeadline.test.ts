@@ -13,10 +13,10 @@ describe("PgDeadline", () => {
       assert.isUndefined(call.pollUnsafe())
       yield* TestClock.adjust(Duration.millis(1))
       const exit = yield* Fiber.join(call)
-      assert.isTrue(Exit.isFailure(exit))
       const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
-      assert.isTrue(error?._tag === "Fail" && error.error instanceof PersistenceError)
+      assert.strictEqual(error?._tag, "Fail", String(exit))
       const failure = (error as { error: PersistenceError }).error
+      assert.instanceOf(failure, PersistenceError)
       assert.strictEqual(failure.operation, "find course")
       assert.strictEqual(String(failure.cause), "Error: no answer from the database within 2s")
     }))

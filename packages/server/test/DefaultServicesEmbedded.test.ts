@@ -96,7 +96,7 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     const issued = await send(`${api}/courses/${created.body.id}/upload-url`, { method: "POST", user: "admin", json: { file_name: "cover.png", content_type: "image/png" } })
     assert.strictEqual(issued.status, 200, issued.text)
     // Signed under the host's URL and prefix: the browser PUTs to the host, which hands it to the store's route.
-    assert.isTrue(issued.body.upload_url.startsWith(`${api}/storage/`), issued.body.upload_url)
+    assert.strictEqual(issued.body.upload_url.split("?")[0], `${api}/storage/${issued.body.file_key}`)
     const put = await send(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: png })
     assert.strictEqual(put.status, 200, put.text)
     const finalized = await send(`${api}/courses/${created.body.id}/finalize-upload`, { method: "POST", user: "admin", json: { file_key: issued.body.file_key } })
@@ -171,7 +171,7 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     const upload = async (bytes: Uint8Array, expectedPut = 200) => {
       const issued = await call(`/courses/${created.body.id}/upload-url`, { method: "POST", json: { file_name: "c.png", content_type: "image/png" } })
       assert.strictEqual(issued.status, 200, issued.text)
-      assert.isTrue(issued.body.upload_url.startsWith(`${api}/storage/`), issued.body.upload_url)
+      assert.strictEqual(issued.body.upload_url.split("?")[0], `${api}/storage/${issued.body.file_key}`)
       const put = await call(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: bytes as BodyInit })
       assert.strictEqual(put.status, expectedPut, put.text)
       return { key: issued.body.file_key as string, finalized: await call(`/courses/${created.body.id}/finalize-upload`, { method: "POST", json: { file_key: issued.body.file_key } }) }

@@ -1,6 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, layerTestServer, type Reply } from "./TestServer.ts"
+import { call, layerTestServer, type Reply, TestServer } from "./TestServer.ts"
 
 // The admin lesson endpoints over HTTP on the standalone server (PGlite).
 
@@ -79,7 +79,7 @@ describe("lessons over HTTP (PGlite)", () => {
         assert.strictEqual((yield* call("/admin/media/finalize-upload", { method: "POST", admin: true, json: { file_key: issued.body.file_key } })).status, 200)
         const created = yield* create(id, { title: "V", video_key: issued.body.file_key })
         assert.strictEqual(created.status, 201, created.text)
-        assert.isTrue(created.body.video_url.endsWith(`/files/${issued.body.file_key}`), created.body.video_url)
+        assert.strictEqual(created.body.video_url, `${(yield* TestServer).url}/files/${issued.body.file_key}`)
         const served = yield* Effect.promise(() => fetch(created.body.video_url).then((response) => response.text()))
         assert.strictEqual(served, "bytes")
         assertProblem(yield* patch(id, created.body.id, { video_key: "media/nope.mp4" }), 422)

@@ -1,12 +1,13 @@
 import { ObjectStore } from "@coursekit/core"
 import { fetchPut, objectStoreSuite } from "@coursekit/core/testing"
 import { assert, describe, layer } from "@effect/vitest"
-import { Duration, Effect, Exit, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fetchPublic, layerServed, TestStorage } from "./TestStorage.ts"
 
-objectStoreSuite("local disk", layerServed(), { put: fetchPut, fetchPublic })
+// A body longer than the signed length is 413 Content Too Large here; S3 answers 403 (the signature).
+objectStoreSuite("local disk", layerServed(), { put: fetchPut, fetchPublic, refusedWith: { wrongLength: 413 } })
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 
@@ -18,8 +19,8 @@ describe("LocalObjectStore", () => {
       Effect.gen(function*() {
         const store = yield* ObjectStore
         for (const key of badKeys) {
-          const presigned = yield* Effect.exit(store.presignPut({ key, contentType: "image/png", expiresIn: Duration.minutes(5) }))
-          assert.isTrue(Exit.isFailure(presigned), `presignPut ${JSON.stringify(key)}`)
+          const presigned = yield* Effect.flip(store.presignPut({ key, contentType: "image/png", expiresIn: Duration.minutes(5) }))
+          assert.strictEqual(presigned.operation, "presignPut", `presignPut ${JSON.stringify(key)}`)
           const head = yield* Effect.flip(store.head(key))
           assert.strictEqual(head._tag, "StorageError", `head ${JSON.stringify(key)}`)
           const deleted = yield* Effect.flip(store.delete(key))
@@ -31,12 +32,12 @@ describe("LocalObjectStore", () => {
       Effect.gen(function*() {
         const store = yield* ObjectStore
         for (const contentType of ["", " image/png", "image/png\r\nx-evil: 1", "image/png "]) {
-          const exit = yield* Effect.exit(store.presignPut({ key: "t/a.png", contentType, expiresIn: Duration.minutes(5) }))
-          assert.isTrue(Exit.isFailure(exit), JSON.stringify(contentType))
+          const refused = yield* Effect.flip(store.presignPut({ key: "t/a.png", contentType, expiresIn: Duration.minutes(5) }))
+          assert.strictEqual(refused.operation, "presignPut", JSON.stringify(contentType))
         }
         for (const contentLength of [-1, 1.5, Number.NaN]) {
-          const exit = yield* Effect.exit(store.presignPut({ key: "t/a.png", contentType: "image/png", contentLength, expiresIn: Duration.minutes(5) }))
-          assert.isTrue(Exit.isFailure(exit), String(contentLength))
+          const refused = yield* Effect.flip(store.presignPut({ key: "t/a.png", contentType: "image/png", contentLength, expiresIn: Duration.minutes(5) }))
+          assert.strictEqual(refused.operation, "presignPut", String(contentLength))
         }
       }))
 
@@ -76,7 +77,7 @@ describe("LocalObjectStore", () => {
         assert.isFalse(existsSync(join(root, ".meta/disk/a.png")))
         // A key that names a directory of other keys is absent, and deleting it is a no-op.
         yield* store.delete("disk")
-        assert.isTrue(Option.isNone(yield* store.head("disk")))
+        assert.deepStrictEqual(yield* store.head("disk"), Option.none())
       }))
 
     it.effect("list skips the metadata, uploads in progress, links and stray names", () =>
@@ -93,9 +94,9 @@ describe("LocalObjectStore", () => {
         const page = yield* store.list("listed/")
         assert.deepStrictEqual(page.objects.map((object) => object.key), ["listed/a.png"])
         const everything = yield* store.list("")
-        assert.isFalse(everything.objects.some((object) => object.key.startsWith(".")))
+        assert.deepStrictEqual(everything.objects.map((object) => object.key).filter((key) => key.startsWith(".")), [])
         // A link is not followed by head either.
-        assert.isTrue(Option.isNone(yield* store.head("listed/sub/link.png")))
+        assert.deepStrictEqual(yield* store.head("listed/sub/link.png"), Option.none())
       }))
 
     it.effect("list orders keys across directories as strings, not per directory", () =>

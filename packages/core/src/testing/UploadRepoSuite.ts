@@ -37,7 +37,7 @@ export const uploadRepoSuite = <E>(name: string, repoLayer: Layer.Layer<UploadRe
           assert.strictEqual(found.content_type, "video/mp4")
           assert.strictEqual(found.size_bytes, 42)
           assert.strictEqual(DateTime.toEpochMillis(found.expires_at), DateTime.toEpochMillis(expiresAt))
-          assert.isTrue(Option.isNone(yield* repo.find(randomKey())))
+          assert.deepStrictEqual(yield* repo.find(randomKey()), Option.none())
         }))
 
       it.effect("markFinalized sets the instant once; findMany returns the existing ones", () =>
@@ -72,7 +72,7 @@ export const uploadRepoSuite = <E>(name: string, repoLayer: Layer.Layer<UploadRe
           // keys[3] expired at 7, keys[2] at 8; keys[1] is finalized; keys[0] expired at 10.
           assert.deepStrictEqual(abandoned.map((intent) => intent.key), [keys[3], keys[2]])
           for (const key of keys) yield* repo.delete(key)
-          assert.isTrue(Option.isNone(yield* repo.find(keys[0]!)))
+          assert.deepStrictEqual(yield* repo.find(keys[0]!), Option.none())
           yield* repo.delete(keys[0]!)
         }))
     })
