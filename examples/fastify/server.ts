@@ -25,7 +25,9 @@ const identify = (request: FastifyRequest): HostIdentity => {
 
 /** Starts the app on `port` (0: any free one), its data in `dataDir`. */
 export const start = async (port: number, dataDir = fileURLToPath(new URL("data", import.meta.url))) => {
-  const app = Fastify()
+  // The plugin is ready once Coursekit's services are: a first PGlite start (initdb) can
+  // take longer than Fastify's 10 s default on a busy machine.
+  const app = Fastify({ pluginTimeout: 60_000 })
   // The upload and file URLs Coursekit signs point at this app; with port 0 its URL is known once it listens.
   let url = `http://127.0.0.1:${port}`
   const services = DefaultServices.layer({ publicUrl: () => `${url}/api/coursekit`, dataDir })

@@ -168,10 +168,13 @@ const unlinkIfPresent = (file: string) => {
 }
 
 /**
- * Replaces the lock judged stale (`ino`) with `mine`, under the takeover file so that two
- * processes never replace it at once. `false` when another process got there first.
+ * Replaces the lock judged stale (`stale`: its inode and time) with `mine`, under the
+ * takeover file so that two processes never replace it at once. `false` when another
+ * process got there first. The inode alone cannot tell: a file system reuses the inode of
+ * the stale file for the lock that replaced it, so the time must match too (the
+ * replacement is fresh).
  */
-const takeOver = (file: string, ino: number, mine: string, nowMs: number): boolean => {
+const takeOver = (file: string, stale: { readonly ino: number; readonly mtimeMs: number }, mine: string, nowMs: number): boolean => {
   const guard = `${file}.takeover`
   if (!createExclusive(guard, String(process.pid))) {
     // A takeover that died halfway leaves its guard behind: it is old by then.
@@ -184,7 +187,7 @@ const takeOver = (file: string, ino: number, mine: string, nowMs: number): boole
   }
   try {
     const now = observe(file)
-    if (now._tag !== "Absent" && now.ino !== ino) return false
+    if (now._tag !== "Absent" && (now.ino !== stale.ino || now.mtimeMs !== stale.mtimeMs)) return false
     unlinkIfPresent(file)
     return createExclusive(file, mine)
   } finally {
@@ -222,7 +225,7 @@ export const acquire = (directory: string): Effect.Effect<void, DataDirectoryInU
       if (observed._tag === "Named" && isLive(observed.holder, mine)) return yield* inUse(directory, observed)
       const now = yield* wallClockMillis
       if (now - observed.mtimeMs > staleAfterMillis) {
-        if (yield* attempt(() => takeOver(file, observed.ino, text, now))) {
+        if (yield* attempt(() => takeOver(file, observed, text, now))) {
           return { mine, ino: yield* attempt(() => statSync(file).ino) }
         }
       } else if (now >= giveUpAt) {
