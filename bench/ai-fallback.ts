@@ -10,7 +10,7 @@
  * p99.
  */
 import { ContentGenerator, HtmlSanitizer, LlmChain, type LlmProvider } from "@coursekit/core"
-import { makeModelScript, ModelAnswer } from "@coursekit/core/testing"
+import { modelScript, ModelAnswer } from "@coursekit/core/testing"
 import { GeminiProvider } from "@coursekit/llm-gemini"
 import { FakeGeminiServer } from "@coursekit/llm-gemini/testing"
 import { OpenAiProvider } from "@coursekit/llm-openai"
@@ -28,8 +28,8 @@ const lesson = Array.from({ length: 24 }, (_, i) =>
 const scope = Effect.runSync(Scope.make())
 const [primaryServer, secondaryServer] = await Effect.runPromise(
   Effect.all([
-    FakeOpenAiServer.start({ script: makeModelScript(ModelAnswer.status(500)) }),
-    FakeGeminiServer.start({ script: makeModelScript(ModelAnswer.text(`Here is your lesson:\n\`\`\`html\n${lesson}\n\`\`\``)) })
+    FakeOpenAiServer.start({ script: modelScript(ModelAnswer.status(500)) }),
+    FakeGeminiServer.start({ script: modelScript(ModelAnswer.text(`Here is your lesson:\n\`\`\`html\n${lesson}\n\`\`\``)) })
   ]).pipe(Scope.provide(scope))
 )
 

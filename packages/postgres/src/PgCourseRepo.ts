@@ -34,7 +34,7 @@ const decodeListRows = Schema.decodeUnknownEffect(Schema.Array(CourseListRow))
 class SlugTaken extends Data.TaggedError("SlugTaken") {}
 
 /** The PostgreSQL course repository; needs an `effect/sql` `SqlClient` for PostgreSQL. */
-export const make = Effect.gen(function*() {
+export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
 
@@ -141,4 +141,4 @@ export const make = Effect.gen(function*() {
 })
 
 /** `CourseRepo` over the `SqlClient` in context. */
-export const layer: Layer.Layer<CourseRepo, never, SqlClient.SqlClient> = Layer.effect(CourseRepo, make)
+export const layer: Layer.Layer<CourseRepo, never, SqlClient.SqlClient> = Layer.effect(CourseRepo, make())

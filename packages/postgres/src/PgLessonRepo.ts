@@ -49,7 +49,7 @@ export const viewerLessons = (sql: SqlClient.SqlClient, courseId: CourseId, unlo
         FROM lessons WHERE course_id = ${courseId} ORDER BY position`
 
 /** The PostgreSQL lesson repository; needs an `effect/sql` `SqlClient`. */
-export const make = Effect.gen(function*() {
+export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
 
@@ -140,4 +140,4 @@ export const make = Effect.gen(function*() {
 })
 
 /** `LessonRepo` over the `SqlClient` in context. */
-export const layer: Layer.Layer<LessonRepo, never, SqlClient.SqlClient> = Layer.effect(LessonRepo, make)
+export const layer: Layer.Layer<LessonRepo, never, SqlClient.SqlClient> = Layer.effect(LessonRepo, make())

@@ -22,7 +22,7 @@ import { persistenceError } from "./PgErrors.ts"
 const decodePurchases = Schema.decodeUnknownEffect(Schema.Array(PurchaseRecord))
 
 /** The PostgreSQL purchase repository; needs an `effect/sql` `SqlClient`. */
-export const make = Effect.gen(function*() {
+export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
 
@@ -61,7 +61,7 @@ export const make = Effect.gen(function*() {
 
 /** `PurchaseRepo` and `Entitlements` over the `SqlClient` in context. */
 export const layer: Layer.Layer<PurchaseRepo | Entitlements, never, SqlClient.SqlClient> = Layer.effectContext(
-  Effect.map(make, (repo) =>
+  Effect.map(make(), (repo) =>
     Context.make(PurchaseRepo, PurchaseRepo.of(repo)).pipe(
       Context.add(Entitlements, Entitlements.of({ hasPurchased: (userId, courseId) => repo.has(courseId, userId) }))
     ))

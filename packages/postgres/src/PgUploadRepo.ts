@@ -27,7 +27,7 @@ const encodeIntent = Schema.encodeEffect(NewUploadIntent)
 const iso = (instant: DateTime.Utc) => DateTime.formatIso(instant)
 
 /** The PostgreSQL upload intent repository; needs an `effect/sql` `SqlClient`. */
-export const makeUploadRepo = Effect.gen(function*() {
+export const makeUploadRepo = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
   return UploadRepo.of({
@@ -73,7 +73,7 @@ export const makeUploadRepo = Effect.gen(function*() {
 })
 
 /** The PostgreSQL media file repository; needs an `effect/sql` `SqlClient`. */
-export const makeMediaRepo = Effect.gen(function*() {
+export const makeMediaRepo = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
   return MediaRepo.of({
@@ -108,7 +108,7 @@ export const makeMediaRepo = Effect.gen(function*() {
   })
 })
 
-export const layerUploadRepo: Layer.Layer<UploadRepo, never, SqlClient.SqlClient> = Layer.effect(UploadRepo, makeUploadRepo)
-export const layerMediaRepo: Layer.Layer<MediaRepo, never, SqlClient.SqlClient> = Layer.effect(MediaRepo, makeMediaRepo)
+export const layerUploadRepo: Layer.Layer<UploadRepo, never, SqlClient.SqlClient> = Layer.effect(UploadRepo, makeUploadRepo())
+export const layerMediaRepo: Layer.Layer<MediaRepo, never, SqlClient.SqlClient> = Layer.effect(MediaRepo, makeMediaRepo())
 /** Both repositories. */
 export const layer: Layer.Layer<UploadRepo | MediaRepo, never, SqlClient.SqlClient> = Layer.mergeAll(layerUploadRepo, layerMediaRepo)

@@ -4,7 +4,7 @@
  * format, scripted per test. The primary is "OpenAI", the secondary "Gemini".
  */
 import { promptMaxLength } from "@coursekit/core"
-import { makeModelScript, ModelAnswer } from "@coursekit/core/testing"
+import { modelScript, ModelAnswer } from "@coursekit/core/testing"
 import { FakeGeminiServer } from "@coursekit/llm-gemini/testing"
 import { FakeOpenAiServer } from "@coursekit/llm-openai/testing"
 import { assert, describe, it, layer } from "@effect/vitest"
@@ -31,8 +31,8 @@ class Models extends Context.Service<Models, {
 
 const layerServerWithModels = (overrides: Partial<ServerSettings>) =>
   Layer.unwrap(Effect.gen(function*() {
-    const openai = yield* FakeOpenAiServer.start({ script: makeModelScript(), model: "gpt-test" })
-    const gemini = yield* FakeGeminiServer.start({ script: makeModelScript() })
+    const openai = yield* FakeOpenAiServer.start({ script: modelScript(), model: "gpt-test" })
+    const gemini = yield* FakeGeminiServer.start({ script: modelScript() })
     const server = layerTestServer({
       aiModels: [
         { prefix: "AI_PRIMARY", provider: "openai", model: "gpt-test", apiKey: Option.some(Redacted.make(openAiKey)), baseUrl: Option.some(openai.baseUrl) },

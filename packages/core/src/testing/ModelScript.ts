@@ -53,7 +53,7 @@ export interface ModelScript extends ModelScriptControl {
 }
 
 /** A script answering `answers` (default: one short HTML paragraph). */
-export const makeModelScript = (
+export const modelScript = (
   ...answers: ReadonlyArray<ModelAnswer>
 ): ModelScript => {
   let script: ReadonlyArray<ModelAnswer> = answers.length > 0 ? answers : [ModelAnswer.text("<p>Hello.</p>")]

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { makeModelScript, type ModelAnswer, type ModelScript } from "@coursekit/core/testing"
+import { modelScript, type ModelAnswer, type ModelScript } from "@coursekit/core/testing"
 import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -100,7 +100,7 @@ const route = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):generateContent(?:\?.*)?$/
 export const start = (options: { readonly script?: ModelScript } = {}) =>
   Effect.acquireRelease(
     Effect.callback<{ readonly fake: FakeGeminiServer; readonly close: () => Promise<void> }>((resume) => {
-      const script = options.script ?? makeModelScript()
+      const script = options.script ?? modelScript()
       const keys: Array<string> = []
       const models: Array<string> = []
       const server = createServer((request, response) => {

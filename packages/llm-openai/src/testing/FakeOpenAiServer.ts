@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { makeModelScript, type ModelAnswer, type ModelScript } from "@coursekit/core/testing"
+import { modelScript, type ModelAnswer, type ModelScript } from "@coursekit/core/testing"
 import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -86,7 +86,7 @@ const answer = (response: ServerResponse, model: string, reply: ModelAnswer, onA
 export const start = (options: { readonly script?: ModelScript; readonly model?: string } = {}) =>
   Effect.acquireRelease(
     Effect.callback<{ readonly fake: FakeOpenAiServer; readonly close: () => Promise<void> }>((resume) => {
-      const script = options.script ?? makeModelScript()
+      const script = options.script ?? modelScript()
       const keys: Array<string> = []
       const server = createServer((request, response) => {
         if (request.method !== "POST" || request.url !== "/v1/chat/completions") {
