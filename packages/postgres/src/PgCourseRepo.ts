@@ -11,7 +11,7 @@
  */
 import {
   type CourseChanges,
-  type CourseId,
+  CourseId,
   CourseNotFound,
   CourseRepo,
   CourseSlugNotFound,
@@ -29,6 +29,7 @@ import { persistenceError } from "./PgErrors.ts"
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(CourseRecord))
 const decodeListRows = Schema.decodeUnknownEffect(Schema.Array(CourseListRow))
+const decodeIds = Schema.decodeUnknownEffect(Schema.NonEmptyArray(Schema.Struct({ id: CourseId })))
 
 /** An insert lost its slug to a concurrent insert of another base; it is retried. */
 class SlugTaken extends Data.TaggedError("SlugTaken") {}
@@ -40,9 +41,9 @@ export const make = () => Effect.gen(function*() {
 
   const insertOnce = (course: NewCourse) =>
     Effect.gen(function*() {
-      const [{ id }] = (yield* sql<{ id: number }>`
+      const [{ id }] = yield* decodeIds(yield* sql`
         SELECT nextval(pg_get_serial_sequence('courses', 'id'))::integer AS id
-      `) as unknown as [{ id: number }]
+      `)
       const base = course.slugBase === "" ? Slug.fallback(id) : course.slugBase
       yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`coursekit/slug/${base}`}, 0))`
       // Candidates are looked up by exact value, in batches: a long base is shortened to
