@@ -6,7 +6,7 @@
  */
 import { Context, DateTime, Effect, Layer, Ref } from "effect"
 import {
-  type CourseChanges,
+  CourseChanges,
   type CourseId,
   CourseInsert,
   CourseNotFound,
@@ -26,6 +26,9 @@ export interface NewCourse extends CourseInsert {
 
 const listRow = RecordVariants.pick(CourseListRow)
 const absent = RecordVariants.absentAsNull(CourseInsert)
+// Only the shapes' keys are stored: TypeScript lets objects with extra properties through.
+const insertFields = RecordVariants.pick(CourseInsert)
+const changedFields = RecordVariants.pick(CourseChanges)
 
 /**
  * Stores courses.
@@ -72,7 +75,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
           for (const stored of courses.values()) taken.add(stored.slug)
           let n = 1
           while (taken.has(Slug.candidate(base, n))) n++
-          const { slugBase: _, ...fields } = course
+          const fields = insertFields(course)
           const record: CourseRecord = {
             ...absent,
             ...fields,
@@ -120,7 +123,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         const updated = yield* Ref.modify(state, (current) => {
           const record = current.courses.get(id)
           if (record === undefined) return [undefined, current]
-          const next: CourseRecord = { ...record, ...RecordVariants.definedOnly(changes), updated_at: now }
+          const next: CourseRecord = { ...record, ...RecordVariants.definedOnly(changedFields(changes)), updated_at: now }
           return [next, { ...current, version: current.version + 1, courses: new Map(current.courses).set(id, next) }]
         })
         if (updated === undefined) return yield* new CourseNotFound({ id })

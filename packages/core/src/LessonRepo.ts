@@ -9,15 +9,19 @@ import { Context, DateTime, Effect, Layer, Ref } from "effect"
 import { type CourseId, CourseNotFound } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
 import {
-  type LessonChanges,
+  LessonChanges,
   type LessonId,
-  type LessonInsert,
+  LessonInsert,
   LessonNotFound,
   type LessonRecord,
   type ViewerLesson
 } from "./Lesson.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import * as RecordVariants from "./RecordVariants.ts"
+
+// Only the shapes' keys are stored: TypeScript lets objects with extra properties through.
+const insertFields = RecordVariants.pick(LessonInsert)
+const changedFields = RecordVariants.pick(LessonChanges)
 
 /** What the use case hands the repository to create a lesson (HTML already sanitized). */
 export type NewLesson = LessonInsert
@@ -75,7 +79,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
             if (sibling.position >= position) next.set(sibling.id, { ...sibling, position: sibling.position + 1 })
           }
           const record: LessonRecord = {
-            ...lesson,
+            ...insertFields(lesson),
             id: nextId as LessonId,
             course_id: courseId,
             position,
@@ -118,7 +122,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
               next.set(sibling.id, { ...sibling, position: sibling.position + 1 })
             }
           }
-          const record: LessonRecord = { ...lesson, ...RecordVariants.definedOnly(changes), position: to, updated_at: now }
+          const record: LessonRecord = { ...lesson, ...RecordVariants.definedOnly(changedFields(changes)), position: to, updated_at: now }
           next.set(id, record)
           return [record, { ...current, lessons: next }]
         })

@@ -123,12 +123,16 @@ export const timestamp = <V extends View>(views: ReadonlyArray<V>, description?:
   return field({ stored: Schema.DateTimeUtcFromDate, ...shownIn(shown, views) })
 }
 
-/** The fields of `value` that `shape` names, and no others (a view never leaks a stored field). */
+/**
+ * The fields of `value` that `shape` names, and no others: a view never leaks a stored
+ * field, and a repository never writes a key its shape does not name (TypeScript lets an
+ * object with extra properties through). Keys absent from `value` stay absent.
+ */
 export const pick = <F extends Schema.Struct.Fields>(shape: Schema.Struct<F>) => {
   const keys = Object.keys(shape.fields)
-  return <A extends { readonly [K in keyof F]: unknown }>(value: A): Pick<A, keyof F & keyof A> => {
+  return <A extends { readonly [K in keyof F]?: unknown }>(value: A): Pick<A, keyof F & keyof A> => {
     const picked: Partial<Record<string, unknown>> = {}
-    for (const key of keys) picked[key] = value[key as keyof A]
+    for (const key of keys) if (key in value) picked[key] = value[key as keyof A]
     return picked as Pick<A, keyof F & keyof A>
   }
 }

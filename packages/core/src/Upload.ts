@@ -146,7 +146,7 @@ export type UploadUrlResponse = typeof UploadUrlResponse.Type
  * A `bigint` column: node-postgres reads it as a string, other drivers as a number or a
  * `bigint`. Sizes and ids stay far below 2^53.
  */
-const BigintColumn = Schema.Unknown.pipe(
+const BigintColumn = Schema.Union([Schema.Number, Schema.String, Schema.BigInt]).pipe(
   Schema.decodeTo(Schema.Int, { decode: SchemaGetter.transform(Number), encode: SchemaGetter.passthrough({ strict: false }) })
 )
 

@@ -10,7 +10,8 @@
  * @since 0.1.0
  */
 import {
-  type CourseChanges,
+  CourseChanges,
+  CourseInsert,
   CourseId,
   CourseNotFound,
   CourseRepo,
@@ -19,6 +20,7 @@ import {
   CourseRecord,
   type NewCourse,
   PersistenceError,
+  RecordVariants,
   Slug
 } from "@coursekit/core"
 import { Data, Effect, Layer, Schedule, Schema } from "effect"
@@ -29,6 +31,9 @@ import { persistenceError } from "./PgErrors.ts"
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(CourseRecord))
 const decodeListRows = Schema.decodeUnknownEffect(Schema.Array(CourseListRow))
+// Only the shapes' keys are written: TypeScript lets objects with extra properties through.
+const insertFields = RecordVariants.pick(CourseInsert)
+const changedFields = RecordVariants.pick(CourseChanges)
 const decodeIds = Schema.decodeUnknownEffect(Schema.NonEmptyArray(Schema.Struct({ id: CourseId })))
 
 /** An insert lost its slug to a concurrent insert of another base; it is retried. */
@@ -61,7 +66,7 @@ export const make = () => Effect.gen(function*() {
         }
         n += batch.length
       }
-      const { slugBase: _, ...fields } = course
+      const fields = insertFields(course)
       const rows = yield* decodeRecords(yield* sql`
         INSERT INTO courses ${sql.insert({ ...fields, id, slug: Slug.candidate(base, n) })}
         ON CONFLICT (slug) DO NOTHING
@@ -113,7 +118,7 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "list courses"))
 
   const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
-    const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
+    const set = RecordVariants.definedOnly(changedFields(changes))
     const rows = yield* sql`
       UPDATE courses SET ${Object.keys(set).length === 0 ? sql`` : sql`${sql.update(set)},`} updated_at = now()
       WHERE id = ${id}

@@ -15,7 +15,8 @@
 import {
   type CourseId,
   CourseNotFound,
-  type LessonChanges,
+  LessonChanges,
+  LessonInsert,
   type LessonId,
   LessonNotFound,
   LessonRecord,
@@ -31,6 +32,9 @@ import { persistenceError } from "./PgErrors.ts"
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(LessonRecord))
+// Only the shapes' keys are written: TypeScript lets objects with extra properties through.
+const insertFields = RecordVariants.pick(LessonInsert)
+const changedFields = RecordVariants.pick(LessonChanges)
 const decodeViewerLessons = Schema.decodeUnknownEffect(Schema.Array(ViewerLesson))
 
 /**
@@ -67,7 +71,7 @@ export const make = () => Effect.gen(function*() {
       const position = clamp(lesson.position, (yield* countOf(courseId)) + 1)
       yield* sql`UPDATE lessons SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${position}`
       const rows = yield* decodeRecords(yield* sql`
-        INSERT INTO lessons ${sql.insert({ ...lesson, course_id: courseId, position })}
+        INSERT INTO lessons ${sql.insert({ ...insertFields(lesson), course_id: courseId, position })}
         RETURNING *
       `)
       return rows[0]!
@@ -105,7 +109,7 @@ export const make = () => Effect.gen(function*() {
       } else if (to < from) {
         yield* sql`UPDATE lessons SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${to} AND position < ${from}`
       }
-      const { position: _, ...fields } = RecordVariants.definedOnly(changes)
+      const { position: _, ...fields } = RecordVariants.definedOnly(changedFields(changes))
       const rows = yield* decodeRecords(yield* sql`
         UPDATE lessons SET ${sql.update({ ...fields, position: to })}, updated_at = now()
         WHERE id = ${id}

@@ -7,11 +7,12 @@
  * @since 0.1.0
  */
 import {
-  type ConfirmedFile,
+  ConfirmedFile,
   type MediaFileId,
   MediaFileRecord,
   MediaRepo,
   NewUploadIntent,
+  RecordVariants,
   UploadIntent,
   UploadRepo
 } from "@coursekit/core"
@@ -24,6 +25,8 @@ import { persistenceError } from "./PgErrors.ts"
 const decodeIntents = Schema.decodeUnknownEffect(Schema.Array(UploadIntent))
 const decodeMedia = Schema.decodeUnknownEffect(Schema.Array(MediaFileRecord))
 const encodeIntent = Schema.encodeEffect(NewUploadIntent)
+// Only the shape's keys are written: TypeScript lets objects with extra properties through.
+const confirmedFields = RecordVariants.pick(ConfirmedFile)
 const iso = (instant: DateTime.Utc) => DateTime.formatIso(instant)
 
 /** The PostgreSQL upload intent repository; needs an `effect/sql` `SqlClient`. */
@@ -78,9 +81,10 @@ export const makeMediaRepo = () => Effect.gen(function*() {
   const timeout = yield* PgDeadline
   return MediaRepo.of({
     upsert: Effect.fn("MediaRepo.upsert")(function*(file: ConfirmedFile) {
-      const { key: _, ...fields } = file
+      const row = confirmedFields(file)
+      const { key: _, ...fields } = row
       const rows = yield* sql`
-        INSERT INTO media_files ${sql.insert(file)}
+        INSERT INTO media_files ${sql.insert(row)}
         ON CONFLICT (key) DO UPDATE SET ${sql.update(fields)}, updated_at = now()
         RETURNING *
       `.pipe(Effect.flatMap(decodeMedia), Effect.mapError(persistenceError("record media file")))

@@ -172,6 +172,21 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           assert.isNull((yield* repo.findById(plain.id)).description)
         }))
 
+      it.effect("insert and update store only the fields their shapes name: an extra property (a slug) is ignored", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const title = unique("Extra")
+          // Objects with extra properties pass TypeScript when they are not literals.
+          const course = { title, slugBase: Slug.fromTitle(title), content_html: "", slug: "chosen-by-the-caller", id: 1 }
+          const created = yield* repo.insert(course)
+          assert.strictEqual(created.slug, Slug.candidate(Slug.fromTitle(title), 1))
+          const changes = { title: "Renamed", slug: "hijacked" }
+          const updated = yield* repo.update(created.id, changes)
+          assert.strictEqual(updated.title, "Renamed")
+          assert.strictEqual(updated.slug, created.slug)
+          assert.strictEqual((yield* repo.findById(created.id)).slug, created.slug)
+        }))
+
       it.effect("version changes with every write and only with writes", () =>
         Effect.gen(function*() {
           const repo = yield* CourseRepo

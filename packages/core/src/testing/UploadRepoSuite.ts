@@ -54,6 +54,9 @@ export const uploadRepoSuite = <E>(name: string, repoLayer: Layer.Layer<UploadRe
           assert.deepStrictEqual(Option.getOrThrow(yield* repo.find(key)).finalized_at, first)
           const many = yield* repo.findMany([key, randomKey()])
           assert.deepStrictEqual(many.map((intent) => intent.key), [key])
+          // No declared size reads back as none, never as 0 bytes.
+          assert.isNull(many[0]!.size_bytes)
+          assert.isNull(Option.getOrThrow(yield* repo.find(key)).size_bytes)
           assert.deepStrictEqual(yield* repo.findMany([]), [])
         }))
 
