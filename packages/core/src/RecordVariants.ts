@@ -55,6 +55,22 @@ const shownIn = <S extends Schema.Top, V extends View>(schema: S, views: Readonl
 export const generated = <S extends Schema.Top, V extends View>(schema: S, views: ReadonlyArray<V>) =>
   field({ stored: schema, ...shownIn(schema, views) })
 
+/** An author's field: stored and shown as `schema`, optional in `changes` and on PATCH. */
+const authoredField = <S extends Schema.Top, I extends Schema.Top, C extends Schema.Top, N extends Schema.Top, V extends View>(
+  schema: S,
+  input: I,
+  shapes: { readonly create: C; readonly insert: N },
+  views: ReadonlyArray<V>
+) =>
+  field({
+    stored: schema,
+    insert: shapes.insert,
+    changes: Schema.optional(schema),
+    create: shapes.create,
+    update: Schema.optionalKey(input),
+    ...shownIn(schema, views)
+  })
+
 /**
  * Written by an author: required on create, optional on PATCH. `input` holds the input
  * rules; `schema` is how it is stored and shown (stored values are never re-validated).
@@ -63,15 +79,7 @@ export const authored = <S extends Schema.Top, I extends Schema.Top, V extends V
   schema: S,
   input: I,
   views: ReadonlyArray<V>
-) =>
-  field({
-    stored: schema,
-    insert: schema,
-    changes: Schema.optional(schema),
-    create: input,
-    update: Schema.optionalKey(input),
-    ...shownIn(schema, views)
-  })
+) => authoredField(schema, input, { create: input, insert: schema }, views)
 
 /**
  * Written by an author, and optional on create too: the use case decides what an absent
@@ -81,15 +89,7 @@ export const authoredOptional = <S extends Schema.Top, I extends Schema.Top, V e
   schema: S,
   input: I,
   views: ReadonlyArray<V>
-) =>
-  field({
-    stored: schema,
-    insert: schema,
-    changes: Schema.optional(schema),
-    create: Schema.optionalKey(input),
-    update: Schema.optionalKey(input),
-    ...shownIn(schema, views)
-  })
+) => authoredField(schema, input, { create: Schema.optionalKey(input), insert: schema }, views)
 
 /**
  * Written by an author and optional everywhere: absent on create is stored as `null`
@@ -100,14 +100,10 @@ export const authoredNullable = <S extends Schema.Top, I extends Schema.Top, V e
   input: I,
   views: ReadonlyArray<V>
 ) =>
-  field({
-    stored: Schema.NullOr(schema),
-    insert: Schema.optionalKey(Schema.NullOr(schema)),
-    changes: Schema.optional(Schema.NullOr(schema)),
+  authoredField(Schema.NullOr(schema), Schema.NullOr(input), {
     create: Schema.optionalKey(Schema.NullOr(input)),
-    update: Schema.optionalKey(Schema.NullOr(input)),
-    ...shownIn(Schema.NullOr(schema), views)
-  })
+    insert: Schema.optionalKey(Schema.NullOr(schema))
+  }, views)
 
 /** Set by the service after creation (a finalized thumbnail's key): stored, changed, shown. */
 export const maintained = <S extends Schema.Top, V extends View>(schema: S, views: ReadonlyArray<V>) =>

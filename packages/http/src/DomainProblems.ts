@@ -61,14 +61,19 @@ interface ProblemRule<E> {
 
 type Rules = { readonly [Tag in DomainError["_tag"]]: ProblemRule<Extract<DomainError, { readonly _tag: Tag }>> }
 
-const detailOnly = (error: { readonly message: string }) => ({ detail: error.message })
+/** A row whose problem says the error's message and nothing more. */
+const withMessage = <C extends new (fields: { readonly detail: string }) => object>(problem: C) => ({
+  problem,
+  // `new` on a type parameter answers its constraint's instance; the class's own is the same.
+  render: (error: { readonly message: string }) => new problem({ detail: error.message }) as InstanceType<C>
+})
 
 /** The table. */
 export const domainProblems = {
-  CourseNotFound: { problem: NotFound, render: (error) => new NotFound(detailOnly(error)) },
-  CourseSlugNotFound: { problem: NotFound, render: (error) => new NotFound(detailOnly(error)) },
-  LessonNotFound: { problem: NotFound, render: (error) => new NotFound(detailOnly(error)) },
-  UploadNotFound: { problem: NotFound, render: (error) => new NotFound(detailOnly(error)) },
+  CourseNotFound: withMessage(NotFound),
+  CourseSlugNotFound: withMessage(NotFound),
+  LessonNotFound: withMessage(NotFound),
+  UploadNotFound: withMessage(NotFound),
   VideoNotFound: {
     problem: UnprocessableContent,
     render: (error) => {
@@ -78,10 +83,10 @@ export const domainProblems = {
       return new UnprocessableContent({ detail, errors: [{ path: "body.video_key", message: detail }] })
     }
   },
-  UploadNotReceived: { problem: Conflict, render: (error) => new Conflict(detailOnly(error)) },
-  UploadExpired: { problem: Gone, render: (error) => new Gone(detailOnly(error)) },
-  FileTooLarge: { problem: ContentTooLarge, render: (error) => new ContentTooLarge(detailOnly(error)) },
-  UnsupportedFileType: { problem: UnsupportedMediaType, render: (error) => new UnsupportedMediaType(detailOnly(error)) },
+  UploadNotReceived: withMessage(Conflict),
+  UploadExpired: withMessage(Gone),
+  FileTooLarge: withMessage(ContentTooLarge),
+  UnsupportedFileType: withMessage(UnsupportedMediaType),
   PersistenceError: {
     problem: ServiceUnavailable,
     render: (error) => new ServiceUnavailable({ detail: `${error.message} Try again shortly.` }),
@@ -92,7 +97,7 @@ export const domainProblems = {
     render: (error) => new ServiceUnavailable({ detail: `${error.message} Nothing was recorded; try again shortly.` }),
     log: (error) => Effect.logError("object storage operation failed", error.operation, error.cause)
   },
-  NoModelConfigured: { problem: ServiceUnavailable, render: (error) => new ServiceUnavailable(detailOnly(error)) },
+  NoModelConfigured: withMessage(ServiceUnavailable),
   GenerationFailed: {
     problem: BadGateway,
     // The attempts hold provider, model, outcome and timing: never a key or a provider's own error text.
