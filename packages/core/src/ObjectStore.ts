@@ -55,6 +55,28 @@ export const presignedPutHeaders = (request: Pick<PutRequest, "contentType" | "c
     ? { "Content-Type": request.contentType }
     : { "Content-Type": request.contentType, "Content-Length": String(request.contentLength) }
 
+/**
+ * Keys under this prefix are private: a store serves them only through a signed GET
+ * (`presignGet`), never at `publicUrl`, so a bucket policy or a CDN can expose every
+ * other prefix and never this one.
+ */
+export const privateKeyPrefix = "private/"
+
+/** Whether `key` is private (under {@link privateKeyPrefix}). */
+export const isPrivateKey = (key: string): boolean => key.startsWith(privateKeyPrefix)
+
+/** What to sign for reading: one key, for a while. */
+export interface GetRequest {
+  readonly key: string
+  readonly expiresIn: Duration.Duration
+}
+
+/** A signed GET: read the object at `url` until `expiresAt`. */
+export interface PresignedGet {
+  readonly url: string
+  readonly expiresAt: DateTime.Utc
+}
+
 /** What the store says about an object (`head`). */
 export interface ObjectInfo {
   readonly size: number
@@ -81,6 +103,11 @@ export interface ObjectPage {
  *
  * - `presignPut` signs a PUT of one object: content type always, length when given,
  *   valid until `expiresAt`. An upload either lands whole or not at all.
+ * - `presignGet` signs a GET of one object, valid until `expiresAt` (whole seconds, never
+ *   later than asked). The URL answers the bytes with `Cache-Control: private` (never
+ *   `immutable`) and single `Range` requests with 206; once its key, expiry or signature
+ *   is changed, or its expiry has passed, it is refused (403). Keys under
+ *   {@link privateKeyPrefix} are readable only this way.
  * - `head` is `None` for an absent key.
  * - `delete` of an absent key succeeds.
  * - `list` pages through keys that start with `prefix`, in ascending key order,
@@ -94,6 +121,7 @@ export interface ObjectPage {
  */
 export class ObjectStore extends Context.Service<ObjectStore, {
   presignPut(request: PutRequest): Effect.Effect<PresignedPut, StorageError>
+  presignGet(request: GetRequest): Effect.Effect<PresignedGet, StorageError>
   head(key: string): Effect.Effect<Option.Option<ObjectInfo>, StorageError>
   delete(key: string): Effect.Effect<void, StorageError>
   list(prefix: string, options?: {
@@ -112,6 +140,7 @@ export class ObjectStore extends Context.Service<ObjectStore, {
     Effect.gen(function*() {
       const objects = yield* Ref.make(new Map<string, { readonly bytes: Uint8Array; readonly info: ObjectInfo }>())
       const signed = yield* Ref.make(new Map<string, PutRequest & { readonly expiresAt: DateTime.Utc }>())
+      const signedGets = yield* Ref.make(new Map<string, { readonly key: string; readonly expiresAt: DateTime.Utc }>())
       let issued = 0
 
       const store = ObjectStore.of({
@@ -121,6 +150,14 @@ export class ObjectStore extends Context.Service<ObjectStore, {
           yield* Ref.update(signed, (map) => new Map(map).set(url, { ...request, expiresAt }))
           const headers = presignedPutHeaders(request)
           return { url, headers, expiresAt }
+        }),
+        presignGet: Effect.fn("ObjectStore.presignGet")(function*(request: GetRequest) {
+          const now = DateTime.toEpochMillis(yield* DateTime.now)
+          // Whole seconds, rounded down, as the real stores sign them.
+          const expiresAt = DateTime.makeUnsafe(Math.floor((now + Duration.toMillis(request.expiresIn)) / 1000) * 1000)
+          const url = `memory://files/${encodeURIComponent(request.key)}?expires=${DateTime.toEpochMillis(expiresAt) / 1000}&signature=${++issued}`
+          yield* Ref.update(signedGets, (map) => new Map(map).set(url, { key: request.key, expiresAt }))
+          return { url, expiresAt }
         }),
         head: (key) => Effect.map(Ref.get(objects), (map) => Option.map(Option.fromNullishOr(map.get(key)), (object) => object.info)),
         delete: (key) =>
@@ -159,6 +196,14 @@ export class ObjectStore extends Context.Service<ObjectStore, {
           yield* Ref.update(objects, (map) => new Map(map).set(request.key, { bytes: body, info }))
           return 200
         }),
+        get: Effect.fn("MemoryObjectStore.get")(function*(url: string) {
+          const request = (yield* Ref.get(signedGets)).get(url)
+          if (request === undefined || DateTime.isGreaterThanOrEqualTo(yield* DateTime.now, request.expiresAt)) {
+            return { status: 403, body: new Uint8Array() }
+          }
+          const object = (yield* Ref.get(objects)).get(request.key)
+          return object === undefined ? { status: 404, body: new Uint8Array() } : { status: 200, body: object.bytes }
+        }),
         read: (key) => Effect.map(Ref.get(objects), (map) => Option.map(Option.fromNullishOr(map.get(key)), (object) => object.bytes)),
         putObject: (key, body, contentType) =>
           Effect.gen(function*() {
@@ -176,6 +221,8 @@ export class ObjectStore extends Context.Service<ObjectStore, {
 export class MemoryObjectStore extends Context.Service<MemoryObjectStore, {
   /** A PUT to a presigned URL: the HTTP status a store would answer (200, 403, or 413 over `maxLength`). */
   put(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Effect.Effect<number>
+  /** A GET of a signed URL: 200 with the bytes, 403 when the URL was not issued or has expired, 404 without the object. */
+  get(url: string): Effect.Effect<{ readonly status: number; readonly body: Uint8Array }>
   /** The bytes stored under `key`. */
   read(key: string): Effect.Effect<Option.Option<Uint8Array>>
   /** Stores an object directly, as something beside the service would. */
