@@ -9,8 +9,8 @@
  * in its own process; the database is a fresh one on the local PostgreSQL.
  */
 import { HeadObjectCommand, S3Client } from "@aws-sdk/client-s3"
-import { FileUrl, Uploads } from "@coursekit/core"
-import { PgCourseRepo, PgDatabase, PgUploadRepo } from "@coursekit/postgres"
+import { FileUrl, MediaUrls, Uploads } from "@coursekit/core"
+import { PgCourseRepo, PgDatabase, PgLessonRepo, PgUploadRepo } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import pg from "pg"
@@ -60,7 +60,8 @@ const s3Options: S3ObjectStore.Options = {
 
 const runtime = ManagedRuntime.make(
   Uploads.layerNoDeps().pipe(
-    Layer.provide([PgCourseRepo.layer, PgUploadRepo.layer, FileUrl.layer("https://cdn.example.com")]),
+    Layer.provide(MediaUrls.layer()),
+    Layer.provide([PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, FileUrl.layer("https://cdn.example.com")]),
     Layer.provide([S3ObjectStore.layer(s3Options), PgDatabase.layer({ url: Redacted.make(databaseUrl.toString()), maxConnections: 4 })])
   )
 )

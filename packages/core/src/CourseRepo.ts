@@ -41,12 +41,17 @@ const changedFields = RecordVariants.pick(CourseChanges)
  * `list` returns rows with `id >= cursor` (all rows without a cursor) in ascending id
  * order, at most `limit` of them.
  *
+ * `delete` answers the course as it was when deleted (its thumbnail goes with it).
+ *
  * `version` is a token that changes with every committed change to any course, made
  * through this repository or beside it (another instance, plain SQL), and is read from
  * the store itself. Caches key on it: a page read after reading version `v` is at least
  * as new as `v`, so a cache keyed on the version never serves a change's predecessor
  * once the change has committed.
  */
+/** The in-memory layer's state. */
+type State = { readonly nextId: number; readonly version: number; readonly courses: Map<number, CourseRecord> }
+
 export class CourseRepo extends Context.Service<CourseRepo, {
   insert(course: NewCourse): Effect.Effect<CourseRecord, PersistenceError>
   findById(id: CourseId): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
@@ -56,14 +61,14 @@ export class CourseRepo extends Context.Service<CourseRepo, {
     readonly limit: number
   }): Effect.Effect<ReadonlyArray<CourseListRow>, PersistenceError>
   update(id: CourseId, changes: CourseChanges): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
-  delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
+  delete(id: CourseId): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
 }>()("@coursekit/core/CourseRepo") {
   /** An in-memory repository: for tests and for trying the core without a database. */
   static readonly layerMemory: Layer.Layer<CourseRepo> = Layer.effect(
     CourseRepo,
     Effect.gen(function*() {
-      const state = yield* Ref.make({ nextId: 1, version: 0, courses: new Map<number, CourseRecord>() })
+      const state = yield* Ref.make<State>({ nextId: 1, version: 0, courses: new Map<number, CourseRecord>() })
 
       const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse) {
         const now = yield* DateTime.now
@@ -131,13 +136,15 @@ export class CourseRepo extends Context.Service<CourseRepo, {
       })
 
       const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {
-        const deleted = yield* Ref.modify(state, (current) => {
-          if (!current.courses.has(id)) return [false, current]
+        const deleted = yield* Ref.modify(state, (current): [CourseRecord | undefined, State] => {
+          const course = current.courses.get(id)
+          if (course === undefined) return [undefined, current]
           const courses = new Map(current.courses)
           courses.delete(id)
-          return [true, { ...current, version: current.version + 1, courses }]
+          return [course, { ...current, version: current.version + 1, courses }]
         })
-        if (!deleted) return yield* new CourseNotFound({ id })
+        if (deleted === undefined) return yield* new CourseNotFound({ id })
+        return deleted
       })
 
       const version = Effect.map(Ref.get(state), (current) => String(current.version))

@@ -20,6 +20,12 @@ import { FileUrl } from "./FileUrl.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import * as Slug from "./Slug.ts"
+import { LessonRepo } from "./LessonRepo.ts"
+import { MediaRepo } from "./MediaRepo.ts"
+import { MediaUrls } from "./MediaUrls.ts"
+import { ObjectStore } from "./ObjectStore.ts"
+import { UploadRepo } from "./UploadRepo.ts"
+import { Uploads } from "./Uploads.ts"
 
 /**
  * The catalogue. Pages are ascending by id and the cursor is inclusive: a page holds
@@ -39,11 +45,15 @@ export class Courses extends Context.Service<Courses, {
   delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
 }>()("@coursekit/core/Courses") {
-  /** The catalogue over whichever `CourseRepo`, `FileUrl` and `HtmlSanitizer` the caller provides. */
-  static readonly layerNoDeps: Layer.Layer<Courses, never, CourseRepo | FileUrl | HtmlSanitizer> = Layer.effect(
+  /**
+   * The catalogue over whichever `CourseRepo`, `FileUrl` and `HtmlSanitizer` the caller
+   * provides, and `Uploads`, which removes a deleted course's thumbnail.
+   */
+  static readonly layerNoDeps: Layer.Layer<Courses, never, CourseRepo | FileUrl | HtmlSanitizer | Uploads> = Layer.effect(
     Courses,
     Effect.gen(function*() {
       const repo = yield* CourseRepo
+      const uploads = yield* Uploads
       const files = yield* FileUrl
       const sanitizer = yield* HtmlSanitizer
       const thumbnailUrl = (key: string | null) => key === null ? null : files.publicUrl(key)
@@ -87,7 +97,17 @@ export class Courses extends Context.Service<Courses, {
       })
 
       const delete_ = Effect.fn("Courses.delete")(function*(id: CourseId) {
-        yield* repo.delete(id)
+        const deleted = yield* repo.delete(id)
+        if (deleted.thumbnail_key === null) return
+        // The course is gone whatever happens to its thumbnail: a failure here is logged,
+        // not answered. A thumbnail some lesson also plays stays (MediaInUse).
+        yield* uploads.deleteMedia(deleted.thumbnail_key).pipe(
+          Effect.catchTags({
+            MediaNotFound: () => Effect.void,
+            MediaInUse: () => Effect.void,
+            PersistenceError: (error) => Effect.logWarning("a deleted course's thumbnail was not removed", deleted.thumbnail_key, error)
+          })
+        )
       })
 
       return Courses.of({ create, list, get, update, delete: delete_, version: repo.version })
@@ -97,7 +117,10 @@ export class Courses extends Context.Service<Courses, {
   /** The catalogue on in-memory storage, files under `cdnUrl`: for tests and trials. */
   static readonly layerMemory = (cdnUrl = "http://localhost/files"): Layer.Layer<Courses | CourseRepo> =>
     Courses.layerNoDeps.pipe(
+      Layer.provide(Uploads.layerNoDeps()),
+      Layer.provide(Layer.mergeAll(UploadRepo.layerMemory, MediaRepo.layerMemory, LessonRepo.layerMemory, MediaUrls.layer())),
       Layer.provideMerge(CourseRepo.layerMemory),
+      Layer.provide(ObjectStore.layerMemory),
       Layer.provide([FileUrl.layer(cdnUrl), HtmlSanitizer.layer])
     )
 }

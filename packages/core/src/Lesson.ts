@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import { ContentHtml, CourseId, CourseTitle, maxId, titleMaxLength } from "./Course.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 import { storableText } from "./StorableText.ts"
+import { visibilityOf } from "./Upload.ts"
 
 /** Longest accepted lesson title, in characters, after trimming. */
 export const lessonTitleMaxLength = titleMaxLength
@@ -74,9 +75,21 @@ export const LessonFields = RecordVariants.Struct({
   }),
   video_key: RecordVariants.authoredOptional(Schema.NullOr(Schema.String), VideoKey, ["api"]),
   video_url: RecordVariants.Field({
-    api: Schema.NullOr(Schema.String).annotate({ description: "Public address of the video; null without one." }),
-    public: Schema.NullOr(Schema.String).annotate({ description: "Null when the lesson is locked or has no video." })
+    api: Schema.NullOr(Schema.String).annotate({
+      description: "Where to play the video: a public file's permanent URL, or a private file's signed URL valid until " +
+        "video_url_expires_at; null without a video."
+    }),
+    public: Schema.NullOr(Schema.String).annotate({
+      description: "Where to play the video (a signed URL for a private file); null when the lesson is locked or has no video."
+    })
   }),
+  video_url_expires_at: RecordVariants.derived(
+    Schema.NullOr(Schema.DateTimeUtcFromString).annotate({
+      description: "When the signed video_url of a private video stops working (read the lesson again for a new one); " +
+        "null for a public video or no video."
+    }),
+    ["api", "public"]
+  ),
   created_at: RecordVariants.timestamp(["api"]),
   updated_at: RecordVariants.timestamp(["api"])
 })
@@ -134,6 +147,28 @@ export class LessonNotFound extends Schema.TaggedError<LessonNotFound>()(
 ) {
   override get message(): string {
     return `Course ${this.course_id} has no lesson with id ${this.id}.`
+  }
+}
+
+/**
+ * Whether `lesson` is paid content whose video anyone may watch: not a preview, and its
+ * video public. Lessons are never made so (`PublicVideoOnPaidLesson`).
+ */
+export const hasPublicVideoWhilePaid = (lesson: { readonly is_preview: boolean; readonly video_key: string | null }): boolean =>
+  !lesson.is_preview && lesson.video_key !== null && visibilityOf(lesson.video_key) === "public"
+
+/**
+ * A lesson that is not a preview would use a public video: anyone with its permanent URL
+ * could watch paid content.
+ */
+export class PublicVideoOnPaidLesson extends Schema.TaggedError<PublicVideoOnPaidLesson>()(
+  "PublicVideoOnPaidLesson",
+  { video_key: Schema.String },
+  { description: "A lesson that is not a preview may not use a public video." }
+) {
+  override get message(): string {
+    return `The video ${JSON.stringify(this.video_key)} is public: anyone with its URL can watch it, so only a preview ` +
+      `lesson may use it. Upload the video with visibility "private" for a paid lesson, or make the lesson a preview.`
   }
 }
 

@@ -9,13 +9,17 @@ import { Context, DateTime, Effect, Layer, Ref } from "effect"
 import { type CourseId, CourseNotFound } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
 import {
+  hasPublicVideoWhilePaid,
   LessonChanges,
   type LessonId,
   LessonInsert,
   LessonNotFound,
   type LessonRecord,
+  PublicVideoOnPaidLesson,
+  type VideoNotFound,
   type ViewerLesson
 } from "./Lesson.ts"
+import type { LessonUsingFile } from "./Upload.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 
@@ -37,15 +41,34 @@ export type NewLesson = LessonInsert
  * - `insert` into a course that does not exist fails with `CourseNotFound`. Deleting a
  *   course (through `CourseRepo`) deletes its lessons: they are never read again.
  * - `list` returns a course's lessons in position order (`[]` for an unknown course).
+ * - A lesson that is not a preview never has a public video: `insert` of one, and an
+ *   `update` that sets `video_key` or `is_preview` so that the lesson becomes one, fail
+ *   with `PublicVideoOnPaidLesson` and change nothing. The check and the write are one
+ *   step, so two concurrent updates (one sets the video, one unsets the preview) cannot
+ *   make one together. (Lessons stored before the rule existed are left as they are.)
+ * - A store that references media files (PostgreSQL) fails `insert` and `update` with
+ *   `VideoNotFound` when `video_key` names no media file, e.g. one deleted meanwhile.
+ * - `usingVideo(key)` names the lessons whose video is `key`, by course and id.
  * - `listForViewer(course, unlocked)` returns the lessons in position order; unless
  *   `unlocked`, the bodies (`content_html`, `video_key`) of lessons that are not previews
  *   are null **and are not read from the store at all**, so no later code can leak them.
  */
+/** The in-memory layer's state. */
+type State = { readonly nextId: number; readonly lessons: Map<number, LessonRecord> }
+
 export class LessonRepo extends Context.Service<LessonRepo, {
-  insert(courseId: CourseId, lesson: NewLesson): Effect.Effect<LessonRecord, CourseNotFound | PersistenceError>
+  insert(
+    courseId: CourseId,
+    lesson: NewLesson
+  ): Effect.Effect<LessonRecord, CourseNotFound | PublicVideoOnPaidLesson | VideoNotFound | PersistenceError>
   list(courseId: CourseId): Effect.Effect<ReadonlyArray<LessonRecord>, PersistenceError>
   findById(courseId: CourseId, id: LessonId): Effect.Effect<LessonRecord, LessonNotFound | PersistenceError>
-  update(courseId: CourseId, id: LessonId, changes: LessonChanges): Effect.Effect<LessonRecord, LessonNotFound | PersistenceError>
+  update(
+    courseId: CourseId,
+    id: LessonId,
+    changes: LessonChanges
+  ): Effect.Effect<LessonRecord, LessonNotFound | PublicVideoOnPaidLesson | VideoNotFound | PersistenceError>
+  usingVideo(key: string): Effect.Effect<ReadonlyArray<LessonUsingFile>, PersistenceError>
   delete(courseId: CourseId, id: LessonId): Effect.Effect<void, LessonNotFound | PersistenceError>
   listForViewer(courseId: CourseId, unlocked: boolean): Effect.Effect<ReadonlyArray<ViewerLesson>, PersistenceError>
 }>()("@coursekit/core/LessonRepo") {
@@ -57,7 +80,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
     LessonRepo,
     Effect.gen(function*() {
       const courses = yield* CourseRepo
-      const state = yield* Ref.make({ nextId: 1, lessons: new Map<number, LessonRecord>() })
+      const state = yield* Ref.make<State>({ nextId: 1, lessons: new Map<number, LessonRecord>() })
       const courseExists = (courseId: CourseId) =>
         courses.findById(courseId).pipe(
           Effect.as(true),
@@ -70,6 +93,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
 
       const insert = Effect.fn("LessonRepo.insert")(function*(courseId: CourseId, lesson: NewLesson) {
         if (!(yield* courseExists(courseId))) return yield* new CourseNotFound({ id: courseId })
+        if (hasPublicVideoWhilePaid(lesson)) return yield* new PublicVideoOnPaidLesson({ video_key: lesson.video_key! })
         const now = yield* DateTime.now
         return yield* Ref.modify(state, ({ nextId, lessons }) => {
           const siblings = ofCourse(lessons, courseId)
@@ -107,9 +131,14 @@ export class LessonRepo extends Context.Service<LessonRepo, {
       const update = Effect.fn("LessonRepo.update")(function*(courseId: CourseId, id: LessonId, changes: LessonChanges) {
         if (!(yield* courseExists(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
         const now = yield* DateTime.now
-        const updated = yield* Ref.modify(state, (current) => {
+        const touchesVideo = changes.video_key !== undefined || changes.is_preview !== undefined
+        const updated = yield* Ref.modify(state, (current): [LessonRecord | PublicVideoOnPaidLesson | undefined, State] => {
           const lesson = current.lessons.get(id)
           if (lesson === undefined || lesson.course_id !== courseId) return [undefined, current]
+          const merged = { ...lesson, ...RecordVariants.definedOnly(changedFields(changes)) }
+          if (touchesVideo && hasPublicVideoWhilePaid(merged)) {
+            return [new PublicVideoOnPaidLesson({ video_key: merged.video_key! }), current]
+          }
           const siblings = ofCourse(current.lessons, courseId)
           const from = lesson.position
           const to = changes.position === undefined ? from : clamp(changes.position, siblings.length)
@@ -122,12 +151,23 @@ export class LessonRepo extends Context.Service<LessonRepo, {
               next.set(sibling.id, { ...sibling, position: sibling.position + 1 })
             }
           }
-          const record: LessonRecord = { ...lesson, ...RecordVariants.definedOnly(changedFields(changes)), position: to, updated_at: now }
+          const record: LessonRecord = { ...merged, position: to, updated_at: now }
           next.set(id, record)
           return [record, { ...current, lessons: next }]
         })
         if (updated === undefined) return yield* new LessonNotFound({ course_id: courseId, id })
+        if (updated instanceof PublicVideoOnPaidLesson) return yield* updated
         return updated
+      })
+
+      const usingVideo = Effect.fn("LessonRepo.usingVideo")(function*(key: string) {
+        const { lessons } = yield* Ref.get(state)
+        const using = [...lessons.values()]
+          .filter((lesson) => lesson.video_key === key)
+          .sort((a, b) => a.course_id - b.course_id || a.id - b.id)
+        // Lessons of a deleted course are gone, though this map still holds them.
+        const live = yield* Effect.filter(using, (lesson) => courseExists(lesson.course_id))
+        return live.map((lesson): LessonUsingFile => ({ course_id: lesson.course_id, lesson_id: lesson.id }))
       })
 
       const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId) {
@@ -160,7 +200,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         })
       })
 
-      return LessonRepo.of({ insert, list, findById, update, delete: delete_, listForViewer })
+      return LessonRepo.of({ insert, list, findById, update, delete: delete_, usingVideo, listForViewer })
     })
   )
 }

@@ -7,42 +7,60 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { CourseId, CourseNotFound } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
-import { FileUrl } from "./FileUrl.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
-import { type Lesson, type LessonCreate, type LessonId, type LessonNotFound, type LessonRecord, type LessonUpdate, VideoNotFound } from "./Lesson.ts"
+import {
+  type Lesson,
+  type LessonCreate,
+  type LessonId,
+  type LessonNotFound,
+  type LessonRecord,
+  type LessonUpdate,
+  type PublicVideoOnPaidLesson,
+  VideoNotFound
+} from "./Lesson.ts"
 import { LessonRepo } from "./LessonRepo.ts"
 import { MediaRepo } from "./MediaRepo.ts"
+import { MediaUrls } from "./MediaUrls.ts"
+import type { StorageError } from "./ObjectStore.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
+
+/** What a lesson's video may be refused for. */
+type VideoError = VideoNotFound | PublicVideoOnPaidLesson
 
 /**
  * Lessons. `content_html` is sanitized on every write (stages 2 and 3, for HTML a person
- * wrote); `video_key` must name a finalized media file (`VideoNotFound` otherwise);
- * `video_url` is the key's public URL.
+ * wrote); `video_key` must name a finalized media file (`VideoNotFound` otherwise), and a
+ * public one only for a preview (`PublicVideoOnPaidLesson`); `video_url` is where to
+ * play it now (`MediaUrls`: signed for a private file).
  */
 export class Lessons extends Context.Service<Lessons, {
-  create(courseId: CourseId, input: LessonCreate): Effect.Effect<Lesson, CourseNotFound | VideoNotFound | PersistenceError>
-  list(courseId: CourseId): Effect.Effect<ReadonlyArray<Lesson>, CourseNotFound | PersistenceError>
+  create(courseId: CourseId, input: LessonCreate): Effect.Effect<Lesson, CourseNotFound | VideoError | PersistenceError | StorageError>
+  list(courseId: CourseId): Effect.Effect<ReadonlyArray<Lesson>, CourseNotFound | PersistenceError | StorageError>
   update(
     courseId: CourseId,
     id: LessonId,
     changes: LessonUpdate
-  ): Effect.Effect<Lesson, LessonNotFound | VideoNotFound | PersistenceError>
+  ): Effect.Effect<Lesson, LessonNotFound | VideoError | PersistenceError | StorageError>
   delete(courseId: CourseId, id: LessonId): Effect.Effect<void, LessonNotFound | PersistenceError>
 }>()("@coursekit/core/Lessons") {
-  static readonly layerNoDeps: Layer.Layer<Lessons, never, LessonRepo | CourseRepo | MediaRepo | FileUrl | HtmlSanitizer> =
+  static readonly layerNoDeps: Layer.Layer<Lessons, never, LessonRepo | CourseRepo | MediaRepo | MediaUrls | HtmlSanitizer> =
     Layer.effect(
       Lessons,
       Effect.gen(function*() {
         const repo = yield* LessonRepo
         const courses = yield* CourseRepo
         const media = yield* MediaRepo
-        const files = yield* FileUrl
+        const urls = yield* MediaUrls
         const sanitizer = yield* HtmlSanitizer
 
-        const toLesson = (record: LessonRecord): Lesson => ({
-          ...record,
-          video_url: record.video_key === null ? null : files.publicUrl(record.video_key)
-        })
+        const toLesson = (record: LessonRecord) =>
+          record.video_key === null
+            ? Effect.succeed<Lesson>({ ...record, video_url: null, video_url_expires_at: null })
+            : Effect.map(urls.urlOf(record.video_key), (readable): Lesson => ({
+              ...record,
+              video_url: readable.url,
+              video_url_expires_at: readable.expiresAt
+            }))
 
         const checkVideo = (videoKey: string | null | undefined) =>
           videoKey === null || videoKey === undefined
@@ -60,13 +78,13 @@ export class Lessons extends Context.Service<Lessons, {
             is_preview: input.is_preview ?? false,
             position: input.position
           })
-          return toLesson(record)
+          return yield* toLesson(record)
         })
 
         const list = Effect.fn("Lessons.list")(function*(courseId: CourseId) {
           // An unknown course is a 404, not an empty list.
           yield* courses.findById(courseId)
-          return (yield* repo.list(courseId)).map(toLesson)
+          return yield* Effect.forEach(yield* repo.list(courseId), toLesson)
         })
 
         const update = Effect.fn("Lessons.update")(function*(courseId: CourseId, id: LessonId, changes: LessonUpdate) {
@@ -78,7 +96,7 @@ export class Lessons extends Context.Service<Lessons, {
               ? changes
               : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) }
           )
-          return toLesson(record)
+          return yield* toLesson(record)
         })
 
         const delete_ = Effect.fn("Lessons.delete")(function*(courseId: CourseId, id: LessonId) {

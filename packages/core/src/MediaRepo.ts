@@ -10,6 +10,9 @@ import { Context, DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { PersistenceError } from "./PersistenceError.ts"
 import type { ConfirmedFile, MediaFileId, MediaFileRecord } from "./Upload.ts"
 
+/** What `MediaRepo.delete` did. */
+export type MediaDeletion = "deleted" | "absent" | "in-use"
+
 /**
  * Stores media file records.
  *
@@ -17,7 +20,14 @@ import type { ConfirmedFile, MediaFileId, MediaFileRecord } from "./Upload.ts"
  *   leave one record and all succeed; the id and `created_at` of the first stay.
  * - `existing` returns which of `keys` have a record.
  * - `list` returns records with `id >= cursor` in ascending id order, at most `limit`.
+ * - `delete` removes the record of `key`: `"deleted"`, or `"absent"` when there was none.
+ *   A store that references media from lessons (PostgreSQL) answers `"in-use"` and keeps
+ *   the record while a lesson's `video_key` names it, also when the lesson was written
+ *   concurrently.
  */
+/** The in-memory layer's state. */
+type State = { readonly nextId: number; readonly files: Map<string, MediaFileRecord> }
+
 export class MediaRepo extends Context.Service<MediaRepo, {
   upsert(file: ConfirmedFile): Effect.Effect<MediaFileRecord, PersistenceError>
   findByKey(key: string): Effect.Effect<Option.Option<MediaFileRecord>, PersistenceError>
@@ -26,12 +36,13 @@ export class MediaRepo extends Context.Service<MediaRepo, {
     readonly cursor: MediaFileId | undefined
     readonly limit: number
   }): Effect.Effect<ReadonlyArray<MediaFileRecord>, PersistenceError>
+  delete(key: string): Effect.Effect<MediaDeletion, PersistenceError>
 }>()("@coursekit/core/MediaRepo") {
   /** An in-memory repository: for tests and for trying the core without a database. */
   static readonly layerMemory: Layer.Layer<MediaRepo> = Layer.effect(
     MediaRepo,
     Effect.gen(function*() {
-      const state = yield* Ref.make({ nextId: 1, files: new Map<string, MediaFileRecord>() })
+      const state = yield* Ref.make<State>({ nextId: 1, files: new Map<string, MediaFileRecord>() })
       return MediaRepo.of({
         upsert: Effect.fn("MediaRepo.upsert")(function*(file: ConfirmedFile) {
           const now = yield* DateTime.now
@@ -51,7 +62,14 @@ export class MediaRepo extends Context.Service<MediaRepo, {
             [...files.values()]
               .filter((file) => request.cursor === undefined || file.id >= request.cursor)
               .sort((a, b) => a.id - b.id)
-              .slice(0, request.limit))
+              .slice(0, request.limit)),
+        delete: (key) =>
+          Ref.modify(state, (current): [MediaDeletion, State] => {
+            if (!current.files.has(key)) return ["absent", current]
+            const files = new Map(current.files)
+            files.delete(key)
+            return ["deleted", { ...current, files }]
+          })
       })
     })
   )

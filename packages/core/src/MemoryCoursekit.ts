@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Layer } from "effect"
+import { type Duration, Layer } from "effect"
 import { Courses } from "./Courses.ts"
 import type { Ports, UseCases } from "./CoreServices.ts"
 import { ContentGenerator, type ContentGeneratorOptions, LlmChain } from "./ContentGenerator.ts"
@@ -18,6 +18,7 @@ import { LessonRepo } from "./LessonRepo.ts"
 import type { LlmProvider } from "./LlmProvider.ts"
 import { Lessons } from "./Lessons.ts"
 import { MediaRepo } from "./MediaRepo.ts"
+import { MediaUrls } from "./MediaUrls.ts"
 import { type MemoryObjectStore, ObjectStore } from "./ObjectStore.ts"
 import { PublicCourses } from "./PublicCourses.ts"
 import { PurchaseRepo } from "./PurchaseRepo.ts"
@@ -30,6 +31,8 @@ import { UploadSweep } from "./UploadSweep.ts"
 export interface MemoryCoursekitOptions extends UploadsOptions {
   /** Where files are served from. Default `http://localhost/files`. */
   readonly cdnUrl?: string | undefined
+  /** How long signed URLs of private files work. Default 4 hours. */
+  readonly mediaUrlTtl?: Duration.Duration | undefined
   /** The language models, in order (e.g. `ScriptedLlmProvider.layer` from `/testing`). Default none. */
   readonly models?: ReadonlyArray<Layer.Layer<LlmProvider>> | undefined
   /** Deadline and cool-down of model calls. */
@@ -41,8 +44,7 @@ export const layerMemory = (
   options: MemoryCoursekitOptions = {}
 ): Layer.Layer<UseCases | UploadSweep | Ports | MemoryObjectStore> =>
   Layer.mergeAll(
-    Courses.layerNoDeps,
-    Uploads.layerNoDeps(options),
+    Courses.layerNoDeps.pipe(Layer.provideMerge(Uploads.layerNoDeps(options))),
     UploadSweep.layerNoDeps(options),
     Lessons.layerNoDeps,
     PublicCourses.layerNoDeps,
@@ -50,6 +52,7 @@ export const layerMemory = (
     ContentGenerator.layerNoDeps(options.generation).pipe(Layer.provide(LlmChain.layer(options.models ?? [])))
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory)),
+    Layer.provide(MediaUrls.layer({ ttl: options.mediaUrlTtl })),
     Layer.provideMerge(Layer.mergeAll(CourseRepo.layerMemory, UploadRepo.layerMemory, MediaRepo.layerMemory, ObjectStore.layerMemory)),
     Layer.provide([FileUrl.layer(options.cdnUrl ?? "http://localhost/files"), HtmlSanitizer.layer])
   )

@@ -15,6 +15,8 @@ import { CoursePublicView, type CourseSlugNotFound } from "./Course.ts"
 import type { PublicLesson } from "./Lesson.ts"
 import type { PublicCourse } from "./PublicCourse.ts"
 import { LessonRepo } from "./LessonRepo.ts"
+import { MediaUrls } from "./MediaUrls.ts"
+import type { StorageError } from "./ObjectStore.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 import type { Viewer } from "./Viewer.ts"
@@ -23,35 +25,41 @@ import type { Viewer } from "./Viewer.ts"
 const publicFields = RecordVariants.pick(CoursePublicView)
 
 export class PublicCourses extends Context.Service<PublicCourses, {
-  view(slug: string, viewer: Viewer): Effect.Effect<PublicCourse, CourseSlugNotFound | PersistenceError>
+  view(slug: string, viewer: Viewer): Effect.Effect<PublicCourse, CourseSlugNotFound | PersistenceError | StorageError>
 }>()("@coursekit/core/PublicCourses") {
-  static readonly layerNoDeps: Layer.Layer<PublicCourses, never, CourseRepo | LessonRepo | Entitlements | FileUrl> = Layer.effect(
+  static readonly layerNoDeps: Layer.Layer<PublicCourses, never, CourseRepo | LessonRepo | Entitlements | FileUrl | MediaUrls> = Layer.effect(
     PublicCourses,
     Effect.gen(function*() {
       const courses = yield* CourseRepo
       const lessons = yield* LessonRepo
       const entitlements = yield* Entitlements
       const files = yield* FileUrl
+      const urls = yield* MediaUrls
 
       const view = Effect.fn("PublicCourses.view")(function*(slug: string, viewer: Viewer) {
         const course = yield* courses.findBySlug(slug)
         // Asked on every request: a purchase or a refund counts at once.
         const purchased = viewer._tag === "User" && (yield* entitlements.hasPurchased(viewer.id, course.id))
         const rows = yield* lessons.listForViewer(course.id, purchased)
-        const publicLessons = rows.map((row): PublicLesson => {
-          const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
-          // The repository already left locked bodies out; this is the second lock.
-          const open = access !== "locked"
-          return {
-            id: row.id,
-            title: row.title,
-            position: row.position,
-            is_preview: row.is_preview,
-            access,
-            content_html: open ? row.content_html : null,
-            video_url: open && row.video_key !== null ? files.publicUrl(row.video_key) : null
-          }
-        })
+        const publicLessons = yield* Effect.forEach(rows, (row) =>
+          Effect.gen(function*() {
+            const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
+            // The repository already left locked bodies out; this is the second lock.
+            const open = access !== "locked"
+            // Signed on this request: a refund or a lesson made paid stops new URLs at once.
+            const video = open && row.video_key !== null ? yield* urls.urlOf(row.video_key) : null
+            const lesson: PublicLesson = {
+              id: row.id,
+              title: row.title,
+              position: row.position,
+              is_preview: row.is_preview,
+              access,
+              content_html: open ? row.content_html : null,
+              video_url: video?.url ?? null,
+              video_url_expires_at: video?.expiresAt ?? null
+            }
+            return lesson
+          }))
         const response: PublicCourse = {
           ...publicFields({
             ...course,

@@ -8,6 +8,7 @@
  */
 import { Duration, Schema, SchemaGetter } from "effect"
 import { CourseId } from "./Course.ts"
+import { isPrivateKey, privateKeyPrefix } from "./ObjectStore.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 import { storableText } from "./StorableText.ts"
 
@@ -76,12 +77,34 @@ export const baseNameOf = (fileName: string): string => {
   return last === "" || last === "." || last === ".." ? "file" : last
 }
 
-/** `courses/<course_id>/<uuid>.<ext>` or `media/<uuid>.<ext>`. */
-export const keyFor = (purpose: UploadPurpose, courseId: CourseId | null, uuid: string, extension: string): string =>
-  purpose === "thumbnail" ? `courses/${courseId}/${uuid}.${extension}` : `media/${uuid}.${extension}`
+/**
+ * Who may read a media file. `public`: anyone, at its permanent URL. `private`: only
+ * through signed URLs the service hands out for a while (`MediaUrls`); the object lives
+ * under the store's private prefix, which no bucket policy or CDN exposes.
+ */
+export const MediaVisibility = Schema.Literals(["public", "private"]).annotate({
+  description: "public: anyone may read the file at its permanent URL. private: only through signed URLs that " +
+    "expire (url_expires_at), for paid lesson videos."
+})
+export type MediaVisibility = typeof MediaVisibility.Type
+
+/** A key's visibility: the key prefix says it, so the two can never disagree. */
+export const visibilityOf = (key: string): MediaVisibility => isPrivateKey(key) ? "private" : "public"
+
+/** `courses/<course_id>/<uuid>.<ext>`, `media/<uuid>.<ext>` or `private/media/<uuid>.<ext>`. */
+export const keyFor = (
+  purpose: UploadPurpose,
+  courseId: CourseId | null,
+  uuid: string,
+  extension: string,
+  visibility: MediaVisibility = "public"
+): string =>
+  purpose === "thumbnail"
+    ? `courses/${courseId}/${uuid}.${extension}`
+    : `${visibility === "private" ? privateKeyPrefix : ""}media/${uuid}.${extension}`
 
 /** The key prefixes the service writes under (the sweep reconciles them). */
-export const keyPrefixes = ["courses/", "media/"] as const
+export const keyPrefixes = ["courses/", "media/", `${privateKeyPrefix}media/`] as const
 
 // --- requests and responses ----------------------------------------------------------
 
@@ -112,11 +135,12 @@ export const UploadUrlRequest = Schema.Struct({
 }).annotate({ identifier: "UploadUrlRequest" })
 export type UploadUrlRequest = typeof UploadUrlRequest.Type
 
-/** The admin media upload request: `filename` and `type`, plus an optional size. */
+/** The admin media upload request: `filename` and `type`, plus an optional size and visibility. */
 export const MediaUploadUrlRequest = Schema.Struct({
   filename: FileName,
   type: ContentType,
-  size_bytes: Schema.optionalKey(SizeBytes)
+  size_bytes: Schema.optionalKey(SizeBytes),
+  visibility: Schema.optionalKey(MediaVisibility.annotate({ description: "Default public. Paid lesson videos must be private." }))
 }).annotate({ identifier: "MediaUploadUrlRequest" })
 export type MediaUploadUrlRequest = typeof MediaUploadUrlRequest.Type
 
@@ -181,9 +205,21 @@ export type MediaFileId = typeof MediaFileId.Type
 /** A media file (§2.8), defined once: the record of a confirmed upload, keyed by storage key. */
 export const MediaFileFields = RecordVariants.Struct({
   id: RecordVariants.Field({ stored: BigintColumn.pipe(Schema.decodeTo(MediaFileId)), api: MediaFileId }),
-  url: RecordVariants.derived(Schema.String.annotate({ description: "Permanent public URL of the file." }), ["api"]),
+  url: RecordVariants.derived(
+    Schema.String.annotate({
+      description: "Where to read the file: a public file's permanent URL, or a signed URL of a private file, valid until url_expires_at."
+    }),
+    ["api"]
+  ),
+  url_expires_at: RecordVariants.derived(
+    Schema.NullOr(Schema.DateTimeUtcFromString).annotate({
+      description: "When a private file's signed url stops working (ask again for a new one); null for a public file."
+    }),
+    ["api"]
+  ),
   key: RecordVariants.Field({ stored: Schema.String, insert: Schema.String }),
   file_key: RecordVariants.derived(Schema.String, ["api"]),
+  visibility: RecordVariants.derived(MediaVisibility, ["api"]),
   name: RecordVariants.Field({ stored: Schema.String, insert: Schema.String, api: Schema.String }),
   size_bytes: RecordVariants.Field({
     stored: BigintColumn,
@@ -266,6 +302,34 @@ export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()(
 ) {
   override get message(): string {
     return `The file has ${this.size_bytes} bytes; at most ${this.max_bytes} are allowed.`
+  }
+}
+
+/** No media file is recorded under this key. */
+export class MediaNotFound extends Schema.TaggedError<MediaNotFound>()(
+  "MediaNotFound",
+  { file_key: Schema.String },
+  { description: "No media file is recorded under this file_key." }
+) {
+  override get message(): string {
+    return `No media file is recorded under ${JSON.stringify(this.file_key)}.`
+  }
+}
+
+/** A lesson that uses a file, named in `MediaInUse`. */
+export const LessonUsingFile = Schema.Struct({ course_id: CourseId, lesson_id: Schema.Int })
+export type LessonUsingFile = typeof LessonUsingFile.Type
+
+/** The file is still a lesson's video or a course's thumbnail: it stays until nothing uses it. */
+export class MediaInUse extends Schema.TaggedError<MediaInUse>()(
+  "MediaInUse",
+  { file_key: Schema.String, lessons: Schema.Array(LessonUsingFile), thumbnail_of: Schema.NullOr(CourseId) },
+  { description: "Lessons still use this media file as their video, or a course as its thumbnail." }
+) {
+  override get message(): string {
+    const uses = this.lessons.map((lesson) => `the video of lesson ${lesson.lesson_id} of course ${lesson.course_id}`)
+    if (this.thumbnail_of !== null) uses.push(`the thumbnail of course ${this.thumbnail_of}`)
+    return `${JSON.stringify(this.file_key)} is ${uses.join(", ")}: change those first.`
   }
 }
 

@@ -14,7 +14,9 @@ import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import type { Course, CourseId, CourseNotFound } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
 import { FileUrl } from "./FileUrl.ts"
+import { LessonRepo } from "./LessonRepo.ts"
 import { MediaRepo } from "./MediaRepo.ts"
+import { MediaUrls } from "./MediaUrls.ts"
 import { ObjectStore, type StorageError } from "./ObjectStore.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import {
@@ -28,6 +30,10 @@ import {
   keyFor,
   maxBytesOf,
   type MediaFile,
+  MediaInUse,
+  MediaNotFound,
+  type MediaVisibility,
+  visibilityOf,
   type MediaFileRecord,
   type MediaPage,
   type MediaPageRequest,
@@ -79,32 +85,43 @@ export class Uploads extends Context.Service<Uploads, {
   ): Effect.Effect<Course, CourseNotFound | FinalizeError>
   mediaUploadUrl(request: MediaUploadUrlRequest): Effect.Effect<UploadUrlResponse, UploadUrlError>
   finalizeMedia(request: FinalizeUploadRequest): Effect.Effect<MediaFile, FinalizeError>
-  listMedia(request: MediaPageRequest): Effect.Effect<MediaPage, PersistenceError>
+  listMedia(request: MediaPageRequest): Effect.Effect<MediaPage, PersistenceError | StorageError>
+  /**
+   * Removes a media file: its record, then its object. Refused with `MediaInUse` while a
+   * lesson's video is the file. Should the object's removal fail, the record is gone
+   * already and the upload sweep removes the object on a later pass.
+   */
+  deleteMedia(fileKey: string): Effect.Effect<void, MediaNotFound | MediaInUse | PersistenceError>
 }>()("@coursekit/core/Uploads") {
   static readonly layerNoDeps = (
     options: UploadsOptions = {}
-  ): Layer.Layer<Uploads, never, CourseRepo | UploadRepo | MediaRepo | ObjectStore | FileUrl> =>
+  ): Layer.Layer<Uploads, never, CourseRepo | UploadRepo | MediaRepo | LessonRepo | ObjectStore | FileUrl | MediaUrls> =>
     Layer.effect(
       Uploads,
       Effect.gen(function*() {
         const courses = yield* CourseRepo
         const intents = yield* UploadRepo
         const media = yield* MediaRepo
+        const lessons = yield* LessonRepo
         const store = yield* ObjectStore
         const files = yield* FileUrl
+        const urls = yield* MediaUrls
         const limits = options.limits ?? defaultUploadLimits
         const grace = options.gracePeriod ?? defaultGracePeriod
         const uuid = options.uuid ?? (() => globalThis.crypto.randomUUID())
         const validity = Duration.seconds(uploadUrlValiditySeconds)
 
-        const toMediaFile = (record: MediaFileRecord): MediaFile => ({
-          id: record.id,
-          url: files.publicUrl(record.key),
-          file_key: record.key,
-          name: record.name,
-          size_bytes: record.size_bytes,
-          content_type: record.content_type
-        })
+        const toMediaFile = (record: MediaFileRecord) =>
+          Effect.map(urls.urlOf(record.key), (readable): MediaFile => ({
+            id: record.id,
+            url: readable.url,
+            url_expires_at: readable.expiresAt,
+            file_key: record.key,
+            visibility: visibilityOf(record.key),
+            name: record.name,
+            size_bytes: record.size_bytes,
+            content_type: record.content_type
+          }))
 
         /** Checks the declared type and size, records the intent, signs the PUT. */
         const issue = Effect.fn("Uploads.issue")(function*(
@@ -112,7 +129,8 @@ export class Uploads extends Context.Service<Uploads, {
           courseId: CourseId | null,
           fileName: string,
           contentType: string,
-          sizeBytes: number | undefined
+          sizeBytes: number | undefined,
+          visibility?: MediaVisibility
         ) {
           const allowed = allowedContentTypes(purpose)
           if (!allowed.includes(contentType)) {
@@ -122,7 +140,7 @@ export class Uploads extends Context.Service<Uploads, {
           if (sizeBytes !== undefined && sizeBytes > maxBytes) {
             return yield* new FileTooLarge({ size_bytes: sizeBytes, max_bytes: maxBytes })
           }
-          const key = keyFor(purpose, courseId, uuid(), extensionOf(contentType))
+          const key = keyFor(purpose, courseId, uuid(), extensionOf(contentType), visibility)
           const presigned = yield* store.presignPut({
             key,
             contentType,
@@ -211,23 +229,61 @@ export class Uploads extends Context.Service<Uploads, {
         })
 
         const mediaUploadUrl = Effect.fn("Uploads.mediaUploadUrl")(function*(request: MediaUploadUrlRequest) {
-          return yield* issue("media", null, request.filename, request.type, request.size_bytes)
+          return yield* issue("media", null, request.filename, request.type, request.size_bytes, request.visibility)
         })
 
         const finalizeMedia = Effect.fn("Uploads.finalizeMedia")(function*(request: FinalizeUploadRequest) {
           const record = yield* confirm("media", null, request.file_key)
           yield* intents.markFinalized(request.file_key)
-          return toMediaFile(record)
+          return yield* toMediaFile(record)
         })
 
         const listMedia = Effect.fn("Uploads.listMedia")(function*(request: MediaPageRequest) {
           // One row past the page tells whether a next page exists, and where it starts.
           const rows = yield* media.list({ cursor: request.cursor, limit: request.limit + 1 })
           const page: MediaPage = {
-            items: rows.slice(0, request.limit).map(toMediaFile),
+            items: yield* Effect.forEach(rows.slice(0, request.limit), toMediaFile),
             next: rows.length > request.limit ? rows[request.limit]!.id : undefined
           }
           return page
+        })
+
+        /** The course whose thumbnail `key` is, if any (a thumbnail's key names its course). */
+        const thumbnailOf = (key: string) => {
+          const match = /^courses\/(\d{1,15})\//.exec(key)
+          if (match === null) return Effect.succeed(null)
+          return courses.findById(Number(match[1]) as CourseId).pipe(
+            Effect.map((course) => course.thumbnail_key === key ? course.id : null),
+            Effect.catchTag("CourseNotFound", () => Effect.succeed(null))
+          )
+        }
+
+        /** `MediaInUse` when something uses `key`, naming what. */
+        const checkUnused = (fileKey: string) =>
+          Effect.gen(function*() {
+            const using = yield* lessons.usingVideo(fileKey)
+            const thumbnail = yield* thumbnailOf(fileKey)
+            if (using.length > 0 || thumbnail !== null) {
+              return yield* new MediaInUse({ file_key: fileKey, lessons: using, thumbnail_of: thumbnail })
+            }
+          })
+
+        const deleteMedia = Effect.fn("Uploads.deleteMedia")(function*(fileKey: string) {
+          if (Option.isNone(yield* media.findByKey(fileKey))) return yield* new MediaNotFound({ file_key: fileKey })
+          yield* checkUnused(fileKey)
+          // The record first: it is the truth. A lesson that took the file meanwhile keeps it.
+          const deleted = yield* media.delete(fileKey)
+          if (deleted === "in-use") {
+            yield* checkUnused(fileKey)
+            // Used when deleting, no longer when asked: the caller may simply retry.
+            return yield* new MediaInUse({ file_key: fileKey, lessons: [], thumbnail_of: null })
+          }
+          if (deleted === "absent") return yield* new MediaNotFound({ file_key: fileKey })
+          yield* intents.delete(fileKey)
+          yield* store.delete(fileKey).pipe(
+            Effect.catchTag("StorageError", (error) =>
+              Effect.logWarning("a deleted media file's object stays until the upload sweep removes it", fileKey, error.cause))
+          )
         })
 
         return Uploads.of({
@@ -235,7 +291,8 @@ export class Uploads extends Context.Service<Uploads, {
           finalizeCourseThumbnail,
           mediaUploadUrl,
           finalizeMedia,
-          listMedia
+          listMedia,
+          deleteMedia
         })
       })
     )

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import {
   anonymousViewer,
   Courses,
@@ -37,7 +37,7 @@ const courseWithLessons = Effect.gen(function*() {
   const paid = yield* lessons.create(course.id, {
     title: "Shaping",
     content_html: "<p>PAID-SHAPING-TEXT</p>",
-    video_key: yield* video("media/paid.mp4")
+    video_key: yield* video("private/media/paid.mp4")
   })
   return { course, preview, paid }
 })
@@ -48,7 +48,11 @@ describe("Lessons", () => {
       const { course, preview, paid } = yield* courseWithLessons
       assert.strictEqual(preview.position, 1)
       assert.strictEqual(paid.position, 2)
-      assert.strictEqual(paid.video_url, "https://cdn.example.com/media/paid.mp4")
+      // A private video is signed for the response that shows it (the memory store's URL), for 4 hours.
+      assert.match(paid.video_url!, /^memory:\/\/files\/private%2Fmedia%2Fpaid\.mp4\?expires=14400&signature=\d+$/)
+      assert.strictEqual(DateTime.formatIso(paid.video_url_expires_at!), "1970-01-01T04:00:00.000Z")
+      assert.strictEqual(preview.video_url, "https://cdn.example.com/media/free.mp4")
+      assert.isNull(preview.video_url_expires_at)
       const lessons = yield* Lessons
       const sanitized = yield* lessons.create(course.id, {
         title: "Baking",
@@ -71,11 +75,39 @@ describe("Lessons", () => {
       assert.strictEqual(updated._tag, "VideoNotFound")
       assert.deepStrictEqual((yield* lessons.list(course.id)).map((lesson) => [lesson.title, lesson.video_key]), [
         ["Starter", "media/free.mp4"],
-        ["Shaping", "media/paid.mp4"]
+        ["Shaping", "private/media/paid.mp4"]
       ])
       const cleared = yield* lessons.update(course.id, paid.id, { video_key: null, content_html: "<p>x<style>p{}</style></p>" })
       assert.isNull(cleared.video_url)
       assert.strictEqual(cleared.content_html, "<p>x</p>")
+    }).pipe(withCore))
+
+  it.effect("a lesson that is not a preview never uses a public video; a preview may use either", () =>
+    Effect.gen(function*() {
+      const { course, preview, paid } = yield* courseWithLessons
+      const lessons = yield* Lessons
+      const publicVideo = yield* video("media/trailer.mp4")
+      const created = yield* Effect.flip(lessons.create(course.id, { title: "Paid", video_key: publicVideo }))
+      assert.strictEqual(created._tag, "PublicVideoOnPaidLesson")
+      assert.include(created.message, "media/trailer.mp4")
+      const explicit = yield* Effect.flip(lessons.create(course.id, { title: "Paid", video_key: publicVideo, is_preview: false }))
+      assert.strictEqual(explicit._tag, "PublicVideoOnPaidLesson")
+      const onPaid = yield* Effect.flip(lessons.update(course.id, paid.id, { video_key: publicVideo, title: "renamed" }))
+      assert.strictEqual(onPaid._tag, "PublicVideoOnPaidLesson")
+      const unpreviewed = yield* Effect.flip(lessons.update(course.id, preview.id, { is_preview: false }))
+      assert.strictEqual(unpreviewed._tag, "PublicVideoOnPaidLesson")
+      // Nothing changed.
+      assert.deepStrictEqual((yield* lessons.list(course.id)).map((lesson) => [lesson.title, lesson.is_preview, lesson.video_key]), [
+        ["Starter", true, "media/free.mp4"],
+        ["Shaping", false, "private/media/paid.mp4"]
+      ])
+      // Allowed: a preview with a private or a public video; a paid lesson with a private one or none.
+      const privatePreview = yield* lessons.create(course.id, { title: "Teaser", video_key: "private/media/paid.mp4", is_preview: true })
+      assert.isTrue(privatePreview.is_preview)
+      const madePreview = yield* lessons.update(course.id, paid.id, { is_preview: true, video_key: publicVideo })
+      assert.strictEqual(madePreview.video_url, "https://cdn.example.com/media/trailer.mp4")
+      const withoutVideo = yield* lessons.update(course.id, preview.id, { is_preview: false, video_key: null })
+      assert.deepStrictEqual([withoutVideo.is_preview, withoutVideo.video_url, withoutVideo.video_url_expires_at], [false, null, null])
     }).pipe(withCore))
 
   it.effect("an unknown course or lesson is not found", () =>
@@ -113,9 +145,19 @@ describe("PublicCourses.view", () => {
             is_preview: true,
             access: "preview",
             content_html: "<p>FREE-STARTER-TEXT</p>",
-            video_url: "https://cdn.example.com/media/free.mp4"
+            video_url: "https://cdn.example.com/media/free.mp4",
+            video_url_expires_at: null
           },
-          { id: paid.id, title: "Shaping", position: 2, is_preview: false, access: "locked", content_html: null, video_url: null }
+          {
+            id: paid.id,
+            title: "Shaping",
+            position: 2,
+            is_preview: false,
+            access: "locked",
+            content_html: null,
+            video_url: null,
+            video_url_expires_at: null
+          }
         ])
         const json = JSON.stringify(Schema.encodeSync(PublicCourse)(shown))
         assert.notInclude(json, "PAID-SHAPING-TEXT")
@@ -131,10 +173,15 @@ describe("PublicCourses.view", () => {
       yield* purchases.grant(course.id, buyer)
       const bought = yield* view.view(course.slug, signedInViewer(buyer))
       assert.isTrue(bought.purchased)
-      assert.deepStrictEqual(bought.lessons.map((lesson) => [lesson.access, lesson.content_html, lesson.video_url]), [
-        ["preview", "<p>FREE-STARTER-TEXT</p>", "https://cdn.example.com/media/free.mp4"],
-        ["purchased", "<p>PAID-SHAPING-TEXT</p>", "https://cdn.example.com/media/paid.mp4"]
+      assert.deepStrictEqual(bought.lessons.map((lesson) => [lesson.access, lesson.content_html]), [
+        ["preview", "<p>FREE-STARTER-TEXT</p>"],
+        ["purchased", "<p>PAID-SHAPING-TEXT</p>"]
       ])
+      assert.strictEqual(bought.lessons[0]!.video_url, "https://cdn.example.com/media/free.mp4")
+      // The buyer's URL of the private video is signed for this response.
+      const signed = bought.lessons[1]!.video_url!
+      assert.match(signed, /^memory:\/\/files\/private%2Fmedia%2Fpaid\.mp4\?expires=14400&signature=\d+$/)
+      assert.strictEqual(DateTime.formatIso(bought.lessons[1]!.video_url_expires_at!), "1970-01-01T04:00:00.000Z")
       assert.deepStrictEqual(
         { id: bought.id, title: bought.title, slug: bought.slug, content_html: bought.content_html, thumbnail_url: bought.thumbnail_url },
         { id: course.id, title: "Sourdough", slug: "sourdough", content_html: "<p>About bread</p>", thumbnail_url: null }
@@ -143,7 +190,12 @@ describe("PublicCourses.view", () => {
       const revoked = yield* view.view(course.slug, signedInViewer(buyer))
       assert.isFalse(revoked.purchased)
       assert.deepStrictEqual(revoked.lessons.map((lesson) => lesson.access), ["preview", "locked"])
-      yield* (yield* Lessons).update(course.id, preview.id, { is_preview: false })
+      // After the refund no URL of the private video is issued.
+      assert.deepStrictEqual([revoked.lessons[1]!.video_url, revoked.lessons[1]!.video_url_expires_at], [null, null])
+      // A preview with a public video cannot become paid: its video would stay public.
+      const refused = yield* Effect.flip((yield* Lessons).update(course.id, preview.id, { is_preview: false }))
+      assert.strictEqual(refused._tag, "PublicVideoOnPaidLesson")
+      yield* (yield* Lessons).update(course.id, preview.id, { is_preview: false, video_key: yield* video("private/media/free.mp4") })
       const anonymous = yield* view.view(course.slug, anonymousViewer)
       assert.deepStrictEqual(anonymous.lessons.map((lesson) => [lesson.access, lesson.content_html]), [["locked", null], ["locked", null]])
       assert.notInclude(JSON.stringify(Schema.encodeSync(PublicCourse)(anonymous)), "FREE-STARTER-TEXT")

@@ -6,7 +6,9 @@ import {
   CourseRepo,
   FileUrl,
   HtmlSanitizer,
+  LessonRepo,
   MediaRepo,
+  MediaUrls,
   MemoryObjectStore,
   ObjectStore,
   type UploadUrlResponse,
@@ -16,7 +18,9 @@ import {
 } from "../src/index.ts"
 
 const uploadsLayer = (options: Parameters<typeof Uploads.layerNoDeps>[0] = {}) =>
-  Layer.mergeAll(Courses.layerNoDeps, Uploads.layerNoDeps(options), UploadSweep.layerNoDeps(options)).pipe(
+  Layer.mergeAll(Courses.layerNoDeps.pipe(Layer.provideMerge(Uploads.layerNoDeps(options))), UploadSweep.layerNoDeps(options)).pipe(
+    Layer.provideMerge(MediaUrls.layer()),
+    Layer.provideMerge(LessonRepo.layerMemory),
     Layer.provideMerge(Layer.mergeAll(CourseRepo.layerMemory, UploadRepo.layerMemory, MediaRepo.layerMemory, ObjectStore.layerMemory)),
     Layer.provideMerge(Layer.mergeAll(FileUrl.layer("https://cdn.example.com"), HtmlSanitizer.layer))
   )

@@ -10,6 +10,7 @@ import {
   CourseCreate,
   CourseListItem,
   CourseUpdate,
+  FileKey,
   FinalizeUploadRequest,
   GeneratedContent,
   GenerateRequest,
@@ -110,7 +111,11 @@ export class CoursesApi extends HttpApiGroup.make("courses")
       params: { id: CourseIdParam },
       success: HttpApiSchema.NoContent,
       error: problemsFor("CourseNotFound", "PersistenceError")
-    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a course")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a course").annotate(
+      OpenApi.Description,
+      "Its lessons and purchases go with it, and its thumbnail's record and object (unless a lesson also plays " +
+        "that file). Media files its lessons used stay in the library: other courses may use them."
+    )
   )
   .annotateMerge(OpenApi.annotations({ title: "Courses", description: "The course catalogue." }))
 {}
@@ -168,29 +173,48 @@ export class MediaApi extends HttpApiGroup.make("media")
       error: problemsFor("FileTooLarge", "UnsupportedFileType", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Presign a PUT of a media file (video or image)").annotate(
       OpenApi.Description,
-      `Types: image/jpeg, png, webp, gif, avif and video/mp4, webm, quicktime (else 415). ${uploadHow}`
+      `Types: image/jpeg, png, webp, gif, avif and video/mp4, webm, quicktime (else 415). ${uploadHow} ` +
+        `visibility "private" (for paid lesson videos) stores the file under private/media/, readable only through ` +
+        "signed URLs that expire; the default, public, under media/ at a permanent URL."
     ),
     HttpApiEndpoint.post("finalizeUpload", "/admin/media/finalize-upload", {
       payload: FinalizeUploadRequest,
       success: MediaFile,
       error: problemsFor(...finalizeErrors)
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Confirm a media upload: recorded once, keyed by storage key")
-      .annotate(OpenApi.Description, `${finalizeHow} The response's url is the file's permanent public URL.`),
+      .annotate(
+        OpenApi.Description,
+        `${finalizeHow} The response's url is a public file's permanent URL, or a private file's signed URL, valid ` +
+          "until url_expires_at (MEDIA_URL_TTL)."
+      ),
     HttpApiEndpoint.get("list", "/admin/media", {
       query: {
         cursor: Schema.optional(MediaFileIdParam).annotate({ description: "First media file id of the page (inclusive)." }),
         limit: Schema.optional(PageLimitParam)
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(MediaFile), NextLink),
-      error: problemsFor("PersistenceError")
+      error: problemsFor("PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "List media files, ascending by id, with cursor pagination")
+      .annotate(OpenApi.Description, "A private file's url is signed for this response, valid until url_expires_at."),
+    HttpApiEndpoint.delete("delete", "/admin/media", {
+      query: { file_key: FileKey },
+      success: HttpApiSchema.NoContent,
+      error: problemsFor("MediaNotFound", "MediaInUse", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a media file: its record and its object").annotate(
+      OpenApi.Description,
+      "404 when no media file is recorded under file_key. 409 while a lesson plays it or a course shows it as its " +
+        "thumbnail; the problem names them (lessons, thumbnail_of). Signed URLs already handed out stop working once " +
+        "the object is gone."
+    )
   )
   .annotateMerge(OpenApi.annotations({ title: "Media", description: "The admin media library." }))
 {}
 
 const lessonPath = { id: CourseIdParam, lesson_id: LessonIdParam }
 const lessonBodies = "content_html is sanitized before it is stored (stages 2 and 3 of the pipeline). " +
-  "video_key must name a finalized media file (else 422)."
+  "video_key must name a finalized media file (else 422), and a lesson that is not a preview must use a private " +
+  "one (else 422): a public video can be watched by anyone with its URL. video_url of a private video is signed " +
+  "for this response, valid until video_url_expires_at."
 
 /** A course's lessons: admin only. */
 export class LessonsApi extends HttpApiGroup.make("lessons")
@@ -199,7 +223,7 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
       params: { id: CourseIdParam },
       payload: LessonCreate,
       success: Lesson.pipe(HttpApiSchema.status(201)),
-      error: problemsFor("CourseNotFound", "VideoNotFound", "PersistenceError")
+      error: problemsFor("CourseNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Add a lesson (at the end, or at position)").annotate(
       OpenApi.Description,
       `${lessonBodies} A position shifts the lessons from there on; past the end means the end.`
@@ -207,17 +231,17 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
     HttpApiEndpoint.get("list", "/courses/:id/lessons", {
       params: { id: CourseIdParam },
       success: Schema.Array(Lesson),
-      error: problemsFor("CourseNotFound", "PersistenceError")
+      error: problemsFor("CourseNotFound", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "List a course's lessons in position order, with their bodies"),
     HttpApiEndpoint.patch("update", "/courses/:id/lessons/:lesson_id", {
       params: lessonPath,
       payload: LessonUpdate,
       success: Lesson,
-      error: problemsFor("LessonNotFound", "VideoNotFound", "PersistenceError")
+      error: problemsFor("LessonNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a lesson, or move it to another position").annotate(
       OpenApi.Description,
       `${lessonBodies} Positions stay 1…n: moving a lesson shifts those between; past the end means last. ` +
-        "Switching is_preview off locks the lesson for non-buyers at once."
+        "Switching is_preview off locks the lesson for non-buyers at once; it is refused (422) while the video is public."
     ),
     HttpApiEndpoint.delete("delete", "/courses/:id/lessons/:lesson_id", {
       params: lessonPath,
@@ -234,14 +258,15 @@ export class PublicApi extends HttpApiGroup.make("public")
     HttpApiEndpoint.get("course", "/public/courses/:slug", {
       params: { slug: SlugParam },
       success: PublicCourse,
-      error: problemsFor("CourseSlugNotFound", "PersistenceError")
+      error: problemsFor("CourseSlugNotFound", "PersistenceError", "StorageError")
     }).middleware(ViewerAuth).annotate(OpenApi.Summary, "A course with its lessons, as this viewer may see it").annotate(
       OpenApi.Description,
       "Anyone may call it; a signed-in viewer sends Authorization: Bearer <viewer JWT> (standalone: HS256 with " +
         "JWT_SECRET, or a key from JWKS_URL; sub is the user id). A token that does not verify (forged, expired, " +
         "malformed) is a 401, never an anonymous answer. Preview lessons show content_html and video_url to " +
         "everyone; the others only to viewers who bought the course (access purchased), else they are locked and " +
-        "both are null. Anonymous responses are Cache-Control: public, no-cache; a viewer's are private, no-cache; " +
+        "both are null. A private video's video_url is signed for this response and works until video_url_expires_at " +
+        "(MEDIA_URL_TTL): read the course again for a new one; after a refund none is issued. Anonymous responses are Cache-Control: public, no-cache; a viewer's are private, no-cache; " +
         "both carry an ETag and Vary: Authorization, and If-None-Match with the current ETag is answered 304."
     )
   )

@@ -14,8 +14,11 @@ import type {
   FileTooLarge,
   GenerationFailed,
   LessonNotFound,
+  MediaInUse,
+  MediaNotFound,
   NoModelConfigured,
   PersistenceError,
+  PublicVideoOnPaidLesson,
   StorageError,
   UnsupportedFileType,
   UploadExpired,
@@ -29,6 +32,7 @@ import {
   Conflict,
   ContentTooLarge,
   Gone,
+  InUse,
   NotFound,
   ServiceUnavailable,
   UnprocessableContent,
@@ -41,6 +45,9 @@ export type DomainError =
   | CourseSlugNotFound
   | LessonNotFound
   | VideoNotFound
+  | PublicVideoOnPaidLesson
+  | MediaNotFound
+  | MediaInUse
   | PersistenceError
   | StorageError
   | UploadNotFound
@@ -82,6 +89,15 @@ export const domainProblems = {
         "/admin/media/upload-url and /admin/media/finalize-upload first."
       return new UnprocessableContent({ detail, errors: [{ path: "body.video_key", message: detail }] })
     }
+  },
+  PublicVideoOnPaidLesson: {
+    problem: UnprocessableContent,
+    render: (error) => new UnprocessableContent({ detail: error.message, errors: [{ path: "body.video_key", message: error.message }] })
+  },
+  MediaNotFound: withMessage(NotFound),
+  MediaInUse: {
+    problem: InUse,
+    render: (error) => new InUse({ detail: error.message, lessons: error.lessons, thumbnail_of: error.thumbnail_of })
   },
   UploadNotReceived: withMessage(Conflict),
   UploadExpired: withMessage(Gone),

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { GenerationAttempt } from "@coursekit/core"
+import { CourseId, GenerationAttempt, LessonUsingFile } from "@coursekit/core"
 import { Schema } from "effect"
 import { ProblemDetails } from "effect/http"
 import { HttpApiError, HttpApiSchema } from "effect/http-api"
@@ -66,6 +66,16 @@ export class NotFound extends HttpApiError.Problem<NotFound>()("NotFound", probl
 
 /** 409: the request conflicts with the current state; it may work later (upload first). */
 export class Conflict extends HttpApiError.Problem<Conflict>()("Conflict", problemDeclaration(409), { detail: Schema.String }) {}
+
+/**
+ * 409: what the request would delete is still used; `lessons` (and `thumbnail_of`) name
+ * the users, to change first.
+ */
+export class InUse extends HttpApiError.Problem<InUse>()("InUse", problemDeclaration(409), {
+  detail: Schema.String,
+  lessons: Schema.Array(LessonUsingFile),
+  thumbnail_of: Schema.NullOr(CourseId)
+}) {}
 
 /** 410: what the request names is gone for good (an expired upload URL never used). */
 export class Gone extends HttpApiError.Problem<Gone>()("Gone", problemDeclaration(410), { detail: Schema.String }) {}

@@ -34,7 +34,8 @@ export const layerMedia = HttpApiBuilder.group(CoursekitApi, "media", Effect.fn(
         Effect.map((page) => withNextLink(page, { prefix, url: request.url, limit })),
         problems
       )
-    }
+    },
+    delete: ({ query }) => problems(uploads.deleteMedia(query.file_key))
   })
 }))
 

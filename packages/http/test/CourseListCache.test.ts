@@ -1,4 +1,16 @@
-import { Courses, CourseRepo, FileUrl, HtmlSanitizer, PersistenceError } from "@coursekit/core"
+import {
+  Courses,
+  CourseRepo,
+  FileUrl,
+  HtmlSanitizer,
+  LessonRepo,
+  MediaRepo,
+  MediaUrls,
+  ObjectStore,
+  PersistenceError,
+  UploadRepo,
+  Uploads
+} from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -18,6 +30,11 @@ const setup = (options?: { maxEntries?: number; maxBytes?: number }) =>
     const change = repo.insert({ title: "x", slugBase: `x-${Math.random()}`.replace(".", ""), content_html: "" })
     return { get, change, reached: () => reached }
   }).pipe(Effect.provide(CourseListCache.layer(options).pipe(Layer.provideMerge(Courses.layerMemory()))))
+
+/** What the catalogue's deletes need beside the course repository (in memory). */
+const uploadPorts = Layer.mergeAll(UploadRepo.layerMemory, MediaRepo.layerMemory, LessonRepo.layerMemory, MediaUrls.layer()).pipe(
+  Layer.provideMerge(ObjectStore.layerMemory)
+)
 
 const text = (response: HttpServerResponse.HttpServerResponse) =>
   response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
@@ -122,7 +139,7 @@ describe("CourseListCache", () => {
       })
       assert.strictEqual(reached, 0)
     }).pipe(Effect.provide(CourseListCache.layer().pipe(
-      Layer.provide(Courses.layerNoDeps),
+      Layer.provide(Courses.layerNoDeps.pipe(Layer.provide(Uploads.layerNoDeps()), Layer.provide(uploadPorts))),
       Layer.provide(Layer.effect(
         CourseRepo,
         Effect.map(CourseRepo, (repo) =>

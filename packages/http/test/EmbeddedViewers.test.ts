@@ -10,6 +10,7 @@ import {
   Lessons,
   LlmChain,
   MediaRepo,
+  MediaUrls,
   ObjectStore,
   PurchaseRepo,
   Purchases,
@@ -50,14 +51,17 @@ const repos = Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory).p
   Layer.provideMerge(Layer.mergeAll(CourseRepo.layerMemory, UploadRepo.layerMemory, MediaRepo.layerMemory, ObjectStore.layerMemory))
 )
 const useCases = Layer.mergeAll(
-  Courses.layerNoDeps,
-  Uploads.layerNoDeps(),
+  Courses.layerNoDeps.pipe(Layer.provideMerge(Uploads.layerNoDeps())),
   Lessons.layerNoDeps,
   Purchases.layerNoDeps,
   PublicCourses.layerNoDeps.pipe(Layer.provide(HostEntitlements)),
   // This host uses no language model: generation answers 503.
   ContentGenerator.layerNoDeps().pipe(Layer.provide(LlmChain.layer([])))
-).pipe(Layer.provide(repos), Layer.provide([FileUrl.layer("https://cdn.host.example"), HtmlSanitizer.layer]))
+).pipe(
+  Layer.provide(MediaUrls.layer()),
+  Layer.provide(repos),
+  Layer.provide([FileUrl.layer("https://cdn.host.example"), HtmlSanitizer.layer])
+)
 const services = Layer.mergeAll(
   useCases,
   HostViewers,

@@ -19,6 +19,7 @@ describe("@coursekit/http/api", () => {
       "DependencyCheck",
       "Forbidden",
       "Gone",
+      "InUse",
       "InternalProblem",
       "LessonsApi",
       "MediaApi",

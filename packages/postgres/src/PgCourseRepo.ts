@@ -129,10 +129,12 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "update course"))
 
   const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {
-    const rows = yield* sql`DELETE FROM courses WHERE id = ${id} RETURNING id`.pipe(
+    const rows = yield* sql`DELETE FROM courses WHERE id = ${id} RETURNING *`.pipe(
+      Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("delete course"))
     )
     if (rows.length === 0) return yield* new CourseNotFound({ id })
+    return rows[0]!
   }, bounded(timeout, "delete course"))
 
   // Bumped by the trigger of migration 0002 in the same transaction as every change.

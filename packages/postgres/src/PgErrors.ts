@@ -14,3 +14,10 @@ import type { SqlError } from "effect/sql"
  */
 export const persistenceError = (operation: string) => (cause: SqlError.SqlError | Schema.SchemaError) =>
   new PersistenceError({ operation, cause })
+
+/** Whether `error` is a violation of the foreign key named `constraint` (SQLSTATE 23503). */
+export const violatesForeignKey = (error: SqlError.SqlError, constraint: string): boolean => {
+  const cause: unknown = error.reason.cause
+  return error.reason._tag === "ConstraintError" && typeof cause === "object" && cause !== null &&
+    "code" in cause && cause.code === "23503" && "constraint" in cause && cause.constraint === constraint
+}

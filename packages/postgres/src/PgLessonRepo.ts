@@ -15,20 +15,24 @@
 import {
   type CourseId,
   CourseNotFound,
+  hasPublicVideoWhilePaid,
   LessonChanges,
   LessonInsert,
   type LessonId,
   LessonNotFound,
   LessonRecord,
   LessonRepo,
+  LessonUsingFile,
   type NewLesson,
+  PublicVideoOnPaidLesson,
   RecordVariants,
+  VideoNotFound,
   ViewerLesson
 } from "@coursekit/core"
 import { Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
-import { persistenceError } from "./PgErrors.ts"
+import { persistenceError, violatesForeignKey } from "./PgErrors.ts"
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(LessonRecord))
@@ -36,6 +40,7 @@ const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(LessonRecord))
 const insertFields = RecordVariants.pick(LessonInsert)
 const changedFields = RecordVariants.pick(LessonChanges)
 const decodeViewerLessons = Schema.decodeUnknownEffect(Schema.Array(ViewerLesson))
+const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(LessonUsingFile))
 
 /**
  * The public course's lessons. Unless `unlocked`, `content_html` and `video_key` are
@@ -64,8 +69,14 @@ export const make = () => Effect.gen(function*() {
     Effect.map(sql<{ n: number }>`SELECT count(*)::integer AS n FROM lessons WHERE course_id = ${courseId}`, (rows) => rows[0]!.n)
   const clamp = (position: number | undefined, last: number) =>
     position === undefined ? last : Math.min(Math.max(1, position), last)
+  /** A write's SQL failure: a video deleted meanwhile is `VideoNotFound`, the rest a store failure. */
+  const writeFailed = (operation: string, videoKey: string | null | undefined) => (error: SqlError.SqlError) =>
+    violatesForeignKey(error, "lessons_video_key_fkey") && typeof videoKey === "string"
+      ? Effect.fail(new VideoNotFound({ video_key: videoKey }))
+      : Effect.fail(persistenceError(operation)(error))
 
   const insert = Effect.fn("LessonRepo.insert")(function*(courseId: CourseId, lesson: NewLesson) {
+    if (hasPublicVideoWhilePaid(lesson)) return yield* new PublicVideoOnPaidLesson({ video_key: lesson.video_key! })
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new CourseNotFound({ id: courseId })
       const position = clamp(lesson.position, (yield* countOf(courseId)) + 1)
@@ -76,7 +87,7 @@ export const make = () => Effect.gen(function*() {
       `)
       return rows[0]!
     }).pipe(sql.withTransaction, Effect.catchTags({
-      SqlError: (error) => Effect.fail(persistenceError("insert lesson")(error)),
+      SqlError: writeFailed("insert lesson", lesson.video_key),
       SchemaError: (error) => Effect.fail(persistenceError("insert lesson")(error))
     }))
   }, bounded(timeout, "insert lesson"))
@@ -115,9 +126,14 @@ export const make = () => Effect.gen(function*() {
         WHERE id = ${id}
         RETURNING *
       `)
-      return rows[0]!
+      const updated = rows[0]!
+      // Checked on the written row under the course's lock; failing rolls the whole change back.
+      if ((changes.video_key !== undefined || changes.is_preview !== undefined) && hasPublicVideoWhilePaid(updated)) {
+        return yield* new PublicVideoOnPaidLesson({ video_key: updated.video_key! })
+      }
+      return updated
     }).pipe(sql.withTransaction, Effect.catchTags({
-      SqlError: (error) => Effect.fail(persistenceError("update lesson")(error)),
+      SqlError: writeFailed("update lesson", changes.video_key),
       SchemaError: (error) => Effect.fail(persistenceError("update lesson")(error))
     }))
   }, bounded(timeout, "update lesson"))
@@ -133,6 +149,12 @@ export const make = () => Effect.gen(function*() {
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("delete lesson")(error))))
   }, bounded(timeout, "delete lesson"))
 
+  const usingVideo = Effect.fn("LessonRepo.usingVideo")(function*(key: string) {
+    return yield* sql`
+      SELECT course_id, id AS lesson_id FROM lessons WHERE video_key = ${key} ORDER BY course_id, id
+    `.pipe(Effect.flatMap(decodeUsers), Effect.mapError(persistenceError("find lessons using a video")))
+  }, bounded(timeout, "find lessons using a video"))
+
   const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, unlocked: boolean) {
     return yield* viewerLessons(sql, courseId, unlocked).pipe(
       Effect.flatMap(decodeViewerLessons),
@@ -140,7 +162,7 @@ export const make = () => Effect.gen(function*() {
     )
   }, bounded(timeout, "list lessons for a viewer"))
 
-  return LessonRepo.of({ insert, list, findById, update, delete: delete_, listForViewer })
+  return LessonRepo.of({ insert, list, findById, update, delete: delete_, usingVideo, listForViewer })
 })
 
 /** `LessonRepo` over the `SqlClient` in context. */

@@ -12,6 +12,7 @@ import catalogueVersion from "./migrations/0002_catalogue_version.ts"
 import uploads from "./migrations/0003_uploads.ts"
 import lessonsPurchases from "./migrations/0004_lessons_purchases.ts"
 import courseDescription from "./migrations/0005_course_description.ts"
+import lessonVideoReference from "./migrations/0006_lesson_video_reference.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
@@ -19,7 +20,8 @@ export const migrations = {
   "0002_catalogue_version": catalogueVersion,
   "0003_uploads": uploads,
   "0004_lessons_purchases": lessonsPurchases,
-  "0005_course_description": courseDescription
+  "0005_course_description": courseDescription,
+  "0006_lesson_video_reference": lessonVideoReference
 }
 
 /** Table where applied migrations are recorded. */

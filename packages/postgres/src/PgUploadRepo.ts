@@ -8,6 +8,7 @@
  */
 import {
   ConfirmedFile,
+  type MediaDeletion,
   type MediaFileId,
   MediaFileRecord,
   MediaRepo,
@@ -19,7 +20,7 @@ import {
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
-import { persistenceError } from "./PgErrors.ts"
+import { persistenceError, violatesForeignKey } from "./PgErrors.ts"
 
 /** Rows decoded through the records' schemas: a row that does not decode is a store failure. */
 const decodeIntents = Schema.decodeUnknownEffect(Schema.Array(UploadIntent))
@@ -108,7 +109,15 @@ export const makeMediaRepo = () => Effect.gen(function*() {
       return yield* sql`
         SELECT * FROM media_files WHERE id >= ${request.cursor ?? 0} ORDER BY id LIMIT ${request.limit}
       `.pipe(Effect.flatMap(decodeMedia), Effect.mapError(persistenceError("list media files")))
-    }, bounded(timeout, "list media files"))
+    }, bounded(timeout, "list media files")),
+    delete: Effect.fn("MediaRepo.delete")(function*(key: string) {
+      // The lessons' reference refuses it while a lesson plays the file, committed or not.
+      return yield* sql`DELETE FROM media_files WHERE key = ${key} RETURNING key`.pipe(
+        Effect.map((rows): MediaDeletion => rows.length === 0 ? "absent" : "deleted"),
+        Effect.catchIf((error) => violatesForeignKey(error, "lessons_video_key_fkey"), () => Effect.succeed<MediaDeletion>("in-use")),
+        Effect.mapError(persistenceError("delete media file"))
+      )
+    }, bounded(timeout, "delete media file"))
   })
 })
 

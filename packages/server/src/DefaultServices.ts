@@ -19,6 +19,7 @@ import {
   ContentGenerator,
   Deadline,
   FileUrl,
+  MediaUrls,
   HtmlSanitizer,
   Lessons,
   LlmChain,
@@ -124,7 +125,8 @@ const layerLocalStore = (settings: ServerSettings, local: LocalStorage, publicUr
     LocalObjectStore.layer({
       root: local.dir,
       uploadBaseUrl: () => `${publicUrl()}/storage`,
-      publicBaseUrl: () => `${publicUrl()}/files`,
+      // Behind a CDN, signed URLs of private files go through it too (it forwards their query).
+      publicBaseUrl: Option.match(settings.cdnUrl, { onSome: (url) => url, onNone: () => () => `${publicUrl()}/files` }),
       secret,
       maxUploadBytes: Math.max(settings.uploadLimits.thumbnailMaxBytes, settings.uploadLimits.mediaMaxBytes)
     })))
@@ -195,16 +197,16 @@ export const coreLayers = (settings: ServerSettings, publicUrl: () => string): C
   const uploads = { limits: settings.uploadLimits, gracePeriod: settings.uploadGracePeriod }
   const services = Layer.mergeAll(
     UploadSweep.layerSchedule(settings.uploadSweepInterval).pipe(Layer.provideMerge(UploadSweep.layerNoDeps(uploads))),
-    Uploads.layerNoDeps(uploads),
     Layer.mergeAll(
       Courses.layerNoDeps,
       Lessons.layerNoDeps,
       PublicCourses.layerNoDeps,
       Purchases.layerNoDeps,
       layerContentGenerator(settings)
-    ).pipe(Layer.provide(HtmlSanitizer.layer)),
+    ).pipe(Layer.provideMerge(Uploads.layerNoDeps(uploads)), Layer.provide(HtmlSanitizer.layer)),
     layerReadiness(settings)
   ).pipe(
+    Layer.provide(MediaUrls.layer({ ttl: settings.mediaUrlTtl })),
     Layer.provide(layerFileUrl(settings)),
     Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer)),
     Layer.provide(storage.store),

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { defaultUploadLimits, type UploadLimits } from "@coursekit/core"
+import { defaultMediaUrlTtl, defaultUploadLimits, maxMediaUrlTtl, type UploadLimits } from "@coursekit/core"
 import { PgDatabase } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { Config, ConfigProvider, Data, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
@@ -138,6 +138,8 @@ export interface ServerSettings {
   readonly uploadGracePeriod: Duration.Duration
   /** How often the upload sweep runs. */
   readonly uploadSweepInterval: Duration.Duration
+  /** How long a signed URL of a private file works (`MEDIA_URL_TTL`). */
+  readonly mediaUrlTtl: Duration.Duration
   /** Viewer tokens: the HS256 secret (`JWT_SECRET`). */
   readonly jwtSecret: Option.Option<Redacted.Redacted<string>>
   /** Viewer tokens: the identity provider's key set (`JWKS_URL`). */
@@ -161,6 +163,16 @@ export interface ServerSettings {
 }
 
 
+/** A minute to 7 days (SigV4's limit), whole seconds as signed URLs count them. */
+const mediaUrlTtlConfig = Config.Duration("MEDIA_URL_TTL").pipe(
+  Config.withDefault(defaultMediaUrlTtl),
+  Config.flatMap((ttl) =>
+    Duration.isLessThan(ttl, Duration.minutes(1)) || Duration.isGreaterThan(ttl, maxMediaUrlTtl)
+      ? configFailure(`MEDIA_URL_TTL must be between 1 minute and 7 days; it is ${Duration.format(ttl)}`)
+      : Config.succeed(ttl)
+  )
+)
+
 /** Reads {@link ServerSettings}. */
 export const settings: Config.Config<ServerSettings> = Config.all({
   // 0 asks the system for a free port (the start-up line names it).
@@ -183,6 +195,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   ),
   uploadGracePeriod: Config.Duration("UPLOAD_GRACE_PERIOD").pipe(Config.withDefault(Duration.hours(1))),
   uploadSweepInterval: Config.Duration("UPLOAD_SWEEP_INTERVAL").pipe(Config.withDefault(Duration.minutes(10))),
+  mediaUrlTtl: mediaUrlTtlConfig,
   // Its length is checked when the resolver is built (JwtViewerResolver.minSecretLength),
   // so that no error message ever holds the value.
   jwtSecret: Config.Redacted("JWT_SECRET").pipe(Config.option),
@@ -220,6 +233,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     uploadLimits: { thumbnailMaxBytes: raw.thumbnailMaxBytes, mediaMaxBytes: raw.mediaMaxBytes },
     uploadGracePeriod: raw.uploadGracePeriod,
     uploadSweepInterval: raw.uploadSweepInterval,
+    mediaUrlTtl: raw.mediaUrlTtl,
     jwtSecret: raw.jwtSecret,
     jwksUrl: raw.jwksUrl,
     jwtIssuer: raw.jwtIssuer,

@@ -38,6 +38,7 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     uploadLimits: { thumbnailMaxBytes: 10 * 1024 * 1024, mediaMaxBytes: 50 * 1024 * 1024 },
     uploadGracePeriod: Duration.hours(1),
     uploadSweepInterval: Duration.minutes(10),
+    mediaUrlTtl: Duration.hours(4),
     jwtSecret: Option.some(Redacted.make(jwtSecret)),
     jwksUrl: Option.none(),
     jwtIssuer: Option.none(),

@@ -6,11 +6,12 @@
  * @since 0.1.0
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, type Layer, Random } from "effect"
+import { Effect, type Layer, Option, Random } from "effect"
 import type { CourseId } from "../Course.ts"
 import { CourseRepo } from "../CourseRepo.ts"
 import type { LessonId } from "../Lesson.ts"
 import { LessonRepo, type NewLesson } from "../LessonRepo.ts"
+import { MediaRepo } from "../MediaRepo.ts"
 
 const newCourse = Effect.gen(function*() {
   const courses = yield* CourseRepo
@@ -34,15 +35,39 @@ const order = (courseId: CourseId) =>
     return lessons.map((lesson) => lesson.title)
   })
 
-/** Registers the `LessonRepo` conformance tests for `repoLayer` (with its `CourseRepo`) under `name`. */
-export const lessonRepoSuite = <E>(name: string, repoLayer: Layer.Layer<LessonRepo | CourseRepo, E>): void => {
+/** A media file recorded under `key`, so lessons may use it as their video. */
+const media = (key: string) =>
+  Effect.gen(function*() {
+    yield* (yield* MediaRepo).upsert({ key, name: "video.mp4", size_bytes: 10, content_type: "video/mp4" })
+    return key
+  })
+
+const uniqueKey = (prefix: string) => `${prefix}${Math.random().toString(36).slice(2, 10)}.mp4`
+
+export interface LessonRepoSuiteOptions {
+  /**
+   * Whether the store references media files from lessons (PostgreSQL does): a lesson's
+   * `video_key` must name a media file, and a file a lesson uses is not deleted.
+   */
+  readonly referencesMedia: boolean
+}
+
+/**
+ * Registers the `LessonRepo` conformance tests for `repoLayer` (with its `CourseRepo` and
+ * `MediaRepo`) under `name`.
+ */
+export const lessonRepoSuite = <E>(
+  name: string,
+  repoLayer: Layer.Layer<LessonRepo | CourseRepo | MediaRepo, E>,
+  options: LessonRepoSuiteOptions
+): void => {
   describe(`LessonRepo conformance: ${name}`, () => {
     layer(repoLayer, { timeout: 60_000 })((it) => {
       it.effect("insert appends by default, stores every field, and reads back the same", () =>
         Effect.gen(function*() {
           const repo = yield* LessonRepo
           const courseId = yield* newCourse
-          const first = yield* repo.insert(courseId, lesson("one", { is_preview: true, video_key: "media/a.mp4" }))
+          const first = yield* repo.insert(courseId, lesson("one", { is_preview: true, video_key: yield* media("media/a.mp4") }))
           const second = yield* repo.insert(courseId, lesson("two"))
           assert.strictEqual(first.course_id, courseId)
           assert.strictEqual(first.title, "one")
@@ -73,7 +98,12 @@ export const lessonRepoSuite = <E>(name: string, repoLayer: Layer.Layer<LessonRe
           const courseId = yield* newCourse
           const ids: Array<LessonId> = []
           for (const title of ["a", "b", "c", "d", "e"]) ids.push((yield* repo.insert(courseId, lesson(title))).id)
-          const changed = yield* repo.update(courseId, ids[0]!, { title: "A", is_preview: true, video_key: "media/v.mp4", content_html: "<p>new</p>" })
+          const changed = yield* repo.update(courseId, ids[0]!, {
+            title: "A",
+            is_preview: true,
+            video_key: yield* media("media/v.mp4"),
+            content_html: "<p>new</p>"
+          })
           assert.deepStrictEqual([changed.title, changed.is_preview, changed.video_key, changed.content_html, changed.position], [
             "A",
             true,
@@ -101,15 +131,14 @@ export const lessonRepoSuite = <E>(name: string, repoLayer: Layer.Layer<LessonRe
           for (const title of ["a", "b", "c"]) ids.push((yield* repo.insert(courseId, lesson(title))).id)
           yield* repo.delete(courseId, ids[1]!)
           assert.deepStrictEqual(yield* order(courseId), ["a", "c"])
-          for (
-            const attempt of [
-              repo.delete(courseId, ids[1]!),
-              repo.findById(courseId, ids[1]!),
-              repo.findById(other, ids[0]!),
-              repo.update(other, ids[0]!, { title: "x" }),
-              repo.delete(other, ids[0]!)
-            ]
-          ) {
+          const attempts: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string }>> = [
+            repo.delete(courseId, ids[1]!),
+            repo.findById(courseId, ids[1]!),
+            repo.findById(other, ids[0]!),
+            repo.update(other, ids[0]!, { title: "x" }),
+            repo.delete(other, ids[0]!)
+          ]
+          for (const attempt of attempts) {
             const error = yield* Effect.flip(attempt)
             assert.strictEqual(error._tag, "LessonNotFound")
           }
@@ -145,8 +174,8 @@ export const lessonRepoSuite = <E>(name: string, repoLayer: Layer.Layer<LessonRe
         Effect.gen(function*() {
           const repo = yield* LessonRepo
           const courseId = yield* newCourse
-          yield* repo.insert(courseId, lesson("free", { is_preview: true, video_key: "media/free.mp4" }))
-          yield* repo.insert(courseId, lesson("paid", { video_key: "media/paid.mp4" }))
+          yield* repo.insert(courseId, lesson("free", { is_preview: true, video_key: yield* media("media/free.mp4") }))
+          yield* repo.insert(courseId, lesson("paid", { video_key: yield* media("private/media/paid.mp4") }))
           const locked = yield* repo.listForViewer(courseId, false)
           assert.deepStrictEqual(locked.map((row) => [row.title, row.position, row.is_preview, row.content_html, row.video_key]), [
             ["free", 1, true, "<p>free body</p>", "media/free.mp4"],
@@ -155,10 +184,92 @@ export const lessonRepoSuite = <E>(name: string, repoLayer: Layer.Layer<LessonRe
           const open = yield* repo.listForViewer(courseId, true)
           assert.deepStrictEqual(open.map((row) => [row.title, row.content_html, row.video_key]), [
             ["free", "<p>free body</p>", "media/free.mp4"],
-            ["paid", "<p>paid body</p>", "media/paid.mp4"]
+            ["paid", "<p>paid body</p>", "private/media/paid.mp4"]
           ])
           assert.deepStrictEqual(open.map((row) => row.id), (yield* repo.list(courseId)).map((row) => row.id))
         }))
+
+      it.effect("a lesson that is not a preview never gets a public video; nothing changes when refused", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          const publicVideo = yield* media(uniqueKey("media/"))
+          const privateVideo = yield* media(uniqueKey("private/media/"))
+          const refused = yield* Effect.flip(repo.insert(courseId, lesson("paid", { video_key: publicVideo })))
+          assert.deepStrictEqual([refused._tag, "video_key" in refused ? refused.video_key : undefined], ["PublicVideoOnPaidLesson", publicVideo])
+          assert.deepStrictEqual(yield* repo.list(courseId), [])
+          const preview = yield* repo.insert(courseId, lesson("preview", { is_preview: true, video_key: publicVideo }))
+          const paid = yield* repo.insert(courseId, lesson("paid", { video_key: privateVideo }))
+          for (
+            const [id, changes] of [
+              [preview.id, { is_preview: false }],
+              [paid.id, { video_key: publicVideo, title: "renamed", position: 1 }]
+            ] as const
+          ) {
+            const error = yield* Effect.flip(repo.update(courseId, id, changes))
+            assert.strictEqual(error._tag, "PublicVideoOnPaidLesson")
+          }
+          assert.deepStrictEqual(yield* repo.list(courseId), [preview, paid])
+          // Both at once is fine: the paid lesson's video is private.
+          const swapped = yield* repo.update(courseId, preview.id, { is_preview: false, video_key: privateVideo })
+          assert.deepStrictEqual([swapped.is_preview, swapped.video_key], [false, privateVideo])
+        }))
+
+      it.effect("concurrent updates cannot together give a paid lesson a public video", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          const publicVideo = yield* media(uniqueKey("media/"))
+          const privateVideo = yield* media(uniqueKey("private/media/"))
+          for (let round = 0; round < 10; round++) {
+            const target = yield* repo.insert(courseId, lesson(`r${round}`, { is_preview: true, video_key: privateVideo }))
+            // Each is allowed alone; together they would make paid content public.
+            const [video, unpreview] = yield* Effect.all([
+              Effect.exit(repo.update(courseId, target.id, { video_key: publicVideo })),
+              Effect.exit(repo.update(courseId, target.id, { is_preview: false }))
+            ], { concurrency: "unbounded" })
+            assert.strictEqual([video, unpreview].filter((exit) => exit._tag === "Success").length, 1)
+            const stored = yield* repo.findById(courseId, target.id)
+            assert.isFalse(!stored.is_preview && stored.video_key === publicVideo, "a paid lesson with a public video")
+          }
+        }))
+
+      it.effect("usingVideo names the lessons whose video is the key, by course and id; a deleted course's are gone", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const first = yield* newCourse
+          const second = yield* newCourse
+          const video = yield* media(uniqueKey("private/media/"))
+          assert.deepStrictEqual(yield* repo.usingVideo(video), [])
+          const a = yield* repo.insert(second, lesson("a", { video_key: video }))
+          const b = yield* repo.insert(first, lesson("b", { video_key: video }))
+          yield* repo.insert(first, lesson("c"))
+          const expected = [{ course_id: first, lesson_id: b.id }, { course_id: second, lesson_id: a.id }]
+            .sort((x, y) => x.course_id - y.course_id)
+          assert.deepStrictEqual(yield* repo.usingVideo(video), expected)
+          yield* (yield* CourseRepo).delete(second)
+          assert.deepStrictEqual(yield* repo.usingVideo(video), [{ course_id: first, lesson_id: b.id }])
+        }))
+
+      if (options.referencesMedia) {
+        it.effect("a video_key naming no media file is VideoNotFound; a file a lesson plays is not deleted", () =>
+          Effect.gen(function*() {
+            const repo = yield* LessonRepo
+            const files = yield* MediaRepo
+            const courseId = yield* newCourse
+            const missing = uniqueKey("private/media/")
+            const inserted = yield* Effect.flip(repo.insert(courseId, lesson("x", { video_key: missing })))
+            assert.deepStrictEqual([inserted._tag, "video_key" in inserted ? inserted.video_key : undefined], ["VideoNotFound", missing])
+            const used = yield* repo.insert(courseId, lesson("y", { video_key: yield* media(uniqueKey("private/media/")) }))
+            const updated = yield* Effect.flip(repo.update(courseId, used.id, { video_key: missing, title: "z" }))
+            assert.strictEqual(updated._tag, "VideoNotFound")
+            assert.deepStrictEqual(yield* repo.list(courseId), [used])
+            assert.strictEqual(yield* files.delete(used.video_key!), "in-use")
+            assert.isTrue(Option.isSome(yield* files.findByKey(used.video_key!)))
+            yield* repo.update(courseId, used.id, { video_key: null })
+            assert.strictEqual(yield* files.delete(used.video_key!), "deleted")
+          }))
+      }
 
       it.effect("concurrent inserts, moves and deletes on one course keep positions 1…n and unique", () =>
         Effect.gen(function*() {
