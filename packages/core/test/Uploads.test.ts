@@ -9,6 +9,7 @@ import {
   LessonRepo,
   MediaRepo,
   MediaUrls,
+  MediaInUse,
   MemoryObjectStore,
   ObjectStore,
   type UploadUrlResponse,
@@ -154,6 +155,85 @@ describe("Uploads: what finalize checks", () => {
       yield* (yield* MemoryObjectStore).putObject(media.file_key, bytes(3), "text/html")
       assert.strictEqual((yield* Effect.flip(uploads.finalizeMedia({ file_key: media.file_key })))._tag, "UnsupportedFileType")
       assert.deepStrictEqual(yield* (yield* ObjectStore).head(media.file_key), Option.none())
+    }).pipe(withUploads))
+})
+
+describe("Uploads: private media and deleting media", () => {
+  it.effect("visibility private: a private/media/ key, and finalize, the list and the record carry a signed url that expires", () =>
+    Effect.gen(function*() {
+      const uploads = yield* Uploads
+      const upload = yield* uploads.mediaUploadUrl({ filename: "lecture.mp4", type: "video/mp4", visibility: "private" })
+      assert.match(upload.file_key, new RegExp(`^private/media/${uuidPattern}\\.mp4$`))
+      assert.strictEqual(yield* put(upload, bytes(40)), 200)
+      const finalized = yield* uploads.finalizeMedia({ file_key: upload.file_key })
+      assert.strictEqual(finalized.visibility, "private")
+      assert.strictEqual(DateTime.formatIso(finalized.url_expires_at!), "1970-01-01T04:00:00.000Z")
+      // The signed URL reads the bytes; the permanent public URL of the key is never handed out.
+      const played = yield* (yield* MemoryObjectStore).get(finalized.url)
+      assert.deepStrictEqual(played, { status: 200, body: bytes(40) })
+      assert.notInclude(finalized.url, "cdn.example.com")
+      const publicOne = yield* uploads.mediaUploadUrl({ filename: "trailer.mp4", type: "video/mp4" })
+      assert.match(publicOne.file_key, new RegExp(`^media/${uuidPattern}\\.mp4$`))
+      yield* put(publicOne, bytes(5))
+      const shown = yield* uploads.finalizeMedia({ file_key: publicOne.file_key })
+      assert.deepStrictEqual([shown.visibility, shown.url, shown.url_expires_at], ["public", `https://cdn.example.com/${publicOne.file_key}`, null])
+      const listed = (yield* uploads.listMedia({ cursor: undefined, limit: 10 })).items
+      assert.deepStrictEqual(listed.map((file) => [file.file_key, file.visibility]), [[upload.file_key, "private"], [publicOne.file_key, "public"]])
+      // Signed anew for each response; once expired, the old URL no longer reads.
+      yield* TestClock.adjust(Duration.hours(4))
+      assert.strictEqual((yield* (yield* MemoryObjectStore).get(finalized.url)).status, 403)
+      const again = (yield* uploads.listMedia({ cursor: undefined, limit: 1 })).items[0]!
+      assert.strictEqual(DateTime.formatIso(again.url_expires_at!), "1970-01-01T08:00:00.000Z")
+      assert.strictEqual((yield* (yield* MemoryObjectStore).get(again.url)).status, 200)
+    }).pipe(withUploads))
+
+  it.effect("deleteMedia: unknown key 404; used by a lesson 409 naming it; else record, intent and object are gone", () =>
+    Effect.gen(function*() {
+      const uploads = yield* Uploads
+      const { id } = yield* course
+      assert.strictEqual((yield* Effect.flip(uploads.deleteMedia("media/unknown.mp4")))._tag, "MediaNotFound")
+      const upload = yield* uploads.mediaUploadUrl({ filename: "v.mp4", type: "video/mp4", visibility: "private" })
+      yield* put(upload, bytes(8))
+      yield* uploads.finalizeMedia({ file_key: upload.file_key })
+      const lesson = yield* (yield* LessonRepo).insert(id, { title: "L", content_html: "", video_key: upload.file_key, is_preview: false })
+      const inUse = yield* Effect.flip(uploads.deleteMedia(upload.file_key))
+      assert.deepStrictEqual(inUse, new MediaInUse({ file_key: upload.file_key, lessons: [{ course_id: id, lesson_id: lesson.id }], thumbnail_of: null }))
+      assert.include(inUse.message, `lesson ${lesson.id} of course ${id}`)
+      assert.isTrue(Option.isSome(yield* (yield* ObjectStore).head(upload.file_key)))
+      yield* (yield* LessonRepo).update(id, lesson.id, { video_key: null })
+      yield* uploads.deleteMedia(upload.file_key)
+      assert.deepStrictEqual(yield* (yield* MediaRepo).findByKey(upload.file_key), Option.none())
+      assert.deepStrictEqual(yield* (yield* UploadRepo).find(upload.file_key), Option.none())
+      assert.deepStrictEqual(yield* (yield* ObjectStore).head(upload.file_key), Option.none())
+      assert.strictEqual((yield* Effect.flip(uploads.deleteMedia(upload.file_key)))._tag, "MediaNotFound")
+    }).pipe(withUploads))
+
+  it.effect("a course's current thumbnail is not deleted through the library; deleting the course removes it", () =>
+    Effect.gen(function*() {
+      const uploads = yield* Uploads
+      const { id } = yield* course
+      const upload = yield* uploads.courseThumbnailUploadUrl(id, { file_name: "c.png", content_type: "image/png" })
+      yield* put(upload, bytes(6))
+      yield* uploads.finalizeCourseThumbnail(id, { file_key: upload.file_key })
+      const refused = yield* Effect.flip(uploads.deleteMedia(upload.file_key))
+      assert.deepStrictEqual(refused, new MediaInUse({ file_key: upload.file_key, lessons: [], thumbnail_of: id }))
+      yield* (yield* Courses).delete(id)
+      assert.deepStrictEqual(yield* (yield* ObjectStore).head(upload.file_key), Option.none())
+      assert.deepStrictEqual(yield* (yield* MediaRepo).findByKey(upload.file_key), Option.none())
+    }).pipe(withUploads))
+
+  it.effect("deleting a course keeps a thumbnail another course's lesson plays", () =>
+    Effect.gen(function*() {
+      const uploads = yield* Uploads
+      const { id } = yield* course
+      const other = yield* course
+      const upload = yield* uploads.courseThumbnailUploadUrl(id, { file_name: "c.png", content_type: "image/png" })
+      yield* put(upload, bytes(6))
+      yield* uploads.finalizeCourseThumbnail(id, { file_key: upload.file_key })
+      yield* (yield* LessonRepo).insert(other.id, { title: "L", content_html: "", video_key: upload.file_key, is_preview: true })
+      yield* (yield* Courses).delete(id)
+      assert.isTrue(Option.isSome(yield* (yield* ObjectStore).head(upload.file_key)))
+      assert.isTrue(Option.isSome(yield* (yield* MediaRepo).findByKey(upload.file_key)))
     }).pipe(withUploads))
 })
 
