@@ -141,6 +141,10 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       const now = yield* DateTime.now
       // Whole seconds, rounded down: the URL never outlives what was asked.
       const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
+      // The route reads at most 12 digits back: a longer expiry (an infinite one) could never be used.
+      if (!(Number.isSafeInteger(expires) && expires <= UrlSignature.maxExpires)) {
+        return yield* new StorageError({ operation: "presignGet", cause: new Error(`Expiry ${expires} cannot be signed`) })
+      }
       const get: UrlSignature.SignedGet = { key: request.key, expires }
       const signature = UrlSignature.signGet(secret, get)
       return {

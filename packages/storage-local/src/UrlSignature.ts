@@ -111,6 +111,9 @@ const single = (query: Query, name: string) => {
 
 const unixSeconds = /^\d{1,12}$/
 
+/** The latest `expires` a URL can carry (12 digits, as its query is read back). */
+export const maxExpires = 999_999_999_999
+
 /** The signed fields and the signature an upload URL's query claims, or `undefined` when malformed. */
 export const parsePutQuery = (
   key: string,

@@ -41,6 +41,17 @@ describe("LocalObjectStore", () => {
         }
       }))
 
+    it.effect("presignGet refuses invalid keys and expiries no URL can carry", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        for (const key of badKeys) {
+          const refused = yield* Effect.flip(store.presignGet({ key, expiresIn: Duration.minutes(5) }))
+          assert.strictEqual(refused.operation, "presignGet", JSON.stringify(key))
+        }
+        const refused = yield* Effect.flip(store.presignGet({ key: "private/a.mp4", expiresIn: Duration.infinity }))
+        assert.strictEqual(refused.operation, "presignGet")
+      }))
+
     it.effect("the signed URL carries key, expiry, type, length and signature; expiresAt is the signed second", () =>
       Effect.gen(function*() {
         const store = yield* ObjectStore
