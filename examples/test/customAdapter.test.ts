@@ -1,11 +1,14 @@
 /**
  * examples/custom-adapter: the one-file TenantObjectStore passes the core's ObjectStore
- * conformance suite (over the in-memory store), and tenants do not see each other.
+ * conformance suite (over the in-memory store, and over the local disk store on real
+ * HTTP, which serves public URLs: there a private key mapped out of the inner store's
+ * `private/` would be served to anyone), and tenants do not see each other.
  */
 import { MemoryObjectStore, ObjectStore } from "@coursekit/core"
-import { type ClientPut, objectStoreSuite } from "@coursekit/core/testing"
+import { type ClientGet, type ClientPut, fetchGet, fetchPut, objectStoreSuite } from "@coursekit/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Option } from "effect"
+import { fetchPublic, layerServed } from "../../packages/storage-local/test/TestStorage.ts"
 import * as TenantObjectStore from "../custom-adapter/TenantObjectStore.ts"
 
 /** The tenant's store, and the memory store under it (the suite PUTs through it). */
@@ -22,8 +25,22 @@ objectStoreSuite("TenantObjectStore (examples/custom-adapter) over memory", tena
     const memory = yield* MemoryObjectStore
     const put: ClientPut = (presigned, body, headers) => memory.put(presigned.url, headers, body)
     return put
-  })
+  }),
+  get: Effect.gen(function*() {
+    const memory = yield* MemoryObjectStore
+    const get: ClientGet = (url) => Effect.map(memory.get(url), (reply) => ({ ...reply, headers: {} }))
+    return get
+  }),
+  answersHttp: false
 })
+
+objectStoreSuite(
+  "TenantObjectStore (examples/custom-adapter) over local disk",
+  TenantObjectStore.layer("acme").pipe(Layer.provide(layerServed())),
+  { put: fetchPut, get: fetchGet, fetchPublic, refusedWith: { wrongLength: 413 } }
+)
+
+const bytes = (text: string) => new TextEncoder().encode(text)
 
 describe("TenantObjectStore", () => {
   it.effect("keeps each tenant under its own prefix; one tenant lists none of another's keys; a name that is not a tenant's is refused", () =>
@@ -44,5 +61,49 @@ describe("TenantObjectStore", () => {
       assert.strictEqual(refused._tag, "StorageError")
       assert.strictEqual(refused.operation, "start")
       assert.match(String(refused.cause), /not a tenant name/)
+    }).pipe(Effect.provide(ObjectStore.layerMemory)))
+})
+
+describe("TenantObjectStore private keys", () => {
+  it.effect("stay under the inner store's private/ prefix, and list with the public keys in order, page by page", () =>
+    Effect.gen(function*() {
+      const inner = yield* ObjectStore
+      const memory = yield* MemoryObjectStore
+      const acme = yield* TenantObjectStore.make("acme")
+      const keys = ["a.png", "courses/1/b.png", "private/media/v1.mp4", "private/media/v2.mp4", "q.png"]
+      for (const key of keys) {
+        const presigned = yield* acme.presignPut({ key, contentType: "application/octet-stream", expiresIn: Duration.minutes(5) })
+        assert.strictEqual(yield* memory.put(presigned.url, presigned.headers, bytes(key)), 200, key)
+      }
+      // Another tenant's private key and a stray inner key are none of acme's.
+      const globex = yield* TenantObjectStore.make("globex")
+      const other = yield* globex.presignPut({ key: "private/media/x.mp4", contentType: "video/mp4", expiresIn: Duration.minutes(5) })
+      assert.strictEqual(yield* memory.put(other.url, other.headers, bytes("x")), 200)
+      yield* memory.putObject("private/stray.mp4", bytes("stray"), "video/mp4")
+
+      assert.strictEqual(Option.getOrUndefined(yield* inner.head("private/tenants/acme/media/v1.mp4"))?.size, bytes("private/media/v1.mp4").byteLength)
+      assert.deepStrictEqual(yield* inner.head("tenants/acme/private/media/v1.mp4"), Option.none())
+      assert.strictEqual(acme.publicUrl("private/media/v1.mp4"), inner.publicUrl("private/tenants/acme/media/v1.mp4"))
+      const signed = yield* acme.presignGet({ key: "private/media/v1.mp4", expiresIn: Duration.minutes(5) })
+      const read = yield* memory.get(signed.url)
+      assert.strictEqual(read.status, 200)
+      assert.strictEqual(new TextDecoder().decode(read.body), "private/media/v1.mp4")
+
+      assert.deepStrictEqual((yield* acme.list("")).objects.map((object) => object.key), keys)
+      assert.deepStrictEqual((yield* acme.list("private/")).objects.map((object) => object.key), keys.slice(2, 4))
+      assert.deepStrictEqual((yield* acme.list("p")).objects.map((object) => object.key), keys.slice(2, 4))
+      assert.deepStrictEqual((yield* acme.list("", { after: "private/media/v1.mp4" })).objects.map((object) => object.key), keys.slice(3))
+      assert.deepStrictEqual((yield* acme.list("", { after: "private/z" })).objects.map((object) => object.key), ["q.png"])
+      for (const limit of [1, 2, 3]) {
+        const seen: Array<string> = []
+        let after: string | undefined
+        do {
+          const page = yield* acme.list("", { after, limit })
+          assert.isAtMost(page.objects.length, limit)
+          seen.push(...page.objects.map((object) => object.key))
+          after = page.next
+        } while (after !== undefined)
+        assert.deepStrictEqual(seen, keys, `limit ${limit}`)
+      }
     }).pipe(Effect.provide(ObjectStore.layerMemory)))
 })

@@ -2,20 +2,30 @@
  * Coursekit's `ObjectStore` on local disk: the embedded default, for a single server
  * that keeps its files in its data directory. Uploads are PUTs to URLs signed with an
  * HMAC key and received by {@link LocalUploads}; files are served by the routes in
- * `LocalStorageRoutes`. It passes the `ObjectStore` conformance suite over real HTTP.
+ * `LocalStorageRoutes`, private ones (under `private/`) only at read URLs signed with
+ * the same key (`presignGet`). It passes the `ObjectStore` conformance suite over real HTTP.
  *
  * One process owns a root: the commit lock that keeps an object's bytes and content
  * type together is in memory.
  *
  * @since 0.1.0
  */
-import { type ObjectInfo, type ObjectPage, ObjectStore, presignedPutHeaders, type PutRequest, StorageError } from "@coursekit/core"
+import {
+  type GetRequest,
+  type ObjectInfo,
+  type ObjectPage,
+  ObjectStore,
+  type PresignedGet,
+  presignedPutHeaders,
+  type PutRequest,
+  StorageError
+} from "@coursekit/core"
 import { Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as LocalDisk from "./LocalDisk.ts"
 import { fromDisk as uploadsFromDisk, LocalUploads } from "./LocalUploads.ts"
-import * as UploadSignature from "./UploadSignature.ts"
+import * as UrlSignature from "./UrlSignature.ts"
 
 /** Options of {@link layer}. */
 export interface Options {
@@ -29,7 +39,7 @@ export interface Options {
   readonly uploadBaseUrl: string | (() => string)
   /** Where files are served, e.g. `http://127.0.0.1:3000/files`; a function as above. */
   readonly publicBaseUrl: string | (() => string)
-  /** The HMAC-SHA256 key upload URLs are signed with (at least 16 characters). */
+  /** The HMAC-SHA256 key upload and read URLs are signed with (at least 16 characters). */
   readonly secret: Redacted.Redacted<string>
   /** The size cap of an upload whose URL signs no length. Default 5 GiB. */
   readonly maxUploadBytes?: number | undefined
@@ -108,20 +118,39 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
       // The purpose's limit, signed, caps a PUT of undeclared length below the store's own cap.
       const maxLength = cap === undefined ? undefined : Math.min(cap, maxUploadBytes)
-      const put: UploadSignature.SignedPut = {
+      const put: UrlSignature.SignedPut = {
         key: request.key,
         expires,
         contentType: request.contentType,
         contentLength: length,
         maxLength
       }
-      const signature = UploadSignature.sign(secret, put)
+      const signature = UrlSignature.signPut(secret, put)
       const headers = presignedPutHeaders({ contentType: request.contentType, contentLength: length })
       return {
-        url: `${uploadBase()}/${encodeKey(request.key)}?${UploadSignature.queryString(put, signature)}`,
+        url: `${uploadBase()}/${encodeKey(request.key)}?${UrlSignature.putQueryString(put, signature)}`,
         headers,
         expiresAt: DateTime.makeUnsafe(expires * 1000)
       }
+    })
+
+    // Under the files path, beside the key's public URL: the file route checks the
+    // signature of every request that carries one (see `LocalStorageRoutes`).
+    const presignGet = Effect.fn("LocalObjectStore.presignGet")(function*(request: GetRequest) {
+      yield* guard(disk, "presignGet", request.key)
+      const now = yield* DateTime.now
+      // Whole seconds, rounded down: the URL never outlives what was asked.
+      const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
+      // The route reads at most 12 digits back: a longer expiry (an infinite one) could never be used.
+      if (!(Number.isSafeInteger(expires) && expires <= UrlSignature.maxExpires)) {
+        return yield* new StorageError({ operation: "presignGet", cause: new Error(`Expiry ${expires} cannot be signed`) })
+      }
+      const get: UrlSignature.SignedGet = { key: request.key, expires }
+      const signature = UrlSignature.signGet(secret, get)
+      return {
+        url: `${publicBase()}/${encodeKey(request.key)}?${UrlSignature.getQueryString(get, signature)}`,
+        expiresAt: DateTime.makeUnsafe(expires * 1000)
+      } satisfies PresignedGet
     })
 
     const head = Effect.fn("LocalObjectStore.head")(function*(key: string) {
@@ -175,6 +204,7 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
 
     const store = ObjectStore.of({
       presignPut,
+      presignGet,
       head,
       delete: delete_,
       list,

@@ -3,10 +3,20 @@
  *
  * - `PUT <uploadPath>/<key>`: an upload to a signed URL ({@link LocalUploads.receive});
  *   `200` with an empty body, else an RFC 9457 problem (400, 403, 409, 411, 413, 503).
- * - `GET`/`HEAD <filesPath>/<key>`: the file, streamed, with its stored type,
- *   `Content-Length`, `ETag`, `nosniff` and a year of immutable caching (keys contain a
- *   uuid and are never reused); a `404` problem for absent and invalid keys, and for
- *   files {@link ServedKeys} does not serve (by default: uploads never finalized).
+ * - `GET`/`HEAD <filesPath>/<key>[?expires=…&signature=…]`: the file, streamed, with its
+ *   stored type, `Content-Length`, `ETag` (`If-None-Match` answers `304`), `nosniff` and
+ *   `Accept-Ranges: bytes`. Who may read ({@link LocalUploads.authorizeRead}) is decided
+ *   before the file is looked at: a URL carrying `expires` or `signature` must be a valid,
+ *   unexpired read URL for its key, and a key under `private/` is served only at one;
+ *   else a `403` problem. A signed read is cached `private` until the URL expires; an
+ *   unsigned one a year, immutable (keys contain a uuid and are never reused).
+ *   One byte range (RFC 9110: `bytes=a-b`, `bytes=a-`, `bytes=-n`) answers `206` with
+ *   `Content-Range` and just those bytes, read from the file as they stream; a range
+ *   starting past the end `416`, its `Content-Range` giving the size alone; several ranges,
+ *   another unit, a malformed header or an `If-Range` other than the ETag the whole file
+ *   (`200`), as the RFC allows. `HEAD` answers the same headers without a body. A `404`
+ *   problem for absent and invalid keys, and for files {@link ServedKeys} does not serve
+ *   (by default: uploads never finalized); `503` when the disk fails.
  *
  * The paths must match the paths of the store's `uploadBaseUrl` and `publicBaseUrl`.
  * Merge {@link layer} beside the server's other routes
@@ -15,7 +25,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, type Layer, Option } from "effect"
+import { Clock, Effect, type Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { LocalUploads } from "./LocalUploads.ts"
 import { ServedKeys } from "./ServedKeys.ts"
@@ -35,6 +45,7 @@ const titles: Readonly<Record<number, string>> = {
   409: "Conflict",
   411: "Length Required",
   413: "Content Too Large",
+  416: "Range Not Satisfiable",
   503: "Service Unavailable"
 }
 
@@ -66,13 +77,51 @@ const upload = (uploads: LocalUploads["Service"]) =>
 
 // The stored type is the one the service signed; `sandbox` keeps any document type
 // from running script on this origin all the same.
-const servedHeaders = (etag: string, lastModified: string) => ({
+const servedHeaders = (etag: string, lastModified: string, cacheControl: string) => ({
   etag,
   "last-modified": lastModified,
-  "cache-control": "public, max-age=31536000, immutable",
+  "cache-control": cacheControl,
+  "accept-ranges": "bytes",
   "x-content-type-options": "nosniff",
   "content-security-policy": "sandbox"
 })
+
+/** Unsigned reads are of public keys, which contain a uuid and never change. */
+const publicCaching = "public, max-age=31536000, immutable"
+
+/** What a `Range` header asks of a file: all of it, bytes `start` up to (not including) `end`, or nothing it has. */
+type RangeAnswer =
+  | { readonly _tag: "Whole" }
+  | { readonly _tag: "Partial"; readonly start: number; readonly end: number }
+  | { readonly _tag: "Unsatisfiable" }
+
+const whole: RangeAnswer = { _tag: "Whole" }
+
+/**
+ * The answer to `range` (RFC 9110 §14.1.2) for a file of `size` bytes with `etag`. Only
+ * one range is served; anything else a server may ignore, and this one does (the whole
+ * file): several ranges, another unit, a malformed or backwards range, and an `If-Range`
+ * other than the file's strong ETag (a date included).
+ */
+const rangeOf = (range: string | undefined, ifRange: string | undefined, size: number, etag: string): RangeAnswer => {
+  if (range === undefined) return whole
+  if (ifRange !== undefined && ifRange.trim() !== etag) return whole
+  const match = /^bytes=(\d*)-(\d*)$/i.exec(range.trim())
+  if (match === null) return whole
+  const [first, last] = [match[1]!, match[2]!]
+  if (first === "") {
+    if (last === "") return whole
+    // The last `suffix` bytes (the whole file when it is shorter).
+    const suffix = Number(last)
+    if (suffix === 0) return { _tag: "Unsatisfiable" }
+    return size === 0 ? whole : { _tag: "Partial", start: Math.max(0, size - suffix), end: size }
+  }
+  const start = Number(first)
+  if (last !== "" && Number(last) < start) return whole
+  if (start >= size) return { _tag: "Unsatisfiable" }
+  // A last byte past the end means up to the end. Digits beyond 2^53 are only ever past it.
+  return { _tag: "Partial", start, end: last === "" ? size : Math.min(Number(last) + 1, size) }
+}
 
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
   ifNoneMatch !== undefined &&
@@ -84,24 +133,48 @@ const serve = (uploads: LocalUploads["Service"], served: ServedKeys["Service"]) 
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = yield* keyParam
+    const query = yield* HttpServerRequest.ParsedSearchParams
+    // Before the file is looked at: without a valid signature, whether a private key
+    // exists is not told.
+    const access = yield* uploads.authorizeRead({ key, query })
     // The file stays open until the request's scope closes, after the body is sent. An
     // invalid key (NUL, traversal) is None here, before anything else is asked.
     const opened = yield* uploads.open(key)
     if (Option.isNone(opened)) return notFound()
-    // An upload nobody finalized is not a file of this service.
+    // An upload nobody finalized is not a file of this service, signed URL or not.
     if (!(yield* served.isServed(key))) return notFound()
     const file = opened.value
-    const headers = servedHeaders(file.etag, new Date(file.lastModified.epochMilliseconds).toUTCString())
+    // A signed read is one viewer's: no shared cache keeps it, and none past the URL's expiry.
+    const cacheControl = access._tag === "Signed"
+      ? `private, max-age=${Math.max(0, Math.floor((access.expiresAt.epochMilliseconds - (yield* Clock.currentTimeMillis)) / 1000))}`
+      : publicCaching
+    const headers = servedHeaders(file.etag, new Date(file.lastModified.epochMilliseconds).toUTCString(), cacheControl)
     if (matchesEtag(request.headers["if-none-match"], file.etag)) {
       return HttpServerResponse.empty({ status: 304, headers })
     }
-    // HEAD is routed here too; the server sends the headers and drops the body.
-    return HttpServerResponse.stream(file.stream, {
-      headers,
-      contentType: file.contentType ?? "application/octet-stream",
-      contentLength: file.size
-    })
-  }).pipe(Effect.catchTags({ StorageError: storageUnavailable, PersistenceError: storageUnavailable }))
+    const contentType = file.contentType ?? "application/octet-stream"
+    const range = rangeOf(request.headers["range"], request.headers["if-range"], file.size, file.etag)
+    // HEAD is routed here too; the server sends the headers (of a 206 or 416 as well) and drops the body.
+    switch (range._tag) {
+      case "Whole":
+        return HttpServerResponse.stream(file.stream, { headers, contentType, contentLength: file.size })
+      case "Partial":
+        return HttpServerResponse.stream(file.slice(range.start, range.end), {
+          status: 206,
+          headers: { ...headers, "content-range": `bytes ${range.start}-${range.end - 1}/${file.size}` },
+          contentType,
+          contentLength: range.end - range.start
+        })
+      case "Unsatisfiable":
+        return problem(416, `The file has ${file.size} bytes; the range asks for none of them.`).pipe(
+          HttpServerResponse.setHeader("content-range", `bytes */${file.size}`)
+        )
+    }
+  }).pipe(Effect.catchTags({
+    ReadRefused: (refused) => Effect.succeed(problem(refused.status, refused.detail)),
+    StorageError: storageUnavailable,
+    PersistenceError: storageUnavailable
+  }))
 
 const wildcard = (path: `/${string}`): `/${string}` => path.endsWith("/") ? `${path}*` : `${path}/*`
 

@@ -1,19 +1,21 @@
 /**
- * The local store's side of HTTP: receiving a PUT to a signed upload URL, and opening
- * a stored file to serve it. `LocalStorageRoutes` puts both on routes; the service
- * itself speaks no HTTP, so another host (a framework route handler) can call it too.
+ * The local store's side of HTTP: receiving a PUT to a signed upload URL, deciding
+ * whether a GET may read a file (a private key only with a valid read signature), and
+ * opening a stored file to serve it, whole or a byte range. `LocalStorageRoutes` puts
+ * them on routes; the service itself speaks no HTTP, so another host (a framework route
+ * handler) can call it too.
  * It is provided with the store by `LocalObjectStore.layer`.
  *
  * @since 0.1.0
  */
-import { StorageError } from "@coursekit/core"
+import { isPrivateKey, StorageError } from "@coursekit/core"
 import { Clock, Context, Data, DateTime, Effect, Option, Result, type Scope, Stream } from "effect"
 import type { Redacted } from "effect"
 import type { FileHandle } from "node:fs/promises"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as LocalDisk from "./LocalDisk.ts"
-import * as UploadSignature from "./UploadSignature.ts"
+import * as UrlSignature from "./UrlSignature.ts"
 
 /** The body of an upload: a request's byte stream, or any async iterable of bytes. */
 export type UploadBody = Stream.Stream<Uint8Array, unknown> | AsyncIterable<Uint8Array>
@@ -23,7 +25,7 @@ export interface IncomingUpload {
   /** The key from the URL path, percent-decoded. */
   readonly key: string
   /** The URL's decoded query (`expires`, `type`, `length`, `signature`). */
-  readonly query: UploadSignature.Query
+  readonly query: UrlSignature.Query
   /** The request headers; names are matched case-insensitively. */
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly body: UploadBody
@@ -79,6 +81,45 @@ export class UploadRefused extends Data.TaggedError("UploadRefused")<{
   }
 }
 
+/** A GET of a stored file, as the HTTP layer hands it over. */
+export interface IncomingRead {
+  /** The key from the URL path, percent-decoded. */
+  readonly key: string
+  /** The URL's decoded query (`expires` and `signature` when the URL is signed). */
+  readonly query: UrlSignature.Query
+}
+
+/**
+ * Why a read may go on: an unsigned read of a public key, or a read URL signed for this
+ * key until `expiresAt` (which a response may be cached for, privately).
+ */
+export type ReadAccess =
+  | { readonly _tag: "Public" }
+  | { readonly _tag: "Signed"; readonly expiresAt: DateTime.Utc }
+
+/** Why a read was refused; each is a 403. */
+export type ReadRefusalReason =
+  | "Private" //       the key is under `private/` and the URL carries no signature
+  | "BadSignature" //  a signature is claimed (`expires` or `signature`) but missing, malformed or wrong
+  | "Expired" //       the URL's `expires` has passed
+
+/** The store refused a read (403); nothing of the file was read. */
+export class ReadRefused extends Data.TaggedError("ReadRefused")<{
+  readonly key: string
+  readonly reason: ReadRefusalReason
+  /** For the client: says what to change. */
+  readonly detail: string
+}> {
+  /** The HTTP status this refusal answers. */
+  get status(): 403 {
+    return 403
+  }
+
+  override get message(): string {
+    return this.detail
+  }
+}
+
 /** A stored file opened for serving. */
 export interface ServedObject {
   readonly key: string
@@ -90,6 +131,8 @@ export interface ServedObject {
   readonly etag: string
   /** Exactly `size` bytes, read from the file opened by `open`. */
   readonly stream: Stream.Stream<Uint8Array, StorageError>
+  /** The bytes from `start` up to, not including, `end` (`0 <= start <= end <= size`), read from the file as they stream. */
+  slice(start: number, end: number): Stream.Stream<Uint8Array, StorageError>
 }
 
 /**
@@ -103,11 +146,16 @@ export interface ServedObject {
  *   body streams to a temporary file beside the final one. Only a complete body is
  *   flushed and renamed into place; on any refusal, failure or interruption the
  *   temporary files are removed, so nothing partial is ever visible.
+ * - `authorizeRead` lets a GET through, or refuses it: a URL that claims a read
+ *   signature (it carries `expires` or `signature`) must carry a valid one for its key,
+ *   checked in constant time, and not be past its expiry; a key under `private/` is read
+ *   only that way. It checks no file: the caller opens it next.
  * - `open` is `None` for an absent or invalid key. The file stays open, and readable
  *   even if deleted meanwhile, until the scope closes.
  */
 export class LocalUploads extends Context.Service<LocalUploads, {
   receive(upload: IncomingUpload): Effect.Effect<StoredUpload, UploadRefused | StorageError>
+  authorizeRead(read: IncomingRead): Effect.Effect<ReadAccess, ReadRefused>
   open(key: string): Effect.Effect<Option.Option<ServedObject>, StorageError, Scope.Scope>
 }>()("@coursekit/storage-local/LocalUploads") {}
 
@@ -129,11 +177,11 @@ const header = (headers: IncomingUpload["headers"], name: string): string | unde
 
 const readChunkBytes = 64 * 1024
 
-/** Reads `size` bytes of an open file from the start. */
-async function* readChunks(handle: FileHandle, size: number): AsyncGenerator<Uint8Array> {
-  let position = 0
-  while (position < size) {
-    const buffer = Buffer.allocUnsafe(Math.min(readChunkBytes, size - position))
+/** Reads the bytes of an open file from `start` up to, not including, `end`. */
+async function* readChunks(handle: FileHandle, start: number, end: number): AsyncGenerator<Uint8Array> {
+  let position = start
+  while (position < end) {
+    const buffer = Buffer.allocUnsafe(Math.min(readChunkBytes, end - position))
     const { bytesRead } = await handle.read(buffer, 0, buffer.byteLength, position)
     // Cut short on disk: the response ends short, and Node aborts it rather than
     // send fewer bytes than its Content-Length.
@@ -202,8 +250,8 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     if (Result.isFailure(resolved)) return yield* refuse("InvalidKey", resolved.failure.message)
     const paths = resolved.success
 
-    const claimed = UploadSignature.parseQuery(upload.key, upload.query)
-    if (claimed === undefined || !UploadSignature.verify(settings.secret, claimed.put, claimed.signature)) {
+    const claimed = UrlSignature.parsePutQuery(upload.key, upload.query)
+    if (claimed === undefined || !UrlSignature.verifyPut(settings.secret, claimed.put, claimed.signature)) {
       return yield* refuse("BadSignature", "The upload URL is not signed for this request: use the URL exactly as issued.")
     }
     const signed = claimed.put
@@ -297,6 +345,21 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     )
   })
 
+  const authorizeRead = Effect.fn("LocalUploads.authorizeRead")(function*(read: IncomingRead) {
+    const refuse = (reason: ReadRefusalReason, detail: string) => new ReadRefused({ key: read.key, reason, detail })
+    if (!UrlSignature.claimsGetSignature(read.query)) {
+      if (isPrivateKey(read.key)) return yield* refuse("Private", "This file is private: read it at a signed URL.")
+      return { _tag: "Public" } satisfies ReadAccess
+    }
+    const claimed = UrlSignature.parseGetQuery(read.key, read.query)
+    if (claimed === undefined || !UrlSignature.verifyGet(settings.secret, claimed.get, claimed.signature)) {
+      return yield* refuse("BadSignature", "The URL is not signed for this file: use the URL exactly as issued.")
+    }
+    const expiresAt = claimed.get.expires * 1000
+    if ((yield* Clock.currentTimeMillis) >= expiresAt) return yield* refuse("Expired", "The URL has expired: ask for a new one.")
+    return { _tag: "Signed", expiresAt: DateTime.makeUnsafe(expiresAt) } satisfies ReadAccess
+  })
+
   const open = Effect.fn("LocalUploads.open")(function*(key: string) {
     const resolved = LocalDisk.resolveKey(disk.root, key)
     if (Result.isFailure(resolved)) return Option.none<ServedObject>()
@@ -308,17 +371,20 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     if (Option.isNone(opened)) return Option.none<ServedObject>()
     const { handle, stats } = opened.value
     const contentType = yield* LocalDisk.readContentType(paths)
+    const slice = (start: number, end: number) =>
+      Stream.suspend(() =>
+        Stream.fromAsyncIterable(readChunks(handle, start, end), (cause) => new StorageError({ operation: "read", cause }))
+      )
     return Option.some<ServedObject>({
       key,
       size: stats.size,
       contentType,
       lastModified: DateTime.fromDateUnsafe(stats.mtime),
       etag: etagOf(stats),
-      stream: Stream.suspend(() =>
-        Stream.fromAsyncIterable(readChunks(handle, stats.size), (cause) => new StorageError({ operation: "read", cause }))
-      )
+      stream: slice(0, stats.size),
+      slice
     })
   })
 
-  return LocalUploads.of({ receive, open })
+  return LocalUploads.of({ receive, authorizeRead, open })
 }

@@ -1,7 +1,7 @@
 /**
  * Coursekit's object store on local disk, the embedded default: the `ObjectStore`
  * layer, the receiver of signed uploads, and the HTTP routes that accept uploads and
- * serve files.
+ * serve files (private ones at signed read URLs only).
  *
  * @since 0.1.0
  */
@@ -9,8 +9,12 @@ export * as LocalObjectStore from "./LocalObjectStore.ts"
 export * as LocalStorageRoutes from "./LocalStorageRoutes.ts"
 export { ServedKeys } from "./ServedKeys.ts"
 export {
+  type IncomingRead,
   type IncomingUpload,
   LocalUploads,
+  type ReadAccess,
+  type ReadRefusalReason,
+  ReadRefused,
   type RefusalReason,
   type ServedObject,
   type StoredUpload,

@@ -1,5 +1,5 @@
 import { ObjectStore } from "@coursekit/core"
-import { fetchPut, objectStoreSuite } from "@coursekit/core/testing"
+import { fetchGet, fetchPut, objectStoreSuite } from "@coursekit/core/testing"
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { fetchPublic, layerServed, TestStorage } from "./TestStorage.ts"
 
 // A body longer than the signed length is 413 Content Too Large here; S3 answers 403 (the signature).
-objectStoreSuite("local disk", layerServed(), { put: fetchPut, fetchPublic, refusedWith: { wrongLength: 413 } })
+objectStoreSuite("local disk", layerServed(), { put: fetchPut, get: fetchGet, fetchPublic, refusedWith: { wrongLength: 413 } })
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 
@@ -39,6 +39,17 @@ describe("LocalObjectStore", () => {
           const refused = yield* Effect.flip(store.presignPut({ key: "t/a.png", contentType: "image/png", contentLength, expiresIn: Duration.minutes(5) }))
           assert.strictEqual(refused.operation, "presignPut", String(contentLength))
         }
+      }))
+
+    it.effect("presignGet refuses invalid keys and expiries no URL can carry", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        for (const key of badKeys) {
+          const refused = yield* Effect.flip(store.presignGet({ key, expiresIn: Duration.minutes(5) }))
+          assert.strictEqual(refused.operation, "presignGet", JSON.stringify(key))
+        }
+        const refused = yield* Effect.flip(store.presignGet({ key: "private/a.mp4", expiresIn: Duration.infinity }))
+        assert.strictEqual(refused.operation, "presignGet")
       }))
 
     it.effect("the signed URL carries key, expiry, type, length and signature; expiresAt is the signed second", () =>

@@ -358,3 +358,243 @@ describe("LocalStorageRoutes", () => {
       }))
   })
 })
+
+/** Stores `text` under `key` through a presigned PUT. */
+const storeText = (key: string, text: string, contentType = "video/mp4") =>
+  Effect.gen(function*() {
+    const presigned = yield* presign(key, contentType)
+    assert.strictEqual(yield* fetchPut(presigned, bytes(text), presigned.headers), 200)
+  })
+
+/** The path and query of `url`, exactly as issued. */
+const pathOf = (url: string) => {
+  const parsed = new URL(url)
+  return parsed.pathname + parsed.search
+}
+
+const signedGet = (key: string, expiresIn = Duration.minutes(5)) =>
+  Effect.gen(function*() {
+    const store = yield* ObjectStore
+    return yield* store.presignGet({ key, expiresIn })
+  })
+
+const filePath = (key: string) => `/files/${key.split("/").map(encodeURIComponent).join("/")}`
+
+const assertRawProblem = (reply: { status: number; headers: Record<string, unknown>; body: string }, status: number, context: string) => {
+  assert.strictEqual(reply.status, status, `${context}: ${reply.body}`)
+  assert.strictEqual(reply.headers["content-type"], "application/problem+json", context)
+  assert.strictEqual(JSON.parse(reply.body).status, status, context)
+}
+
+describe("LocalStorageRoutes: reads", () => {
+  layer(layerServed({ maxUploadBytes: 4 * 1024 * 1024 }), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a single range of every form answers 206 with exactly its bytes and Content-Range", () =>
+      Effect.gen(function*() {
+        const key = freshKey("digits.txt")
+        yield* storeText(key, "0123456789", "text/plain")
+        const cases: ReadonlyArray<readonly [string, string, string]> = [
+          ["bytes=2-5", "2345", "bytes 2-5/10"],
+          ["bytes=0-0", "0", "bytes 0-0/10"],
+          ["bytes=7-", "789", "bytes 7-9/10"],
+          ["bytes=5-100", "56789", "bytes 5-9/10"],
+          ["bytes=9-9", "9", "bytes 9-9/10"],
+          ["bytes=-3", "789", "bytes 7-9/10"],
+          ["bytes=-20", "0123456789", "bytes 0-9/10"],
+          [" bytes=1-2 ", "12", "bytes 1-2/10"]
+        ]
+        for (const [range, body, contentRange] of cases) {
+          const reply = yield* raw({ method: "GET", path: filePath(key), headers: { range } })
+          assert.strictEqual(reply.status, 206, range)
+          assert.strictEqual(reply.body, body, range)
+          assert.strictEqual(reply.headers["content-range"], contentRange, range)
+          assert.strictEqual(reply.headers["content-length"], String(body.length), range)
+          assert.strictEqual(reply.headers["content-type"], "text/plain", range)
+          assert.strictEqual(reply.headers["accept-ranges"], "bytes", range)
+          assert.strictEqual(reply.headers["cache-control"], "public, max-age=31536000, immutable", range)
+        }
+        const plain = yield* raw({ method: "GET", path: filePath(key) })
+        assert.strictEqual(plain.status, 200)
+        assert.strictEqual(plain.headers["accept-ranges"], "bytes")
+        assert.isUndefined(plain.headers["content-range"])
+      }))
+
+    it.effect("a range in the middle of a large file streams exactly those bytes", () =>
+      Effect.gen(function*() {
+        const key = freshKey("large.bin")
+        const size = 3 * 1024 * 1024 + 17
+        const body = new Uint8Array(size).map((_, index) => index % 251)
+        const presigned = yield* presign(key, "application/octet-stream", size)
+        assert.strictEqual(yield* fetchPut(presigned, body, presigned.headers), 200)
+        const store = yield* ObjectStore
+        const [start, last] = [100_003, 2_000_000]
+        const response = yield* Effect.promise(() => fetch(store.publicUrl(key), { headers: { range: `bytes=${start}-${last}` } }))
+        assert.strictEqual(response.status, 206)
+        assert.strictEqual(response.headers.get("content-range"), `bytes ${start}-${last}/${size}`)
+        const served = new Uint8Array(yield* Effect.promise(() => response.arrayBuffer()))
+        assert.strictEqual(served.byteLength, last - start + 1)
+        assert.strictEqual(served.findIndex((byte, index) => byte !== (start + index) % 251), -1, "the first byte that differs")
+      }))
+
+    it.effect("a range starting past the end is 416 with the size in Content-Range", () =>
+      Effect.gen(function*() {
+        const key = freshKey("short.txt")
+        yield* storeText(key, "0123456789", "text/plain")
+        for (const range of ["bytes=10-", "bytes=10-20", "bytes=-0", `bytes=${"9".repeat(40)}-`]) {
+          const reply = yield* raw({ method: "GET", path: filePath(key), headers: { range } })
+          assertRawProblem(reply, 416, range)
+          assert.strictEqual(reply.headers["content-range"], "bytes */10", range)
+          assert.notInclude(reply.body, "0123456789", range)
+        }
+      }))
+
+    it.effect("several ranges, other units and malformed ranges answer the whole file (200)", () =>
+      Effect.gen(function*() {
+        const key = freshKey("whole.txt")
+        yield* storeText(key, "0123456789", "text/plain")
+        for (const range of ["bytes=0-1,4-5", "bytes=0-1, 4-5", "bytes=5-2", "items=0-1", "bytes=", "bytes=-", "bytes=a-b", "bytes=1-2-3", "bytes 1-2", "bytes=1-2;x"]) {
+          const reply = yield* raw({ method: "GET", path: filePath(key), headers: { range } })
+          assert.strictEqual(reply.status, 200, JSON.stringify(range))
+          assert.strictEqual(reply.body, "0123456789", JSON.stringify(range))
+          assert.isUndefined(reply.headers["content-range"], JSON.stringify(range))
+        }
+      }))
+
+    it.effect("HEAD with a Range answers the 206's headers without a body; If-Range applies the range only for the file's ETag", () =>
+      Effect.gen(function*() {
+        const key = freshKey("head.txt")
+        yield* storeText(key, "0123456789", "text/plain")
+        const headed = yield* raw({ method: "HEAD", path: filePath(key), headers: { range: "bytes=2-5" } })
+        assert.strictEqual(headed.status, 206)
+        assert.strictEqual(headed.headers["content-range"], "bytes 2-5/10")
+        assert.strictEqual(headed.headers["content-length"], "4")
+        assert.strictEqual(headed.body, "")
+        const unsatisfiable = yield* raw({ method: "HEAD", path: filePath(key), headers: { range: "bytes=20-" } })
+        assert.strictEqual(unsatisfiable.status, 416)
+        assert.strictEqual(unsatisfiable.headers["content-range"], "bytes */10")
+        assert.strictEqual(unsatisfiable.body, "")
+
+        const etag = (yield* raw({ method: "HEAD", path: filePath(key) })).headers.etag as string
+        assert.match(etag, /^"[^"]+"$/)
+        const matching = yield* raw({ method: "GET", path: filePath(key), headers: { range: "bytes=2-5", "if-range": etag } })
+        assert.strictEqual(matching.status, 206)
+        assert.strictEqual(matching.body, "2345")
+        for (const ifRange of ['"another"', `W/${etag}`, new Date().toUTCString()]) {
+          const other = yield* raw({ method: "GET", path: filePath(key), headers: { range: "bytes=2-5", "if-range": ifRange } })
+          assert.strictEqual(other.status, 200, ifRange)
+          assert.strictEqual(other.body, "0123456789", ifRange)
+        }
+        // If-None-Match is decided first: a matching tag is a 304, range or not.
+        const revalidated = yield* raw({ method: "GET", path: filePath(key), headers: { range: "bytes=2-5", "if-none-match": etag } })
+        assert.strictEqual(revalidated.status, 304)
+        assert.strictEqual(revalidated.body, "")
+      }))
+
+    it.effect("a private key is 403 without a signature, present or absent, on GET and HEAD; with one it is served, privately cached", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = `private/${freshKey("paid.mp4")}`
+        yield* storeText(key, "paid video")
+        for (const path of [filePath(key), filePath(`${key}.absent`)]) {
+          const got = yield* raw({ method: "GET", path })
+          assertRawProblem(got, 403, path)
+          assert.notInclude(got.body, "paid video")
+          const headed = yield* raw({ method: "HEAD", path })
+          assert.strictEqual(headed.status, 403, `HEAD ${path}`)
+        }
+        // A query that claims no signature changes nothing.
+        assert.strictEqual((yield* raw({ method: "GET", path: `${filePath(key)}?v=2` })).status, 403)
+        assert.strictEqual(store.publicUrl(key), `${(yield* TestStorage).baseUrl}${filePath(key)}`)
+
+        const signed = yield* signedGet(key, Duration.seconds(120))
+        const reply = yield* raw({ method: "GET", path: pathOf(signed.url) })
+        assert.strictEqual(reply.status, 200)
+        assert.strictEqual(reply.body, "paid video")
+        assert.strictEqual(reply.headers["content-type"], "video/mp4")
+        const maxAge = Number(/^private, max-age=(\d+)$/.exec(String(reply.headers["cache-control"]))?.[1])
+        assert.isAtLeast(maxAge, 115, String(reply.headers["cache-control"]))
+        assert.isAtMost(maxAge, 120, String(reply.headers["cache-control"]))
+        const ranged = yield* raw({ method: "GET", path: pathOf(signed.url), headers: { range: "bytes=-5" } })
+        assert.strictEqual(ranged.status, 206)
+        assert.strictEqual(ranged.body, "video")
+        assert.match(String(ranged.headers["cache-control"]), /^private, max-age=\d+$/)
+        const revalidated = yield* raw({ method: "GET", path: pathOf(signed.url), headers: { "if-none-match": String(reply.headers.etag) } })
+        assert.strictEqual(revalidated.status, 304)
+        assert.match(String(revalidated.headers["cache-control"]), /^private, max-age=\d+$/)
+        // A valid signature for a key with no file: the file is absent.
+        const absent = yield* signedGet(`${key}.absent`)
+        assertRawProblem(yield* raw({ method: "GET", path: pathOf(absent.url) }), 404, "signed, absent")
+      }))
+
+    it.effect("signed URLs with a changed, missing, repeated or malformed signature or expiry, or expired, are 403 problems, public keys too", () =>
+      Effect.gen(function*() {
+        for (const key of [`private/${freshKey("signed.mp4")}`, freshKey("public.mp4")]) {
+          yield* storeText(key, "the bytes")
+          const signed = yield* signedGet(key)
+          const url = new URL(signed.url)
+          const path = url.pathname
+          const expires = url.searchParams.get("expires")!
+          const signature = url.searchParams.get("signature")!
+          assert.strictEqual(Number(expires) * 1000, signed.expiresAt.epochMilliseconds)
+          assert.deepStrictEqual([...url.searchParams.keys()], ["expires", "signature"])
+          assert.match(signature, /^[0-9a-f]{64}$/)
+          const forged = [
+            `${path}?expires=${expires}&signature=${signature.slice(0, -1)}${signature.endsWith("0") ? "1" : "0"}`,
+            `${path}?expires=${expires}&signature=${signature.toUpperCase()}`,
+            `${path}?expires=${Number(expires) + 1}&signature=${signature}`,
+            `${path}?expires=${expires}`,
+            `${path}?signature=${signature}`,
+            `${path}?expires=${expires}&signature=${signature}&signature=${signature}`,
+            `${path}?expires=${expires}&expires=${expires}&signature=${signature}`,
+            `${path}?expires=&signature=${signature}`,
+            `${path}?expires=${expires}&signature=`,
+            `${path}?expires=${expires}%00&signature=${signature}`,
+            `${path}?expires=${expires}&signature=${signature}%00`,
+            `${path}?expires=%00&signature=%00`,
+            `${path}?expires=%ZZ&signature=${signature}`,
+            `${path}?expires=${"9".repeat(4000)}&signature=${signature}`,
+            `${path}?expires=${expires}&signature=${"a".repeat(8000)}`,
+            `${path}?expires=-1&signature=${signature}`,
+            `${path}?expires=1e10&signature=${signature}`,
+            `${path}x?expires=${expires}&signature=${signature}`
+          ]
+          for (const forgery of forged) {
+            const reply = yield* raw({ method: "GET", path: forgery })
+            // A different path of an absent key is still refused for its signature first.
+            assertRawProblem(reply, 403, forgery.slice(0, 200))
+            assert.notInclude(reply.body, "the bytes")
+          }
+          const expired = yield* signedGet(key, Duration.zero)
+          const late = yield* raw({ method: "GET", path: pathOf(expired.url) })
+          assertRawProblem(late, 403, "expired")
+          assert.include(JSON.parse(late.body).detail, "expired")
+          assert.strictEqual((yield* raw({ method: "GET", path: pathOf(signed.url) })).status, 200, "the URL as issued")
+        }
+      }))
+
+    it.effect("a PUT signature does not read and a GET signature does not upload", () =>
+      Effect.gen(function*() {
+        const { root } = yield* TestStorage
+        for (const key of [`private/${freshKey("crossed.mp4")}`, freshKey("crossed.mp4")]) {
+          yield* storeText(key, "stored")
+          // The upload URL's query on the file's path, as a GET.
+          const put = yield* presign(key, "video/mp4")
+          const putQuery = new URL(put.url).search
+          assertRawProblem(yield* raw({ method: "GET", path: `${filePath(key)}${putQuery}` }), 403, "PUT query on GET")
+          // The read URL's query on the upload path, as a PUT (of a fresh key, so only the signature can refuse it).
+          const fresh = `${key}.new`
+          const get = yield* signedGet(fresh)
+          const getQuery = new URL(get.url).search
+          for (const query of [getQuery, `${getQuery}&type=video%2Fmp4`]) {
+            const reply = yield* raw({
+              method: "PUT",
+              path: `/storage/${fresh.split("/").map(encodeURIComponent).join("/")}${query}`,
+              headers: { "content-type": "video/mp4", "content-length": "3" },
+              chunks: [bytes("new")]
+            })
+            assertRawProblem(reply, 403, `GET query on PUT: ${query}`)
+          }
+          assert.isFalse(existsSync(join(root, fresh)))
+        }
+      }))
+  })
+})

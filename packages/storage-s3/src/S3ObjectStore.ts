@@ -2,14 +2,26 @@
  * Coursekit's `ObjectStore` on S3 and S3-compatible stores (AWS S3, Cloudflare R2,
  * MinIO, Ceph RGW) through the AWS SDK v3. Clients upload straight to the store with
  * SigV4 presigned PUTs that sign the content type (and the length, when given), so the
- * store itself refuses any other upload. Every SDK failure becomes a `StorageError`
+ * store itself refuses any other upload. Private objects (keys under `private/`, which the
+ * bucket policy keeps from anonymous reads) are read at SigV4 presigned GETs that make the
+ * store answer `Cache-Control: private`. Every SDK failure becomes a `StorageError`
  * here: no SDK type crosses this file. The SDK is loaded when a store is made, so a
  * process on another store never loads it (about 4 MiB of heap).
  *
  * @since 0.1.0
  */
 import type { S3ClientConfig } from "@aws-sdk/client-s3"
-import { type ListedObject, type ObjectInfo, ObjectStore, type PresignedPut, presignedPutHeaders, type PutRequest, StorageError } from "@coursekit/core"
+import {
+  type GetRequest,
+  type ListedObject,
+  type ObjectInfo,
+  ObjectStore,
+  type PresignedGet,
+  type PresignedPut,
+  presignedPutHeaders,
+  type PutRequest,
+  StorageError
+} from "@coursekit/core"
 import { Config, DateTime, Duration, Effect, Layer, Option, Predicate, Redacted, type Scope } from "effect"
 
 /** Options of {@link layer}. */
@@ -82,7 +94,7 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
   if (options.bucket === "") return yield* startError("bucket is empty")
   const timeout = Duration.fromInput(options.timeout ?? defaultTimeout)
   if (Option.isNone(timeout)) return yield* startError("timeout is not a duration")
-  const { DeleteObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } =
+  const { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } =
     yield* Effect.promise(() => import("@aws-sdk/client-s3"))
   const { getSignedUrl } = yield* Effect.promise(() => import("@aws-sdk/s3-request-presigner"))
   const bucket = options.bucket
@@ -122,6 +134,20 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
       })
     )
 
+  /**
+   * When a presigned URL is signed and for how long: whole seconds, rounded down, as
+   * SigV4 signs them, so the URL never outlives what was asked; signed at the clock's
+   * now, whole seconds, so `signedAt + expiresIn` is exactly when the store stops taking it.
+   */
+  const signingWindow = Effect.fnUntraced(function*(operation: string, asked: Duration.Duration) {
+    const expiresIn = Math.floor(Duration.toSeconds(asked))
+    if (expiresIn < 1 || expiresIn > maxExpiresSeconds) {
+      return yield* new StorageError({ operation, cause: new Error(`Expiry of ${expiresIn} seconds is outside 1 second to 7 days`) })
+    }
+    const signedAt = Math.floor(DateTime.toEpochMillis(yield* DateTime.now) / 1000) * 1000
+    return { expiresIn, signedAt }
+  })
+
   const presignPut = Effect.fn("S3ObjectStore.presignPut")(function*(request: PutRequest) {
     const length = request.contentLength
     if (length !== undefined && !(Number.isSafeInteger(length) && length >= 0)) {
@@ -129,13 +155,7 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
     }
     // `maxLength` cannot be enforced: a presigned PUT signs an exact length or none. Without
     // a declared size, finalize's size check (which deletes what is too large) is the limit.
-    // Whole seconds, rounded down, as SigV4 signs them: the URL never outlives what was asked.
-    const expiresIn = Math.floor(Duration.toSeconds(request.expiresIn))
-    if (expiresIn < 1 || expiresIn > maxExpiresSeconds) {
-      return yield* new StorageError({ operation: "presignPut", cause: new Error(`Expiry of ${expiresIn} seconds is outside 1 second to 7 days`) })
-    }
-    // Signed at the clock's now, whole seconds, so `expiresAt` is exactly when the store stops taking the URL.
-    const signedAt = Math.floor(DateTime.toEpochMillis(yield* DateTime.now) / 1000) * 1000
+    const { expiresIn, signedAt } = yield* signingWindow("presignPut", request.expiresIn)
     const command = new PutObjectCommand({
       Bucket: bucket,
       Key: request.key,
@@ -152,6 +172,15 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
       }))
     const headers = presignedPutHeaders({ contentType: request.contentType, contentLength: length })
     return { url, headers, expiresAt: DateTime.makeUnsafe(signedAt + expiresIn * 1000) } satisfies PresignedPut
+  })
+
+  const presignGet = Effect.fn("S3ObjectStore.presignGet")(function*(request: GetRequest) {
+    const { expiresIn, signedAt } = yield* signingWindow("presignGet", request.expiresIn)
+    // Signed into the URL (`response-cache-control`), so the store answers it: one viewer's
+    // read, kept by no shared cache. The URL itself is refused once it expires.
+    const command = new GetObjectCommand({ Bucket: bucket, Key: request.key, ResponseCacheControl: `private, max-age=${expiresIn}` })
+    const url = yield* call("presignGet", () => getSignedUrl(client, command, { expiresIn, signingDate: new Date(signedAt) }))
+    return { url, expiresAt: DateTime.makeUnsafe(signedAt + expiresIn * 1000) } satisfies PresignedGet
   })
 
   const head = Effect.fn("S3ObjectStore.head")(function*(key: string) {
@@ -208,6 +237,7 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
 
   return ObjectStore.of({
     presignPut,
+    presignGet,
     head,
     delete: delete_,
     list,

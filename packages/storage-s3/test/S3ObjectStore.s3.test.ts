@@ -1,5 +1,5 @@
 import { ObjectStore, type StorageError } from "@coursekit/core"
-import { fetchPut, objectStoreSuite } from "@coursekit/core/testing"
+import { fetchGet, fetchPut, objectStoreSuite } from "@coursekit/core/testing"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
@@ -31,7 +31,7 @@ objectStoreSuite(
   "S3 (s3rver)",
   Layer.unwrap(Effect.map(TestS3rver, (server) => storeOn(server))).pipe(Layer.provide(TestS3rver.layer())),
   // A presigned PUT signs an exact length or none: S3 cannot cap an undeclared one.
-  { put: fetchPut, fetchPublic, capsUndeclaredLength: false }
+  { put: fetchPut, get: fetchGet, fetchPublic, capsUndeclaredLength: false }
 )
 
 describe("S3ObjectStore on s3rver", () => {
@@ -146,6 +146,33 @@ describe("S3ObjectStore", () => {
       assert.strictEqual(unsizedUrl.searchParams.get("X-Amz-SignedHeaders"), "content-type;host")
       assert.strictEqual(unsizedUrl.searchParams.get("X-Amz-Expires"), "90")
       assert.deepStrictEqual(unsized.headers, { "Content-Type": "image/png" })
+    }).pipe(Effect.provide(offline)))
+
+  it.effect("a presigned GET signs the private caching it makes the store answer, at the clock's now, in whole seconds, and expires at expiresAt", () =>
+    Effect.gen(function*() {
+      const store = yield* ObjectStore
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1, 12, 0, 0, 750))
+      const signed = yield* store.presignGet({ key: "private/a b/c.mp4", expiresIn: Duration.seconds(600.9) })
+      const url = new URL(signed.url)
+      assert.strictEqual(`${url.origin}${url.pathname}`, "http://127.0.0.1:9/media/private/a%20b/c.mp4")
+      assert.strictEqual(url.searchParams.get("response-cache-control"), "private, max-age=600")
+      assert.strictEqual(url.searchParams.get("X-Amz-SignedHeaders"), "host")
+      assert.strictEqual(url.searchParams.get("X-Amz-Date"), "20300101T120000Z")
+      assert.strictEqual(url.searchParams.get("X-Amz-Expires"), "600")
+      assert.strictEqual(DateTime.formatIso(signed.expiresAt), "2030-01-01T12:10:00.000Z")
+      assert.deepStrictEqual([...url.searchParams.keys()].filter((name) => /checksum/i.test(name)), [])
+    }).pipe(Effect.provide(offline)))
+
+  it.effect("presignGet refuses expiries S3 cannot sign", () =>
+    Effect.gen(function*() {
+      const store = yield* ObjectStore
+      for (const expiresIn of [Duration.millis(999), Duration.days(7).pipe(Duration.sum(Duration.seconds(1)))]) {
+        const error = yield* Effect.flip(store.presignGet({ key: "private/k.mp4", expiresIn }))
+        assert.strictEqual(error.operation, "presignGet")
+        assert.match(String(error.cause), /outside 1 second to 7 days/)
+      }
+      const longest = yield* store.presignGet({ key: "private/k.mp4", expiresIn: Duration.days(7) })
+      assert.strictEqual(new URL(longest.url).searchParams.get("X-Amz-Expires"), "604800")
     }).pipe(Effect.provide(offline)))
 
   it.effect("presignPut refuses expiries S3 cannot sign and lengths that are no byte counts", () =>

@@ -1,8 +1,9 @@
 /**
  * The s3rver process the tests start (see `TestS3rver.ts`):
  * `node --openssl-legacy-provider S3rverProcess.ts <directory> <bucket> [--no-verify]`.
- * It serves s3rver on 127.0.0.1 (a free port) with SigV4 verified in front of it,
- * prints `{"port":…}` once listening, and exits when its stdin closes.
+ * It serves s3rver on 127.0.0.1 (a free port) with SigV4 verified in front of it and the
+ * bucket policy the storage-s3 README documents (anonymous reads of every key but those
+ * under `private/`), prints `{"port":…}` once listening, and exits when its stdin closes.
  *
  * Why a process of its own: s3rver 3.7 makes ListObjectsV2 continuation tokens with
  * DES, which OpenSSL 3 only offers through its legacy provider, so every truncated
@@ -24,10 +25,32 @@ const handle = s3rver.getMiddleware()
 // s3rver's only account.
 const secrets = new Map([["S3RVER", "S3RVER"]])
 
+/**
+ * The documented bucket policy, which s3rver has no notion of (it serves every object
+ * to anonymous reads): an anonymous GET or HEAD of a key under `private/` is denied.
+ * Path-style addressing only, as the tests use: `/<bucket>/<key>`.
+ */
+const deniedByBucketPolicy = (method: string, url: string): boolean => {
+  if (method !== "GET" && method !== "HEAD") return false
+  const path = url.split("?")[0]!
+  const prefix = `/${encodeURIComponent(bucket)}/`
+  if (!path.startsWith(prefix)) return false
+  try {
+    return decodeURIComponent(path.slice(prefix.length)).startsWith("private/")
+  } catch {
+    return true
+  }
+}
+
 const server = http.createServer((request, response) => {
-  const verdict = verifySignatures
-    ? SigV4.verify({ method: request.method ?? "GET", url: request.url ?? "/", headers: request.headers }, secrets)
-    : { ok: true as const }
+  const method = request.method ?? "GET"
+  const url = request.url ?? "/"
+  const checked: SigV4.Verdict = verifySignatures
+    ? SigV4.verify({ method, url, headers: request.headers }, secrets)
+    : { ok: true, signed: SigV4.claimsSignature(url, request.headers) }
+  const verdict: SigV4.Verdict = checked.ok && !checked.signed && deniedByBucketPolicy(method, url)
+    ? { ok: false, code: "AccessDenied", message: "Access Denied" }
+    : checked
   if (verdict.ok) return handle(request, response)
   // Answer once the body is read, so the client sees the 403 rather than a reset.
   request.resume().on("end", () => {

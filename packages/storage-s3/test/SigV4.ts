@@ -10,16 +10,23 @@
  *
  * Checked: the signature over method, path, query, signed headers (their values as
  * received, so a changed Content-Type or Content-Length breaks it) and the declared
- * payload hash; the credential scope. Left to s3rver: expiry of presigned URLs and
- * clock skew, which it does check. Not checked: that a hex `x-amz-content-sha256`
+ * payload hash; the credential scope; the expiry of presigned URLs (`X-Amz-Date` plus
+ * `X-Amz-Expires`, 1 second to 7 days). s3rver checks that expiry too, but an
+ * `X-Amz-Expires` that is not a number never expires there (`lib/middleware/
+ * authentication.js`: `if (isNaN(expires)) if (expires < 0)`, then a comparison with an
+ * invalid date), so it is checked here as well. Left to s3rver: clock skew of header
+ * authentication, which it does check. Not checked: that a hex `x-amz-content-sha256`
  * matches the body (no test sends a body with header authentication) and the region.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders } from "node:http"
 
-/** Whether a request may go on; a refusal names the S3 error code to answer with. */
+/**
+ * Whether a request may go on (`signed`: with a verified SigV4 signature, else
+ * anonymous); a refusal names the S3 error code to answer with.
+ */
 export type Verdict =
-  | { readonly ok: true }
+  | { readonly ok: true; readonly signed: boolean }
   | { readonly ok: false; readonly code: "AccessDenied" | "InvalidAccessKeyId" | "SignatureDoesNotMatch"; readonly message: string }
 
 const refuse = (code: "AccessDenied" | "InvalidAccessKeyId" | "SignatureDoesNotMatch", message: string): Verdict => ({ ok: false, code, message })
@@ -41,6 +48,8 @@ const sha256Hex = (data: string) => createHash("sha256").update(data, "utf8").di
 const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).update(data, "utf8").digest()
 
 interface Parsed {
+  /** For a presigned URL, the end of its validity (epoch milliseconds), or why it has none. */
+  readonly expiresAt: number | string | undefined
   readonly accessKeyId: string
   readonly scope: { readonly date: string; readonly region: string; readonly service: string; readonly terminator: string }
   readonly amzDate: string
@@ -62,6 +71,17 @@ const parseCredential = (credential: string) => {
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name]
   return Array.isArray(value) ? value.join(",") : value
+}
+
+/** When a presigned URL stops being valid, in epoch milliseconds, or why it is invalid. */
+const presignedExpiry = (amzDate: string, expires: string | undefined): number | string => {
+  const date = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate)
+  if (date === null) return "X-Amz-Date is not yyyyMMddTHHmmssZ"
+  if (expires === undefined || !/^\d{1,6}$/.test(expires) || Number(expires) < 1 || Number(expires) > 604_800) {
+    return "X-Amz-Expires must be 1 to 604800 seconds"
+  }
+  const [year, month, day, hours, minutes, seconds] = date.slice(1).map(Number) as [number, number, number, number, number, number]
+  return Date.UTC(year, month - 1, day, hours, minutes, seconds) + Number(expires) * 1000
 }
 
 const parse = (method: string, rawQuery: string, headers: IncomingHttpHeaders): Parsed | Verdict | undefined => {
@@ -88,6 +108,7 @@ const parse = (method: string, rawQuery: string, headers: IncomingHttpHeaders): 
     }
     return {
       ...credential,
+      expiresAt: presignedExpiry(amzDate, param("X-Amz-Expires")),
       amzDate,
       signedHeaders: signedHeaders.split(";"),
       signature,
@@ -105,11 +126,15 @@ const parse = (method: string, rawQuery: string, headers: IncomingHttpHeaders): 
     if (match === null || credential === undefined || amzDate === undefined || payloadHash === undefined) {
       return refuse("AccessDenied", `Unsupported or malformed Authorization for ${method}`)
     }
-    return { ...credential, amzDate, signedHeaders: match[2]!.split(";"), signature: match[3]!, payloadHash, query }
+    return { ...credential, expiresAt: undefined, amzDate, signedHeaders: match[2]!.split(";"), signature: match[3]!, payloadHash, query }
   }
 
   return undefined
 }
+
+/** Whether the request claims SigV4 authentication (presigned query or `Authorization`), verified or not. */
+export const claimsSignature = (url: string, headers: IncomingHttpHeaders): boolean =>
+  header(headers, "authorization") !== undefined || /[?&]X-Amz-Algorithm=/.test(url)
 
 /**
  * Verifies the request's SigV4 signature with the secret of its access key. An
@@ -123,8 +148,9 @@ export const verify = (
   const rawPath = questionMark === -1 ? request.url : request.url.slice(0, questionMark)
   const rawQuery = questionMark === -1 ? "" : request.url.slice(questionMark + 1)
   const parsed = parse(request.method, rawQuery, request.headers)
-  if (parsed === undefined) return { ok: true }
+  if (parsed === undefined) return { ok: true, signed: false }
   if ("ok" in parsed) return parsed
+  if (typeof parsed.expiresAt === "string") return refuse("AccessDenied", parsed.expiresAt)
 
   const secret = secrets.get(parsed.accessKeyId)
   if (secret === undefined) return refuse("InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.")
@@ -175,5 +201,7 @@ export const verify = (
   if (provided.length !== expected.length || !timingSafeEqual(provided, expected)) {
     return refuse("SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.")
   }
-  return { ok: true }
+  // From `expiresAt` on, as the port's `expiresAt` says (S3 documents no finer point).
+  if (parsed.expiresAt !== undefined && Date.now() >= parsed.expiresAt) return refuse("AccessDenied", "Request has expired")
+  return { ok: true, signed: true }
 }

@@ -1,14 +1,15 @@
 /**
  * The conformance suite every `ObjectStore` adapter runs. The suite plays the client
- * itself: it PUTs bytes to the presigned URLs through `put`, which for a real adapter is a
- * real HTTP request (`fetchPut`). Every test works under its own random prefix, so
- * adapters can share one bucket or directory across tests.
+ * itself: it PUTs bytes to the presigned URLs through `put` and reads signed URLs through
+ * `get`, which for a real adapter are real HTTP requests (`fetchPut`, `fetchGet`). Every
+ * test works under its own random prefix, so adapters can share one bucket or directory
+ * across tests.
  *
  * @since 0.1.0
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Duration, Effect, Exit, type Layer, Option } from "effect"
-import { ObjectStore, type PresignedPut } from "../ObjectStore.ts"
+import { DateTime, Duration, Effect, Exit, type Layer, Option } from "effect"
+import { ObjectStore, type PresignedPut, privateKeyPrefix } from "../ObjectStore.ts"
 
 /** Plays a client's PUT of `body` to a presigned URL; answers the HTTP status. */
 export type ClientPut = (
@@ -24,6 +25,49 @@ export const fetchPut: ClientPut = (presigned, body, headers) =>
     await response.arrayBuffer()
     return response.status
   })
+
+/** A store's answer to a GET, read whole. */
+export interface ClientGetReply {
+  readonly status: number
+  /** Names in lower case; empty for a store that does not answer over HTTP (the memory store). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+}
+
+/** Plays a client's GET of `url` with the request `headers` (`Range`, …). */
+export type ClientGet = (url: string, headers?: Readonly<Record<string, string>>) => Effect.Effect<ClientGetReply>
+
+/** A client GET over HTTP with `fetch`. */
+export const fetchGet: ClientGet = (url, headers = {}) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, { headers: { ...headers } })
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: new Uint8Array(await response.arrayBuffer())
+    }
+  })
+
+/**
+ * `url` with the value of its first query parameter whose name matches `name` changed;
+ * the rest of the URL stays byte for byte as issued (re-serializing the whole query
+ * could change other parameters' encoding and break the signature for another reason).
+ */
+const withParameter = (url: string, name: RegExp, change: (value: string) => string): string => {
+  const question = url.indexOf("?")
+  const pairs = question === -1 ? [] : url.slice(question + 1).split("&")
+  const index = pairs.findIndex((pair) => name.test(decodeURIComponent(pair.split("=")[0]!)))
+  assert.isAtLeast(index, 0, `the signed URL ${url} has no query parameter matching ${name}`)
+  const [key, ...value] = pairs[index]!.split("=")
+  pairs[index] = `${key}=${encodeURIComponent(change(decodeURIComponent(value.join("="))))}`
+  return `${url.slice(0, question)}?${pairs.join("&")}`
+}
+
+/** The path of `target` with the query of `source`: another key's URL signed for this one. */
+const withQueryOf = (target: string, source: string): string => {
+  const question = (url: string) => url.indexOf("?") === -1 ? url.length : url.indexOf("?")
+  return target.slice(0, question(target)) + source.slice(question(source))
+}
 
 const uniquePrefix = () => `conformance/${Math.random().toString(36).slice(2, 10)}/`
 const bytes = (text: string) => new TextEncoder().encode(text)
@@ -56,6 +100,20 @@ export interface ObjectStoreSuiteOptions<R> {
   readonly refusedWith?: Partial<RefusedPutStatuses> | undefined
   /** Reads what `publicUrl(key)` serves, when the adapter serves files (else skipped). */
   readonly fetchPublic?: ((url: string) => Effect.Effect<{ status: number; body: Uint8Array; contentType: string | null }>) | undefined
+  /** How the suite GETs signed URLs (it may use the layer's other services): `fetchGet` for a store on HTTP. */
+  readonly get: ClientGet | Effect.Effect<ClientGet, never, R>
+  /**
+   * Whether `get` speaks HTTP (default true): then a signed GET's `Cache-Control`,
+   * `Content-Type` and single `Range` requests are checked too. Only the memory store,
+   * whose `get` answers a status and bytes, says false.
+   */
+  readonly answersHttp?: boolean | undefined
+  /**
+   * The names of the signed URL's query parameters the suite changes to forge one, where
+   * they match neither `/signature/i` nor `/expires/i` (S3's `X-Amz-Signature` and
+   * `X-Amz-Expires` do, as do the local store's `signature` and `expires`).
+   */
+  readonly signedParameters?: { readonly signature: string; readonly expires: string } | undefined
 }
 
 /**
@@ -71,6 +129,20 @@ export const objectStoreSuite = <E, R = never>(
   const upload = (presigned: PresignedPut, body: Uint8Array, headers: Readonly<Record<string, string>> = presigned.headers) =>
     Effect.flatMap(clientPut, (put) => put(presigned, body, headers))
   const refusedWith: RefusedPutStatuses = { ...s3RefusedPutStatuses, ...options.refusedWith }
+  const clientGet: Effect.Effect<ClientGet, never, R> = Effect.isEffect(options.get) ? options.get : Effect.succeed(options.get)
+  const read = (url: string, headers?: Readonly<Record<string, string>>) => Effect.flatMap(clientGet, (get) => get(url, headers))
+  const answersHttp = options.answersHttp !== false
+  const exactly = (name: string) => new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`)
+  const signatureParameter = options.signedParameters === undefined ? /signature/i : exactly(options.signedParameters.signature)
+  const expiresParameter = options.signedParameters === undefined ? /expires/i : exactly(options.signedParameters.expires)
+  /** Stores `body` under `key` through a presigned PUT. */
+  const stored = (key: string, body: Uint8Array, contentType = "video/mp4") =>
+    Effect.gen(function*() {
+      const store = yield* ObjectStore
+      const presigned = yield* store.presignPut({ key, contentType, expiresIn: Duration.minutes(5) })
+      assert.strictEqual(yield* upload(presigned, body), 200, `PUT ${key}`)
+    })
+  const text = (body: Uint8Array) => new TextDecoder().decode(body)
 
   describe(`ObjectStore conformance: ${name}`, () => {
     layer(storeLayer, { timeout: 60_000, excludeTestServices: true })((it) => {
@@ -190,6 +262,99 @@ export const objectStoreSuite = <E, R = never>(
             assert.strictEqual(served.contentType, "image/png")
           }
         }))
+
+      it.effect("a signed GET answers the bytes, of a private key and of a public one, until expiresAt: whole seconds, never later than asked", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const prefix = uniquePrefix()
+          for (const key of [`${privateKeyPrefix}${prefix}lesson.mp4`, `${prefix}lesson.mp4`]) {
+            yield* stored(key, bytes(`video of ${key}`))
+            const asked = Duration.millis(300_700)
+            const before = DateTime.toEpochMillis(yield* DateTime.now)
+            const signed = yield* store.presignGet({ key, expiresIn: asked })
+            const after = DateTime.toEpochMillis(yield* DateTime.now)
+            const expiresAt = DateTime.toEpochMillis(signed.expiresAt)
+            assert.strictEqual(expiresAt % 1000, 0, `expiresAt ${DateTime.formatIso(signed.expiresAt)} is not whole seconds`)
+            assert.isAtMost(expiresAt, after + Duration.toMillis(asked), "expiresAt is later than asked")
+            assert.isAbove(expiresAt, before + Duration.toMillis(asked) - 2_000, "expiresAt is much earlier than asked")
+            const reply = yield* read(signed.url)
+            assert.strictEqual(reply.status, 200, key)
+            assert.strictEqual(text(reply.body), `video of ${key}`)
+            if (answersHttp) {
+              assert.strictEqual(reply.headers["content-type"], "video/mp4")
+              const cacheControl = reply.headers["cache-control"] ?? ""
+              assert.match(cacheControl, /(^|[\s,])private($|[\s,])/, `Cache-Control: ${cacheControl}`)
+              assert.notMatch(cacheControl, /immutable/, `Cache-Control: ${cacheControl}`)
+            }
+          }
+        }))
+
+      if (answersHttp) {
+        it.effect("a signed GET with a single Range answers 206 with exactly those bytes", () =>
+          Effect.gen(function*() {
+            const store = yield* ObjectStore
+            const key = `${privateKeyPrefix}${uniquePrefix()}ranged.mp4`
+            yield* stored(key, bytes("0123456789"))
+            const signed = yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })
+            const reply = yield* read(signed.url, { Range: "bytes=2-5" })
+            assert.strictEqual(reply.status, 206)
+            assert.strictEqual(text(reply.body), "2345")
+            assert.strictEqual(reply.headers["content-range"], "bytes 2-5/10")
+          }))
+      }
+
+      it.effect("a signed GET whose signature, expiry or key was changed is refused with 403", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const prefix = uniquePrefix()
+          for (const directory of [`${privateKeyPrefix}${prefix}`, prefix]) {
+            const [key, other] = [`${directory}signed.mp4`, `${directory}other.mp4`]
+            yield* stored(key, bytes("signed bytes"))
+            yield* stored(other, bytes("other bytes"))
+            const { url } = yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })
+            const otherUrl = (yield* store.presignGet({ key: other, expiresIn: Duration.minutes(5) })).url
+            assert.strictEqual((yield* read(otherUrl)).status, 200, "the other key is readable with its own URL")
+            const forged: ReadonlyArray<readonly [string, string]> = [
+              ["signature", withParameter(url, signatureParameter, (value) => value.slice(0, -1) + (value.endsWith("0") ? "1" : "0"))],
+              ["expiry", withParameter(url, expiresParameter, (value) => {
+                assert.match(value, /^\d+$/, `the expiry parameter of ${url} is not a number`)
+                return String(Number(value) + 60)
+              })],
+              ["key", withQueryOf(otherUrl, url)]
+            ]
+            for (const [changed, forgedUrl] of forged) {
+              const reply = yield* read(forgedUrl)
+              assert.strictEqual(reply.status, 403, `${changed} changed: ${forgedUrl}`)
+              assert.notMatch(text(reply.body), /signed bytes|other bytes/, `${changed} changed: the body holds an object`)
+            }
+          }
+        }))
+
+      it.effect("a signed GET past its expiry is refused with 403", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const key = `${privateKeyPrefix}${uniquePrefix()}late.mp4`
+          yield* stored(key, bytes("late bytes"))
+          const signed = yield* store.presignGet({ key, expiresIn: Duration.seconds(1) })
+          const wait = DateTime.toEpochMillis(signed.expiresAt) - DateTime.toEpochMillis(yield* DateTime.now)
+          yield* Effect.sleep(Duration.millis(Math.max(wait, 0) + 1_100))
+          const reply = yield* read(signed.url)
+          assert.strictEqual(reply.status, 403)
+          assert.notInclude(text(reply.body), "late bytes")
+        }), { timeout: 20_000 })
+
+      if (options.fetchPublic !== undefined) {
+        const fetchPublic = options.fetchPublic
+        it.effect("a private key is not served at its public URL", () =>
+          Effect.gen(function*() {
+            const store = yield* ObjectStore
+            const key = `${privateKeyPrefix}${uniquePrefix()}paid.mp4`
+            yield* stored(key, bytes("paid bytes"))
+            const served = yield* fetchPublic(store.publicUrl(key))
+            assert.strictEqual(served.status, 403, store.publicUrl(key))
+            assert.notInclude(text(served.body), "paid bytes")
+          }))
+      }
 
       it.effect("check succeeds while the store is reachable", () =>
         Effect.gen(function*() {

@@ -1,0 +1,156 @@
+/**
+ * The local store's signed URLs, uploads and reads: what is signed, how, and how a URL's
+ * query is read back. Both are HMAC-SHA256 under the store's secret, lower-case hex, over
+ * a canonical string whose first two lines name the kind of URL, so a PUT signature
+ * never passes as a GET one, nor the reverse.
+ *
+ * An upload URL is `<uploadBaseUrl>/<key>?expires=<unix seconds>&type=<content type>
+ * [&length=<bytes>][&max=<bytes>]&signature=<hex>`, signed over
+ *
+ * ```
+ * coursekit-local-put-v2\nPUT\n<key>\n<expires>\n<type>\n<length or empty>\n<max or empty>
+ * ```
+ *
+ * `max` caps a PUT whose length is not signed (the upload purpose's limit).
+ *
+ * A read URL is `<publicBaseUrl>/<key>?expires=<unix seconds>&signature=<hex>`, signed over
+ *
+ * ```
+ * coursekit-local-get-v1\nGET\n<key>\n<expires>
+ * ```
+ *
+ * Key and type are percent-encoded (`encodeURIComponent`) in the strings, so no field
+ * can carry a line break into another. Internal to the package.
+ *
+ * @since 0.1.0
+ */
+import { Redacted } from "effect"
+import { createHmac, timingSafeEqual } from "node:crypto"
+
+/** Everything an upload signature covers. */
+export interface SignedPut {
+  readonly key: string
+  /** Unix seconds; the URL is refused from this instant on. */
+  readonly expires: number
+  readonly contentType: string
+  readonly contentLength: number | undefined
+  /** Without a signed length, the most bytes accepted. */
+  readonly maxLength: number | undefined
+}
+
+/** Everything a read signature covers. */
+export interface SignedGet {
+  readonly key: string
+  /** Unix seconds; the URL is refused from this instant on. */
+  readonly expires: number
+}
+
+/** The string an upload's HMAC is computed over. */
+export const putCanonicalString = (put: SignedPut): string =>
+  [
+    "coursekit-local-put-v2",
+    "PUT",
+    encodeURIComponent(put.key),
+    String(put.expires),
+    encodeURIComponent(put.contentType),
+    put.contentLength === undefined ? "" : String(put.contentLength),
+    put.maxLength === undefined ? "" : String(put.maxLength)
+  ].join("\n")
+
+/** The string a read's HMAC is computed over. */
+export const getCanonicalString = (get: SignedGet): string =>
+  ["coursekit-local-get-v1", "GET", encodeURIComponent(get.key), String(get.expires)].join("\n")
+
+const hmacHex = (secret: Redacted.Redacted<string>, canonical: string) =>
+  createHmac("sha256", Redacted.value(secret)).update(canonical, "utf8").digest("hex")
+
+const hexSignature = /^[0-9a-f]{64}$/
+
+/** Whether `signature` is the HMAC of `canonical`, compared in constant time. */
+const matches = (secret: Redacted.Redacted<string>, canonical: string, signature: string): boolean =>
+  hexSignature.test(signature) && timingSafeEqual(Buffer.from(hmacHex(secret, canonical), "hex"), Buffer.from(signature, "hex"))
+
+/** The hex signature of `put`. */
+export const signPut = (secret: Redacted.Redacted<string>, put: SignedPut): string => hmacHex(secret, putCanonicalString(put))
+
+/** Whether `signature` signs `put`. */
+export const verifyPut = (secret: Redacted.Redacted<string>, put: SignedPut, signature: string): boolean =>
+  matches(secret, putCanonicalString(put), signature)
+
+/** The hex signature of `get`. */
+export const signGet = (secret: Redacted.Redacted<string>, get: SignedGet): string => hmacHex(secret, getCanonicalString(get))
+
+/** Whether `signature` signs `get`. */
+export const verifyGet = (secret: Redacted.Redacted<string>, get: SignedGet, signature: string): boolean =>
+  matches(secret, getCanonicalString(get), signature)
+
+const queryOf = (fields: ReadonlyArray<readonly [string, string]>) =>
+  fields.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join("&")
+
+/** The query of the upload URL for `put`, values percent-encoded (spaces as `%20`). */
+export const putQueryString = (put: SignedPut, signature: string): string => {
+  const fields: Array<[string, string]> = [["expires", String(put.expires)], ["type", put.contentType]]
+  if (put.contentLength !== undefined) fields.push(["length", String(put.contentLength)])
+  if (put.maxLength !== undefined) fields.push(["max", String(put.maxLength)])
+  fields.push(["signature", signature])
+  return queryOf(fields)
+}
+
+/** The query of the read URL for `get`. */
+export const getQueryString = (get: SignedGet, signature: string): string =>
+  queryOf([["expires", String(get.expires)], ["signature", signature]])
+
+/** A decoded query, as routers hand it over (a repeated parameter is an array). */
+export type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+// A repeated parameter is refused rather than guessed at.
+const single = (query: Query, name: string) => {
+  const value = query[name]
+  return typeof value === "string" ? value : undefined
+}
+
+const unixSeconds = /^\d{1,12}$/
+
+/** The latest `expires` a URL can carry (12 digits, as its query is read back). */
+export const maxExpires = 999_999_999_999
+
+/** The signed fields and the signature an upload URL's query claims, or `undefined` when malformed. */
+export const parsePutQuery = (
+  key: string,
+  query: Query
+): { readonly put: SignedPut; readonly signature: string } | undefined => {
+  const expires = single(query, "expires")
+  const contentType = single(query, "type")
+  const length = single(query, "length")
+  const max = single(query, "max")
+  const signature = single(query, "signature")
+  if (expires === undefined || !unixSeconds.test(expires)) return undefined
+  if (contentType === undefined || contentType === "") return undefined
+  if (signature === undefined) return undefined
+  if (query.length !== undefined && (length === undefined || !/^\d{1,15}$/.test(length))) return undefined
+  if (query.max !== undefined && (max === undefined || !/^\d{1,15}$/.test(max))) return undefined
+  return {
+    put: {
+      key,
+      expires: Number(expires),
+      contentType,
+      contentLength: length === undefined ? undefined : Number(length),
+      maxLength: max === undefined ? undefined : Number(max)
+    },
+    signature
+  }
+}
+
+/** Whether a read URL's query claims a signature at all: then it must verify. */
+export const claimsGetSignature = (query: Query): boolean => query.expires !== undefined || query.signature !== undefined
+
+/** The signed fields and the signature a read URL's query claims, or `undefined` when malformed. */
+export const parseGetQuery = (
+  key: string,
+  query: Query
+): { readonly get: SignedGet; readonly signature: string } | undefined => {
+  const expires = single(query, "expires")
+  const signature = single(query, "signature")
+  if (expires === undefined || !unixSeconds.test(expires) || signature === undefined) return undefined
+  return { get: { key, expires: Number(expires) }, signature }
+}
