@@ -16,6 +16,18 @@ const newCourse = (title: string) =>
 const create = (courseId: number, json: unknown) => call(`/courses/${courseId}/lessons`, { method: "POST", admin: true, json })
 const patch = (courseId: number, lessonId: number, json: unknown) =>
   call(`/courses/${courseId}/lessons/${lessonId}`, { method: "PATCH", admin: true, json })
+/** A media upload URL of `visibility`. */
+const mediaUploadUrl = (visibility: "public" | "private") =>
+  call("/admin/media/upload-url", { method: "POST", admin: true, json: { filename: "v.mp4", type: "video/mp4", visibility } })
+/** PUTs `body` to the issued URL and finalizes it. */
+const finalizeMedia = (issued: Reply, body: string) =>
+  Effect.gen(function*() {
+    const put = yield* Effect.promise(() => fetch(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body }))
+    assert.strictEqual(put.status, 200)
+    const finalized = yield* call("/admin/media/finalize-upload", { method: "POST", admin: true, json: { file_key: issued.body.file_key } })
+    assert.strictEqual(finalized.status, 200, finalized.text)
+    return finalized.body
+  })
 const titles = (courseId: number) =>
   Effect.map(call(`/courses/${courseId}/lessons`, { admin: true }), (reply) => {
     assert.strictEqual(reply.status, 200, reply.text)
@@ -73,17 +85,54 @@ describe("lessons over HTTP (PGlite)", () => {
         assertProblem(refused, 422)
         assert.deepStrictEqual(refused.body.errors.map((error: { path: string }) => error.path), ["body.video_key"])
         // Issued but never finalized is not enough either.
-        const issued = yield* call("/admin/media/upload-url", { method: "POST", admin: true, json: { filename: "v.mp4", type: "video/mp4" } })
+        const issued = yield* mediaUploadUrl("private")
         assertProblem(yield* create(id, { title: "V", video_key: issued.body.file_key }), 422)
-        yield* Effect.promise(() => fetch(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: "bytes" }))
-        assert.strictEqual((yield* call("/admin/media/finalize-upload", { method: "POST", admin: true, json: { file_key: issued.body.file_key } })).status, 200)
+        yield* finalizeMedia(issued, "bytes")
         const created = yield* create(id, { title: "V", video_key: issued.body.file_key })
         assert.strictEqual(created.status, 201, created.text)
-        assert.strictEqual(created.body.video_url, `${(yield* TestServer).url}/files/${issued.body.file_key}`)
+        // A private video: a URL signed for this response, under the file route.
+        const signed = new URL(created.body.video_url)
+        assert.strictEqual(`${signed.origin}${signed.pathname}`, `${(yield* TestServer).url}/files/${issued.body.file_key}`)
+        assert.strictEqual(Number(signed.searchParams.get("expires")) * 1000, Date.parse(created.body.video_url_expires_at))
         const served = yield* Effect.promise(() => fetch(created.body.video_url).then((response) => response.text()))
         assert.strictEqual(served, "bytes")
+        const listed = (yield* call(`/courses/${id}/lessons`, { admin: true })).body[0]
+        assert.isString(listed.video_url_expires_at)
         assertProblem(yield* patch(id, created.body.id, { video_key: "media/nope.mp4" }), 422)
-        assert.isNull((yield* patch(id, created.body.id, { video_key: null })).body.video_url)
+        const cleared = (yield* patch(id, created.body.id, { video_key: null })).body
+        assert.deepStrictEqual([cleared.video_url, cleared.video_url_expires_at], [null, null])
+      }))
+
+    it.effect("a lesson that is not a preview may not use a public video: 422 on create and on either change, nothing changed", () =>
+      Effect.gen(function*() {
+        const id = yield* newCourse("Public video rule")
+        const publicVideo = yield* mediaUploadUrl("public")
+        yield* finalizeMedia(publicVideo, "trailer")
+        const privateVideo = yield* mediaUploadUrl("private")
+        yield* finalizeMedia(privateVideo, "lecture")
+        const refused = yield* create(id, { title: "Paid", video_key: publicVideo.body.file_key })
+        assertProblem(refused, 422)
+        assert.include(refused.body.detail, "only a preview lesson may use it")
+        assert.deepStrictEqual(refused.body.errors.map((error: { path: string }) => error.path), ["body.video_key"])
+        const preview = yield* create(id, { title: "Trailer", video_key: publicVideo.body.file_key, is_preview: true })
+        assert.strictEqual(preview.status, 201, preview.text)
+        assert.deepStrictEqual(
+          [preview.body.video_url, preview.body.video_url_expires_at],
+          [`${(yield* TestServer).url}/files/${publicVideo.body.file_key}`, null]
+        )
+        const paid = yield* create(id, { title: "Lecture", video_key: privateVideo.body.file_key })
+        assert.strictEqual(paid.status, 201, paid.text)
+        assertProblem(yield* patch(id, preview.body.id, { is_preview: false }), 422)
+        assertProblem(yield* patch(id, paid.body.id, { video_key: publicVideo.body.file_key, title: "Renamed" }), 422)
+        const lessons = (yield* call(`/courses/${id}/lessons`, { admin: true })).body as Array<Record<string, unknown>>
+        assert.deepStrictEqual(lessons.map((lesson) => [lesson.title, lesson.is_preview, lesson.video_key]), [
+          ["Trailer", true, publicVideo.body.file_key],
+          ["Lecture", false, privateVideo.body.file_key]
+        ])
+        // A preview may use a private video too.
+        const swapped = yield* patch(id, preview.body.id, { video_key: privateVideo.body.file_key })
+        assert.strictEqual(swapped.status, 200, swapped.text)
+        assert.strictEqual((yield* patch(id, preview.body.id, { is_preview: false })).status, 200)
       }))
 
     it.effect("bad input is 400; unknown course or lesson 404; every lesson and purchase endpoint needs an admin", () =>

@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import { SignJWT } from "jose"
 import { call, jwtSecret, layerTestServer, type Reply, TestServer } from "./TestServer.ts"
 
@@ -32,12 +32,17 @@ const assertProblem = (reply: Reply, status: number) => {
 /** Every byte of the response: status line, headers and body. */
 const allBytes = (reply: Reply) => `${reply.status}\n${[...reply.headers].map(([name, value]) => `${name}: ${value}`).join("\n")}\n\n${reply.text}`
 
-/** A course with a preview lesson and a locked one whose video is a finalized media file. */
+/** A course with a preview lesson and a locked one whose video is a finalized private media file. */
 const setUp = (title: string) =>
   Effect.gen(function*() {
     const course = (yield* call("/courses", { method: "POST", admin: true, json: { title, content_html: "<p>Intro</p>" } })).body
-    // The locked lesson's video: a finalized media file (uploaded through the real flow).
-    const issued = yield* call("/admin/media/upload-url", { method: "POST", admin: true, json: { filename: "v.mp4", type: "video/mp4" } })
+    // The locked lesson's video: a finalized private media file (uploaded through the real flow).
+    const issued = yield* call("/admin/media/upload-url", {
+      method: "POST",
+      admin: true,
+      json: { filename: "v.mp4", type: "video/mp4", visibility: "private" }
+    })
+    assert.match(issued.body.file_key, /^private\/media\/[0-9a-f-]{36}\.mp4$/)
     yield* Effect.promise(() => fetch(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: "video-bytes" }))
     const video = yield* call("/admin/media/finalize-upload", { method: "POST", admin: true, json: { file_key: issued.body.file_key } })
     assert.strictEqual(video.status, 200, video.text)
@@ -58,6 +63,18 @@ const setUp = (title: string) =>
 
 const publicCourse = (slug: string, headers: Record<string, string> = {}) => call(`/public/courses/${slug}`, { headers })
 
+/** A GET of a file URL: status, body as text, and the headers the tests look at. */
+const fetchText = (url: string, headers: Record<string, string> = {}) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, { headers })
+    return {
+      status: response.status,
+      text: await response.text(),
+      cacheControl: response.headers.get("cache-control"),
+      contentRange: response.headers.get("content-range")
+    }
+  })
+
 describe("the public course over HTTP (PGlite)", () => {
   layer(layerTestServer(), { timeout: 60_000, excludeTestServices: true })((it) => {
     it.effect("anonymous and a signed-in non-buyer see the previews only; the locked body is in no byte", () =>
@@ -73,8 +90,26 @@ describe("the public course over HTTP (PGlite)", () => {
             { id: course.id, title: "Personas one", slug: course.slug, content_html: "<p>Intro</p>", thumbnail_url: null }
           )
           assert.deepStrictEqual(reply.body.lessons, [
-            { id: preview.id, title: "Free lesson", position: 1, is_preview: true, access: "preview", content_html: `<p>${previewText}</p>`, video_url: null },
-            { id: locked.id, title: "Paid lesson", position: 2, is_preview: false, access: "locked", content_html: null, video_url: null }
+            {
+              id: preview.id,
+              title: "Free lesson",
+              position: 1,
+              is_preview: true,
+              access: "preview",
+              content_html: `<p>${previewText}</p>`,
+              video_url: null,
+              video_url_expires_at: null
+            },
+            {
+              id: locked.id,
+              title: "Paid lesson",
+              position: 2,
+              is_preview: false,
+              access: "locked",
+              content_html: null,
+              video_url: null,
+              video_url_expires_at: null
+            }
           ])
           const bytes = allBytes(reply)
           assert.notInclude(bytes, lockedText)
@@ -99,13 +134,27 @@ describe("the public course over HTTP (PGlite)", () => {
         const paid = bought.body.lessons.find((lesson: { id: number }) => lesson.id === locked.id)
         assert.strictEqual(paid.access, "purchased")
         assert.strictEqual(paid.content_html, `<p>${lockedText}</p>`)
-        assert.strictEqual(paid.video_url, `${(yield* TestServer).url}/files/${videoKey}`)
+        // A URL signed for this response, under the file route, valid for MEDIA_URL_TTL (4 hours here).
+        const signed = new URL(paid.video_url)
+        assert.strictEqual(`${signed.origin}${signed.pathname}`, `${(yield* TestServer).url}/files/${videoKey}`)
+        assert.deepStrictEqual([...signed.searchParams.keys()], ["expires", "signature"])
+        const expiresAt = Date.parse(paid.video_url_expires_at)
+        assert.strictEqual(Number(signed.searchParams.get("expires")) * 1000, expiresAt)
+        assert.approximately(expiresAt - Date.now(), 4 * 3600_000, 5_000)
         assert.strictEqual(bought.headers.get("cache-control"), "private, no-cache")
+        const played = yield* fetchText(paid.video_url)
+        assert.deepStrictEqual([played.status, played.text], [200, "video-bytes"])
+        assert.match(played.cacheControl!, /^private, max-age=\d+$/)
+        const ranged = yield* fetchText(paid.video_url, { range: "bytes=6-10" })
+        assert.deepStrictEqual([ranged.status, ranged.text, ranged.contentRange], [206, "bytes", "bytes 6-10/11"])
         assert.strictEqual((yield* call(path, { method: "DELETE", admin: true })).status, 204)
         assert.strictEqual((yield* call(path, { method: "DELETE", admin: true })).status, 204)
         const revoked = yield* publicCourse(course.slug, bearer(token))
         assert.isFalse(revoked.body.purchased)
         assert.notInclude(allBytes(revoked), lockedText)
+        // After the refund no new URL is issued; one already issued works until it expires.
+        assert.notInclude(allBytes(revoked), videoKey)
+        assert.strictEqual((yield* fetchText(paid.video_url)).status, 200)
         // The same ETag a buyer's cache holds does not revalidate the locked page.
         const revalidated = yield* publicCourse(course.slug, { ...bearer(token), "if-none-match": bought.headers.get("etag")! })
         assert.strictEqual(revalidated.status, 200)
@@ -158,6 +207,39 @@ describe("the public course over HTTP (PGlite)", () => {
         assert.deepStrictEqual(after.body.lessons.map((lesson: { access: string }) => lesson.access), ["locked", "locked"])
       }))
 
+    it.effect("a signed video URL with its path, expiry or signature changed is 403; unsigned or under the public prefix it is not served", () =>
+      Effect.gen(function*() {
+        const { course, videoKey } = yield* setUp("Tampered video URLs")
+        const token = yield* viewerToken("auth0|buyer-tamper")
+        yield* call(`/admin/courses/${course.id}/purchases/${encodeURIComponent("auth0|buyer-tamper")}`, { method: "PUT", admin: true })
+        const other = yield* setUp("Tampered other")
+        const url = new URL(
+          (yield* publicCourse(course.slug, bearer(token))).body.lessons.find((lesson: { access: string }) => lesson.access === "purchased")
+            .video_url
+        )
+        assert.strictEqual((yield* fetchText(url.href)).status, 200)
+        const expires = url.searchParams.get("expires")!
+        const signature = url.searchParams.get("signature")!
+        const { url: base } = yield* TestServer
+        const flip = (hex: string) => `${hex.slice(0, -1)}${hex.endsWith("0") ? "1" : "0"}`
+        const tampered = [
+          `${base}/files/${other.videoKey}?${url.searchParams}`,
+          `${base}/files/${videoKey}?expires=${Number(expires) + 3600}&signature=${signature}`,
+          `${base}/files/${videoKey}?expires=${expires}&signature=${flip(signature)}`,
+          `${base}/files/${videoKey}?expires=${expires}`,
+          `${base}/files/${videoKey}`
+        ]
+        for (const forged of tampered) {
+          const reply = yield* fetchText(forged)
+          assert.strictEqual(reply.status, 403, forged)
+          assert.notInclude(reply.text, "video-bytes")
+        }
+        // The private object's uuid under the public prefix names no file.
+        const underPublic = yield* fetchText(`${base}/files/${videoKey.replace(/^private\//, "")}?${url.searchParams}`)
+        assert.strictEqual(underPublic.status, 403)
+        assert.strictEqual((yield* fetchText(`${base}/files/${videoKey.replace(/^private\//, "")}`)).status, 404)
+      }))
+
     it.effect("an unknown slug is 404; a viewer token on an admin route is 403, no token 401", () =>
       Effect.gen(function*() {
         assertProblem(yield* publicCourse("no-such-course"), 404)
@@ -171,6 +253,28 @@ describe("the public course over HTTP (PGlite)", () => {
         assertProblem(yield* call("/courses", { method: "POST", json: { title: "x", content_html: "" } }), 401)
         const expired = yield* viewerToken("auth0|student", { expiresIn: Math.floor(Date.now() / 1000) - 60 })
         assertProblem(yield* call("/admin/media", { headers: bearer(expired) }), 401)
+      }))
+  })
+})
+
+describe("signed video URLs expire (MEDIA_URL_TTL of 1 second)", () => {
+  layer(layerTestServer({ mediaUrlTtl: Duration.seconds(1) }), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a URL past its expiry is 403; the next read of the course signs a new one that plays", () =>
+      Effect.gen(function*() {
+        const { course } = yield* setUp("Short-lived video")
+        const token = yield* viewerToken("auth0|buyer-ttl")
+        yield* call(`/admin/courses/${course.id}/purchases/${encodeURIComponent("auth0|buyer-ttl")}`, { method: "PUT", admin: true })
+        const videoOf = (reply: Reply) => reply.body.lessons.find((lesson: { access: string }) => lesson.access === "purchased")
+        const first = videoOf(yield* publicCourse(course.slug, bearer(token)))
+        const expiresAt = Date.parse(first.video_url_expires_at)
+        assert.isAtMost(expiresAt - Date.now(), 1_000)
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 100)))
+        const expired = yield* fetchText(first.video_url)
+        assert.strictEqual(expired.status, 403)
+        assert.notInclude(expired.text, "video-bytes")
+        const next = videoOf(yield* publicCourse(course.slug, bearer(token)))
+        assert.isAbove(Date.parse(next.video_url_expires_at), expiresAt)
+        assert.strictEqual((yield* fetchText(next.video_url)).status, 200)
       }))
   })
 })

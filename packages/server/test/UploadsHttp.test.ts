@@ -172,6 +172,75 @@ describe("upload flows over HTTP (PGlite, local disk)", () => {
         }
       }))
 
+    it.effect("private media: a private/media/ key; finalize and the library answer a signed url with url_expires_at and visibility", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const issued = yield* mediaUrl({ filename: "lecture.mp4", type: "video/mp4", visibility: "private" })
+        assert.strictEqual(issued.status, 200, issued.text)
+        assert.match(issued.body.file_key, /^private\/media\/[0-9a-f-]{36}\.mp4$/)
+        assert.strictEqual((yield* putBytes(issued.body.upload_url, issued.body.headers, png)).status, 200)
+        const finalized = yield* finalizeMedia(issued.body.file_key)
+        assert.strictEqual(finalized.status, 200, finalized.text)
+        assert.strictEqual(finalized.body.visibility, "private")
+        const signed = new URL(finalized.body.url)
+        assert.strictEqual(`${signed.origin}${signed.pathname}`, `${url}/files/${issued.body.file_key}`)
+        assert.strictEqual(Number(signed.searchParams.get("expires")) * 1000, Date.parse(finalized.body.url_expires_at))
+        const served = yield* fetchBytes(finalized.body.url)
+        assert.deepStrictEqual([served.status, served.body], [200, png])
+        assert.strictEqual((yield* fetchBytes(`${url}/files/${issued.body.file_key}`)).status, 403)
+        const listed = (yield* call("/admin/media?limit=50", { admin: true })).body as Array<Record<string, unknown>>
+        const entry = listed.find((file) => file.file_key === issued.body.file_key)!
+        assert.strictEqual(entry.visibility, "private")
+        assert.isString(entry.url_expires_at)
+        // Public stays as the specification has it: a permanent URL, no expiry.
+        const open = yield* mediaUrl({ filename: "trailer.mp4", type: "video/mp4" })
+        assert.match(open.body.file_key, /^media\/[0-9a-f-]{36}\.mp4$/)
+        yield* putBytes(open.body.upload_url, open.body.headers, png)
+        const shown = (yield* finalizeMedia(open.body.file_key)).body
+        assert.deepStrictEqual([shown.visibility, shown.url, shown.url_expires_at], ["public", `${url}/files/${open.body.file_key}`, null])
+        assertProblem(yield* mediaUrl({ filename: "x.mp4", type: "video/mp4", visibility: "secret" }), 400)
+      }))
+
+    it.effect("DELETE /admin/media: 404 unknown, 409 naming the lessons that play it, 204 and the file is gone", () =>
+      Effect.gen(function*() {
+        const remove = (fileKey: string) => call(`/admin/media?file_key=${encodeURIComponent(fileKey)}`, { method: "DELETE", admin: true })
+        assertProblem(yield* remove("private/media/never.mp4"), 404)
+        assertProblem(yield* call("/admin/media", { method: "DELETE", admin: true }), 400)
+        assertProblem(yield* call(`/admin/media?file_key=${encodeURIComponent("private/media/x.mp4")}`, { method: "DELETE" }), 401)
+        const issued = yield* mediaUrl({ filename: "v.mp4", type: "video/mp4", visibility: "private" })
+        yield* putBytes(issued.body.upload_url, issued.body.headers, png)
+        const signedUrl = (yield* finalizeMedia(issued.body.file_key)).body.url
+        const id = yield* createCourse("Uses the video")
+        const lesson = (yield* call(`/courses/${id}/lessons`, { method: "POST", admin: true, json: { title: "L", video_key: issued.body.file_key } })).body
+        const inUse = yield* remove(issued.body.file_key)
+        assertProblem(inUse, 409)
+        assert.deepStrictEqual(inUse.body.lessons, [{ course_id: id, lesson_id: lesson.id }])
+        assert.isNull(inUse.body.thumbnail_of)
+        assert.include(inUse.body.detail, `lesson ${lesson.id} of course ${id}`)
+        assert.strictEqual((yield* fetchBytes(signedUrl)).status, 200)
+        yield* call(`/courses/${id}/lessons/${lesson.id}`, { method: "DELETE", admin: true })
+        const removed = yield* remove(issued.body.file_key)
+        assert.strictEqual(removed.status, 204, removed.text)
+        assert.strictEqual((yield* fetchBytes(signedUrl)).status, 404)
+        const listed = (yield* call("/admin/media?limit=50", { admin: true })).body as Array<{ file_key: string }>
+        assert.isFalse(listed.some((file) => file.file_key === issued.body.file_key))
+        assertProblem(yield* remove(issued.body.file_key), 404)
+      }))
+
+    it.effect("deleting a course removes its thumbnail: the file is no longer served", () =>
+      Effect.gen(function*() {
+        const id = yield* createCourse("Thumbnail goes too")
+        const issued = yield* thumbnailUrl(id, { file_name: "cover.png", content_type: "image/png" })
+        yield* putBytes(issued.body.upload_url, issued.body.headers, png)
+        const thumbnail = (yield* finalizeThumbnail(id, issued.body.file_key)).body.thumbnail_url
+        assert.strictEqual((yield* fetchBytes(thumbnail)).status, 200)
+        const refused = yield* call(`/admin/media?file_key=${encodeURIComponent(issued.body.file_key)}`, { method: "DELETE", admin: true })
+        assertProblem(refused, 409)
+        assert.strictEqual(refused.body.thumbnail_of, id)
+        assert.strictEqual((yield* call(`/courses/${id}`, { method: "DELETE", admin: true })).status, 204)
+        assert.strictEqual((yield* fetchBytes(thumbnail)).status, 404)
+      }))
+
     it.effect("GET /health/ready checks the database and the storage", () =>
       Effect.gen(function*() {
         const reply = yield* call("/health/ready")
