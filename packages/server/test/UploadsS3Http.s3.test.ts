@@ -1,9 +1,10 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { SignJWT } from "jose"
 import { accessKeyId, secretAccessKey, TestS3rver } from "../../storage-s3/test/TestS3rver.ts"
 import { StorageSettings } from "../src/ServerConfig.ts"
 import { TcpProxy } from "./TcpProxy.ts"
-import { call, layerTestServer } from "./TestServer.ts"
+import { call, jwtSecret, layerTestServer } from "./TestServer.ts"
 import { assertProblem, createCourse, fetchBytes, finalizeMedia, finalizeThumbnail, mediaUrl, putBytes, thumbnailUrl } from "./UploadCalls.ts"
 
 // Both upload flows on the standalone server with STORAGE=s3 against a real S3 server
@@ -11,6 +12,18 @@ import { assertProblem, createCourse, fetchBytes, finalizeMedia, finalizeThumbna
 // signs real URLs, the bytes go straight to the S3 server, finalize HEADs them there.
 
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 500 }, (_, i) => (i * 7) % 256)])
+
+const secret = new TextEncoder().encode(jwtSecret)
+const viewerToken = (sub: string) =>
+  Effect.promise(() => new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("10m").sign(secret))
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+/** A private media file uploaded (not finalized): its upload-url answer. */
+const uploadPrivate = Effect.gen(function*() {
+  const issued = yield* mediaUrl({ filename: "other.mp4", type: "video/mp4", visibility: "private" })
+  assert.strictEqual((yield* putBytes(issued.body.upload_url, issued.body.headers, png)).status, 200)
+  return issued.body as { file_key: string }
+})
 
 const mediaKeys = Effect.map(
   call("/admin/media?limit=50", { admin: true }),
@@ -71,6 +84,70 @@ describe("upload flows over HTTP (PGlite, S3 on s3rver)", () => {
         const again = yield* finalizeThumbnail(id, issued.body.file_key)
         assert.strictEqual(again.status, 200)
         assert.strictEqual(again.body.thumbnail_url, finalized.body.thumbnail_url)
+      }))
+
+    it.effect("a private video on S3: locked for anonymous and a non-buyer, a presigned GET for a buyer, none after the refund", () =>
+      Effect.gen(function*() {
+        const bucket = yield* Bucket
+        const issued = yield* mediaUrl({ filename: "lecture.mp4", type: "video/mp4", visibility: "private", size_bytes: png.byteLength })
+        assert.strictEqual(issued.status, 200, issued.text)
+        assert.match(issued.body.file_key, /^private\/media\/[0-9a-f-]{36}\.mp4$/)
+        assert.strictEqual((yield* putBytes(issued.body.upload_url, issued.body.headers, png)).status, 200)
+        const finalized = yield* finalizeMedia(issued.body.file_key)
+        assert.strictEqual(finalized.body.visibility, "private")
+        assert.strictEqual(finalized.body.url.split("?")[0], `${bucket.url}/${issued.body.file_key}`)
+        const id = yield* createCourse("S3 private video")
+        const slug = (yield* call(`/courses/${id}`, { admin: true })).body.slug as string
+        const lesson = yield* call(`/courses/${id}/lessons`, { method: "POST", admin: true, json: { title: "Paid", video_key: issued.body.file_key } })
+        assert.strictEqual(lesson.status, 201, lesson.text)
+        const videoOf = (headers: Record<string, string>) =>
+          Effect.map(call(`/public/courses/${slug}`, { headers }), (reply) => {
+            assert.strictEqual(reply.status, 200, reply.text)
+            return reply.body.lessons[0] as { access: string; video_url: string | null; video_url_expires_at: string | null }
+          })
+        for (const headers of [{}, bearer(yield* viewerToken("s3-stranger"))]) {
+          assert.deepStrictEqual(yield* videoOf(headers), { ...(yield* videoOf(headers)), access: "locked", video_url: null, video_url_expires_at: null })
+        }
+        yield* call(`/admin/courses/${id}/purchases/s3-buyer`, { method: "PUT", admin: true })
+        const buyer = bearer(yield* viewerToken("s3-buyer"))
+        const bought = yield* videoOf(buyer)
+        assert.strictEqual(bought.access, "purchased")
+        const signed = new URL(bought.video_url!)
+        assert.strictEqual(`${signed.origin}${signed.pathname}`, `${bucket.url}/${issued.body.file_key}`)
+        assert.strictEqual(signed.searchParams.get("X-Amz-Expires"), String(4 * 3600))
+        assert.approximately(Date.parse(bought.video_url_expires_at!) - Date.now(), 4 * 3600_000, 5_000)
+        const played = yield* fetchBytes(bought.video_url!)
+        assert.deepStrictEqual([played.status, played.body], [200, png])
+        assert.match(played.headers.get("cache-control")!, /^private, max-age=\d+$/)
+        const ranged = yield* Effect.promise(async () => {
+          const response = await fetch(bought.video_url!, { headers: { range: "bytes=8-11" } })
+          return { status: response.status, range: response.headers.get("content-range"), body: new Uint8Array(await response.arrayBuffer()) }
+        })
+        assert.deepStrictEqual(ranged, { status: 206, range: `bytes 8-11/${png.byteLength}`, body: png.slice(8, 12) })
+        // Changed path, expiry or signature; unsigned (the bucket policy); the uuid under the public prefix.
+        const other = (yield* finalizeMedia((yield* uploadPrivate).file_key)).body.file_key as string
+        const query = (name: string, value: string) => {
+          const changed = new URL(signed)
+          changed.searchParams.set(name, value)
+          return changed.href
+        }
+        const signature = signed.searchParams.get("X-Amz-Signature")!
+        for (
+          const forged of [
+            `${bucket.url}/${other}${signed.search}`,
+            query("X-Amz-Expires", String(4 * 3600 + 60)),
+            query("X-Amz-Signature", `${signature.slice(0, -1)}${signature.endsWith("0") ? "1" : "0"}`),
+            `${bucket.url}/${issued.body.file_key}`
+          ]
+        ) {
+          const reply = yield* fetchBytes(forged)
+          assert.strictEqual(reply.status, 403, forged)
+          assert.notDeepEqual(reply.body, png)
+        }
+        assert.strictEqual((yield* fetchBytes(`${bucket.url}/${issued.body.file_key.replace(/^private\//, "")}`)).status, 404)
+        yield* call(`/admin/courses/${id}/purchases/s3-buyer`, { method: "DELETE", admin: true })
+        const refunded = yield* videoOf(buyer)
+        assert.deepStrictEqual([refunded.access, refunded.video_url, refunded.video_url_expires_at], ["locked", null, null])
       }))
 
     it.effect("media: size and type from S3; 50 concurrent finalizes give one record", () =>
