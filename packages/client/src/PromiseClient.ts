@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Course, CourseId, MediaFile } from "@coursekit/core"
+import type { Course, CourseId, MediaFile, MediaVisibility } from "@coursekit/core"
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { FetchHttpClient, type HttpClientResponse } from "effect/http"
 import { type Client, type ClientOptions, CoursekitClient } from "./CoursekitClient.ts"
@@ -37,10 +37,18 @@ export type CoursekitPromiseClient = PromiseClient<Client> & {
    * file there, then finalizes; answers the course with its `thumbnail_url`.
    */
   readonly uploadThumbnail: (courseId: CourseId, file: Blob, options?: UploadOptions) => Promise<Course>
-  /** Uploads a media file (video, PDF, …) the same way; answers the media record. */
-  readonly uploadMedia: (file: Blob, options?: UploadOptions) => Promise<MediaFile>
+  /**
+   * Uploads a media file (video, image) the same way; answers the media record.
+   * `visibility: "private"` for a paid lesson's video: its `url` is then signed and expires.
+   */
+  readonly uploadMedia: (file: Blob, options?: MediaUploadOptions) => Promise<MediaFile>
   /** Releases the client's runtime. */
   readonly dispose: () => Promise<void>
+}
+
+/** Options of `uploadMedia`: the upload's, and who may read the file (default public). */
+export interface MediaUploadOptions extends UploadOptions {
+  readonly visibility?: MediaVisibility | undefined
 }
 
 /** The name a file goes by, for the upload's extension. */
@@ -74,9 +82,16 @@ export const createClient = (options: PromiseClientOptions): CoursekitPromiseCli
     await putFile(issued, file, upload, fetchImpl)
     return withClient((client) => client.courseUploads.finalizeUpload({ params: { id: courseId }, payload: { file_key: issued.file_key } }))
   }
-  const uploadMedia = async (file: Blob, upload: UploadOptions = {}) => {
+  const uploadMedia = async (file: Blob, upload: MediaUploadOptions = {}) => {
     const issued = await withClient((client) =>
-      client.media.uploadUrl({ payload: { filename: nameOf(file, "file"), type: typeOf(file), size_bytes: file.size } })
+      client.media.uploadUrl({
+        payload: {
+          filename: nameOf(file, "file"),
+          type: typeOf(file),
+          size_bytes: file.size,
+          ...(upload.visibility === undefined ? {} : { visibility: upload.visibility })
+        }
+      })
     )
     await putFile(issued, file, upload, fetchImpl)
     return withClient((client) => client.media.finalizeUpload({ payload: { file_key: issued.file_key } }))

@@ -135,6 +135,25 @@ describe("@coursekit/client against the standalone server", () => {
         yield* Effect.promise(() => Promise.all([kit.dispose(), tampering.dispose()]))
       }))
 
+    it.effect("uploadMedia with visibility private: a signed url that plays and expires; media.delete removes it (204, then 404)", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const kit = createClient({ baseUrl: url, adminToken })
+        const lecture = new File([new Uint8Array(2000).fill(3)], "lecture.mp4", { type: "video/mp4" })
+        const media = yield* Effect.promise(() => kit.uploadMedia(lecture, { visibility: "private" }))
+        assert.strictEqual(media.visibility, "private")
+        assert.match(media.file_key, /^private\/media\/[0-9a-f-]+\.mp4$/)
+        assert.isNotNull(media.url_expires_at)
+        const played = yield* Effect.promise(() => fetch(media.url))
+        assert.strictEqual(played.status, 200)
+        assert.strictEqual((yield* Effect.promise(() => played.arrayBuffer())).byteLength, 2000)
+        yield* Effect.promise(() => kit.media.delete({ query: { file_key: media.file_key } }))
+        assert.strictEqual((yield* Effect.promise(() => fetch(media.url))).status, 404)
+        const again = yield* rejection(kit.media.delete({ query: { file_key: media.file_key } }))
+        assert.strictEqual((again as CoursekitError).status, 404)
+        yield* Effect.promise(() => kit.dispose())
+      }))
+
     it.effect("a viewer token reaches the public course", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer

@@ -90,6 +90,7 @@ describe("the OpenAPI document", () => {
           "courseUploads.uploadUrl",
           "courseUploads.finalizeUpload",
           "media.uploadUrl",
+          "media.delete",
           "lessons.create",
           "public.course",
           "purchases.grant",
@@ -102,6 +103,28 @@ describe("the OpenAPI document", () => {
         for (const [code, response] of problems) {
           assert.property(response.content ?? {}, "application/problem+json", `${method} ${path} ${code} is a problem`)
         }
+      }
+    }))
+
+  it.effect("documents protected media: visibility, signed URLs with their expiry, and DELETE /admin/media", () =>
+    Effect.gen(function*() {
+      const { document } = yield* publishedDocument
+      const schemas = document.components.schemas as Record<string, any>
+      const resolve = (schema: any): any => schema.$ref === undefined ? schema : resolve(schemas[schema.$ref.split("/").pop()])
+      const property = (name: string, field: string) => resolve(schemas[name].properties[field])
+      assert.deepStrictEqual(property("MediaUploadUrlRequest", "visibility").enum, ["public", "private"])
+      assert.notInclude(schemas.MediaUploadUrlRequest.required, "visibility")
+      for (const field of ["visibility", "url", "url_expires_at"]) assert.include(schemas.MediaFile.required, field)
+      for (const name of ["Lesson", "PublicLesson"]) assert.include(schemas[name].required, "video_url_expires_at", name)
+      const remove = document.paths["/admin/media"].delete
+      assert.strictEqual(remove.operationId, "media.delete")
+      assert.deepStrictEqual(remove.parameters.map((parameter: any) => [parameter.name, parameter.in, parameter.required]), [["file_key", "query", true]])
+      assert.includeMembers(Object.keys(remove.responses), ["204", "404", "409"])
+      const conflict = resolve(remove.responses["409"].content["application/problem+json"].schema)
+      assert.includeMembers(Object.keys(conflict.properties ?? {}), ["lessons", "thumbnail_of"])
+      for (const path of ["/courses/{id}/lessons", "/courses/{id}/lessons/{lesson_id}"]) {
+        const write = document.paths[path].post ?? document.paths[path].patch
+        assert.property(write.responses, "422", path)
       }
     }))
 })
