@@ -291,6 +291,7 @@ describe("Uploads: the sweep", () => {
       yield* put(abandoned, bytes(1))
       const neverPut = yield* uploads.mediaUploadUrl({ filename: "never.png", type: "image/png" })
       yield* memory.putObject("media/orphan.png", bytes(1), "image/png")
+      yield* memory.putObject("private/media/orphan.mp4", bytes(1), "video/mp4")
       yield* memory.putObject("elsewhere/not-ours.png", bytes(1), "image/png")
       // Within the grace period nothing goes.
       yield* TestClock.adjust(Duration.minutes(30))
@@ -300,11 +301,11 @@ describe("Uploads: the sweep", () => {
       // Past expiry (5 minutes) + grace (1 hour) + the sweep's margin (5 minutes).
       yield* TestClock.adjust(Duration.minutes(45))
       const report = yield* (yield* UploadSweep).run
-      assert.deepStrictEqual(report, { abandoned: 2, adopted: 0, orphans: 1, incomplete: 0 })
+      assert.deepStrictEqual(report, { abandoned: 2, adopted: 0, orphans: 2, incomplete: 0 })
       assert.strictEqual(Option.getOrUndefined(yield* store.head(finalized.file_key))?.size, 1)
       assert.strictEqual(Option.getOrUndefined(yield* store.head(late.file_key))?.size, 1, "an intent still within expiry + grace keeps its object")
       assert.strictEqual(Option.getOrUndefined(yield* store.head("elsewhere/not-ours.png"))?.size, 1, "only the service's prefixes are reconciled")
-      for (const key of [abandoned.file_key, "media/orphan.png"]) assert.deepStrictEqual(yield* store.head(key), Option.none(), key)
+      for (const key of [abandoned.file_key, "media/orphan.png", "private/media/orphan.mp4"]) assert.deepStrictEqual(yield* store.head(key), Option.none(), key)
       assert.deepStrictEqual(yield* intents.find(neverPut.file_key), Option.none())
       assert.deepStrictEqual(yield* (yield* UploadSweep).run, { abandoned: 0, adopted: 0, orphans: 0, incomplete: 0 })
     }).pipe(withUploads))
