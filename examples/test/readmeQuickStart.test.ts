@@ -147,11 +147,16 @@ describe("the README's quick start", () => {
           ["The recipe", null]
         ])
         expect(JSON.stringify(body)).not.toContain("<p>Paid</p>")
+        expect(JSON.stringify(body)).not.toContain("private/media/")
       }
       expect(publicReads[2]!.body.lessons.map((lesson: { content_html: string }) => lesson.content_html)).toEqual([
         "<p>Free</p>",
         "<p>Paid</p>"
       ])
+      // The buyer's video URL is signed, and it plays.
+      const paidVideo = publicReads[2]!.body.lessons[1].video_url as string
+      expect(paidVideo).toMatch(/\/files\/private\/media\/[0-9a-f-]{36}\.png\?expires=\d+&signature=[0-9a-f]{64}$/)
+      expect((await fetch(paidVideo)).status).toBe(200)
       // The DELETE at the end removed the course.
       const gone = await fetch(`http://127.0.0.1:${port}/courses/${publicReads[0]!.body.id}`)
       expect(gone.status).toBe(404)
