@@ -88,8 +88,8 @@ export class Uploads extends Context.Service<Uploads, {
   listMedia(request: MediaPageRequest): Effect.Effect<MediaPage, PersistenceError | StorageError>
   /**
    * Removes a media file: its record, then its object. Refused with `MediaInUse` while a
-   * lesson's video is the file. Should the object's removal fail, the record is gone
-   * already and the upload sweep removes the object on a later pass.
+   * lesson's video or a course's thumbnail is the file. Should the object's removal fail,
+   * the record is gone already and the upload sweep removes the object on a later pass.
    */
   deleteMedia(fileKey: string): Effect.Effect<void, MediaNotFound | MediaInUse | PersistenceError>
 }>()("@coursekit/core/Uploads") {
@@ -279,10 +279,10 @@ export class Uploads extends Context.Service<Uploads, {
             return yield* new MediaInUse({ file_key: fileKey, lessons: [], thumbnail_of: null })
           }
           if (deleted === "absent") return yield* new MediaNotFound({ file_key: fileKey })
-          yield* intents.delete(fileKey)
-          yield* store.delete(fileKey).pipe(
-            Effect.catchTag("StorageError", (error) =>
-              Effect.logWarning("a deleted media file's object stays until the upload sweep removes it", fileKey, error.cause))
+          // The file is deleted once its record is. What is left (the object, the intent) is
+          // no record's any more: should removing it fail, the sweep removes it on a later pass.
+          yield* Effect.all([store.delete(fileKey), intents.delete(fileKey)], { discard: true }).pipe(
+            Effect.catch((error) => Effect.logWarning("a deleted media file's object stays until the upload sweep removes it", fileKey, error))
           )
         })
 
