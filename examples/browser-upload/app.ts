@@ -1,7 +1,10 @@
 /**
  * The page's script: creates a course, then uploads its thumbnail straight to storage
  * (presigned URL → PUT with a progress bar → finalize) with the typed client, and shows
- * the thumbnail from its `thumbnail_url`. Bundled for the browser by server.ts.
+ * the thumbnail from its `thumbnail_url`. Then a paid lesson: its video is uploaded the
+ * same way as a *private* media file, and the public course is read as a student — a
+ * buyer gets the lesson's signed `video_url` and the video plays; a visitor, or the buyer
+ * after a refund, sees the lesson locked. Bundled for the browser by server.ts.
  *
  * A refused thumbnail leaves no course behind: the user asked for a course *with* this
  * thumbnail. The API cannot take the file first (an upload URL is issued for an existing
@@ -9,7 +12,8 @@
  * anything, and deletes the course it just created when the upload or its finalize fails.
  */
 import { CoursekitError, createClient } from "@coursekit/client"
-import type { CourseId } from "@coursekit/core"
+import { type Course, type CourseId, type LessonId, UserId } from "@coursekit/core"
+import { DateTime } from "effect"
 
 /** What the service accepts as a thumbnail (the same rules it applies itself). */
 interface ThumbnailRules {
@@ -46,6 +50,10 @@ const refusal = (file: File): string | undefined => {
   return undefined
 }
 
+/** The course the page created (the lesson goes into it), and the lesson it added. */
+let current: Pick<Course, "id" | "slug"> | undefined
+let lessonId: LessonId | undefined
+
 const explain = (cause: unknown) => cause instanceof CoursekitError ? `${cause.status || "Error"}: ${cause.message}` : String(cause)
 
 form.addEventListener("submit", async (event) => {
@@ -72,6 +80,11 @@ form.addEventListener("submit", async (event) => {
     element<HTMLImageElement>("thumbnail").alt = `Thumbnail of ${updated.title}`
     element("caption").textContent = `${updated.title} (${updated.slug})`
     element("result").hidden = false
+    // The lesson section now works on this course; the viewer's waits for its lesson.
+    current = { id: updated.id, slug: updated.slug }
+    lessonId = undefined
+    element("lesson-section").hidden = false
+    element("viewer-section").hidden = true
     status.textContent = "Done."
   } catch (cause) {
     error.textContent = explain(cause)
@@ -90,3 +103,103 @@ form.addEventListener("submit", async (event) => {
     element<HTMLButtonElement>("submit").disabled = false
   }
 })
+
+/**
+ * The PUT of an upload with progress. `kit.uploadMedia` does all three steps but uploads
+ * public files; a paid lesson's video must be private, so the page asks for the URL itself.
+ */
+const put = (issued: { readonly upload_url: string; readonly headers: Readonly<Record<string, string>> }, file: File, onProgress: (share: number) => void) =>
+  new Promise<void>((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open("PUT", issued.upload_url)
+    // The browser sets Content-Length itself and refuses it as a request header.
+    for (const [name, value] of Object.entries(issued.headers)) if (name.toLowerCase() !== "content-length") xhr.setRequestHeader(name, value)
+    xhr.upload.onprogress = (event) => onProgress(event.total === 0 ? 1 : event.loaded / event.total)
+    xhr.onload = () => xhr.status === 200 ? resolve() : reject(new Error(`Storage answered the PUT with HTTP ${xhr.status}: ${xhr.responseText.slice(0, 300)}`))
+    xhr.onerror = () => reject(new Error("The upload could not reach the storage."))
+    xhr.send(file)
+  })
+
+const lessonStatus = element<HTMLParagraphElement>("lesson-status")
+const lessonError = element<HTMLParagraphElement>("lesson-error")
+const lessonProgress = element<HTMLProgressElement>("lesson-progress")
+
+element<HTMLFormElement>("lesson-form").addEventListener("submit", async (event) => {
+  event.preventDefault()
+  const file = element<HTMLInputElement>("video").files?.[0]
+  if (file === undefined || current === undefined) return
+  const { id } = current
+  lessonError.textContent = ""
+  lessonProgress.value = 0
+  element<HTMLButtonElement>("lesson-submit").disabled = true
+  let finalized: string | undefined
+  try {
+    lessonStatus.textContent = "Uploading the video…"
+    const issued = await kit.media.uploadUrl({ payload: { filename: file.name, type: file.type, size_bytes: file.size, visibility: "private" } })
+    await put(issued, file, (share) => (lessonProgress.value = share))
+    const media = await kit.media.finalizeUpload({ payload: { file_key: issued.file_key } })
+    finalized = media.file_key
+    lessonStatus.textContent = "Adding the lesson…"
+    // Not a preview: only buyers may watch it, which the service allows only for a private video.
+    const lesson = await kit.lessons.create({ params: { id }, payload: { title: element<HTMLInputElement>("lesson-title").value, video_key: media.file_key, is_preview: false } })
+    finalized = undefined // the lesson plays it: it stays
+    lessonId = lesson.id
+    lessonStatus.textContent = `Lesson ${lesson.position} "${lesson.title}" added; its video (${media.file_key}) is private.`
+    element("viewer-section").hidden = false
+  } catch (cause) {
+    lessonError.textContent = explain(cause)
+    lessonStatus.textContent = ""
+    // A video no lesson plays would only take space: take it back.
+    if (finalized !== undefined) await kit.media.delete({ query: { file_key: finalized } }).catch(() => undefined)
+  } finally {
+    element<HTMLButtonElement>("lesson-submit").disabled = false
+  }
+})
+
+const access = element<HTMLParagraphElement>("access")
+const player = element<HTMLVideoElement>("player")
+
+/** A viewer token for `user`. Demo only: the example's server signs it; a real app's sign-in issues it. */
+const tokenFor = async (user: UserId) => {
+  const response = await fetch("/demo/viewer-token", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ user_id: user }) })
+  if (!response.ok) throw new Error(`No viewer token: HTTP ${response.status}`)
+  return ((await response.json()) as { token: string }).token
+}
+
+/** Reads the public course as `user` (undefined: a visitor) and shows the lesson: the video when it is open to them. */
+const show = async (user: UserId | undefined) => {
+  if (current === undefined || lessonId === undefined) return
+  const viewer = createClient({ baseUrl: location.origin, viewerToken: user === undefined ? undefined : await tokenFor(user) })
+  try {
+    const read = await viewer.public.course({ params: { slug: current.slug } })
+    const lesson = read.lessons.find((candidate) => candidate.id === lessonId)
+    const who = user === undefined ? "a visitor" : user
+    if (lesson?.video_url) {
+      access.textContent = `As ${who}: "${lesson.title}" is ${lesson.access}; its video's signed URL works until ${lesson.video_url_expires_at === null ? "it is replaced" : DateTime.formatIso(lesson.video_url_expires_at)}.`
+      player.src = lesson.video_url
+      player.hidden = false
+    } else {
+      access.textContent = `As ${who}: "${lesson?.title}" is ${lesson?.access ?? "gone"}; buy the course to watch it.`
+      player.removeAttribute("src")
+      player.load() // drops what was loaded
+      player.hidden = true
+    }
+  } finally {
+    await viewer.dispose()
+  }
+}
+
+/** Runs a viewer action; a failure is shown under the buttons. */
+const act = (action: () => Promise<unknown>) => () =>
+  void action().catch((cause: unknown) => (access.textContent = explain(cause)))
+
+const student = () => UserId.make(element<HTMLInputElement>("user").value)
+element("buy").addEventListener("click", act(async () => {
+  await kit.purchases.grant({ params: { id: current!.id, user_id: student() } })
+  await show(student())
+}))
+element("refund").addEventListener("click", act(async () => {
+  await kit.purchases.revoke({ params: { id: current!.id, user_id: student() } })
+  await show(student())
+}))
+element("as-visitor").addEventListener("click", act(() => show(undefined)))
