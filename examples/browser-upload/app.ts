@@ -104,22 +104,6 @@ form.addEventListener("submit", async (event) => {
   }
 })
 
-/**
- * The PUT of an upload with progress. `kit.uploadMedia` does all three steps but uploads
- * public files; a paid lesson's video must be private, so the page asks for the URL itself.
- */
-const put = (issued: { readonly upload_url: string; readonly headers: Readonly<Record<string, string>> }, file: File, onProgress: (share: number) => void) =>
-  new Promise<void>((resolve, reject) => {
-    const xhr = new XMLHttpRequest()
-    xhr.open("PUT", issued.upload_url)
-    // The browser sets Content-Length itself and refuses it as a request header.
-    for (const [name, value] of Object.entries(issued.headers)) if (name.toLowerCase() !== "content-length") xhr.setRequestHeader(name, value)
-    xhr.upload.onprogress = (event) => onProgress(event.total === 0 ? 1 : event.loaded / event.total)
-    xhr.onload = () => xhr.status === 200 ? resolve() : reject(new Error(`Storage answered the PUT with HTTP ${xhr.status}: ${xhr.responseText.slice(0, 300)}`))
-    xhr.onerror = () => reject(new Error("The upload could not reach the storage."))
-    xhr.send(file)
-  })
-
 const lessonStatus = element<HTMLParagraphElement>("lesson-status")
 const lessonError = element<HTMLParagraphElement>("lesson-error")
 const lessonProgress = element<HTMLProgressElement>("lesson-progress")
@@ -135,9 +119,11 @@ element<HTMLFormElement>("lesson-form").addEventListener("submit", async (event)
   let finalized: string | undefined
   try {
     lessonStatus.textContent = "Uploading the video…"
-    const issued = await kit.media.uploadUrl({ payload: { filename: file.name, type: file.type, size_bytes: file.size, visibility: "private" } })
-    await put(issued, file, (share) => (lessonProgress.value = share))
-    const media = await kit.media.finalizeUpload({ payload: { file_key: issued.file_key } })
+    // Private: only signed URLs read it, which the service hands to buyers.
+    const media = await kit.uploadMedia(file, {
+      visibility: "private",
+      onProgress: ({ loaded, total }) => (lessonProgress.value = total === 0 ? 1 : loaded / total)
+    })
     finalized = media.file_key
     lessonStatus.textContent = "Adding the lesson…"
     // Not a preview: only buyers may watch it, which the service allows only for a private video.
