@@ -3,11 +3,13 @@
  * (`FileUrl`); a private one (a paid lesson's video) is read only through a signed URL
  * the store issues for `ttl` (`ObjectStore.presignGet`). Each answer is made on the
  * request that shows it, so a refund, a lesson made paid or a deleted lesson stops new
- * URLs at once; URLs already handed out work until they expire.
+ * URLs at once; URLs already handed out work until they expire. Within a
+ * {@link reuseWindow} the same URL is handed out, so responses holding it keep their ETag
+ * and players their cache.
  *
  * @since 0.1.0
  */
-import { Context, type DateTime, Duration, Effect, Layer } from "effect"
+import { Context, DateTime, Duration, Effect, Layer } from "effect"
 import { FileUrl } from "./FileUrl.ts"
 import { isPrivateKey, ObjectStore, type StorageError } from "./ObjectStore.ts"
 
@@ -16,6 +18,16 @@ export const defaultMediaUrlTtl: Duration.Duration = Duration.hours(4)
 
 /** The longest signed URL: SigV4 presigned URLs (S3, R2) live at most 7 days. */
 export const maxMediaUrlTtl: Duration.Duration = Duration.days(7)
+
+/**
+ * How long one signed URL is handed out before the next: a quarter of the TTL, at most
+ * 15 minutes, so a URL works for at least three quarters of the TTL; none (a new URL
+ * every second) for TTLs under 4 seconds. Milliseconds.
+ */
+export const reuseWindow = (ttl: Duration.Duration): number => {
+  const window = Math.min(Duration.toMillis(ttl) / 4, Duration.toMillis(Duration.minutes(15)))
+  return window < 1000 ? 0 : Math.floor(window / 1000) * 1000
+}
 
 /** A URL to read a file at, and until when it works (`null`: for good). */
 export interface ReadableUrl {
@@ -40,10 +52,20 @@ export class MediaUrls extends Context.Service<MediaUrls, {
         const files = yield* FileUrl
         const store = yield* ObjectStore
         const ttl = options.ttl ?? defaultMediaUrlTtl
+        if (Duration.isLessThan(ttl, Duration.seconds(1)) || Duration.isGreaterThan(ttl, maxMediaUrlTtl)) {
+          return yield* Effect.die(new RangeError(`MediaUrls: ttl must be 1 second to 7 days; it is ${Duration.format(ttl)}`))
+        }
+        const window = reuseWindow(ttl)
         return MediaUrls.of({
           urlOf: (key) =>
             isPrivateKey(key)
-              ? Effect.map(store.presignGet({ key, expiresIn: ttl }), (signed): ReadableUrl => signed)
+              ? Effect.gen(function*() {
+                const now = DateTime.toEpochMillis(yield* DateTime.now)
+                // Signed as of the window's start: one URL per window, so responses stay equal.
+                const issuedAt = window === 0 ? undefined : DateTime.makeUnsafe(Math.floor(now / window) * window)
+                const signed = yield* store.presignGet({ key, expiresIn: ttl, issuedAt })
+                return { url: signed.url, expiresAt: signed.expiresAt } satisfies ReadableUrl
+              })
               : Effect.succeed({ url: files.publicUrl(key), expiresAt: null })
         })
       })

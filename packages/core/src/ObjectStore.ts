@@ -69,6 +69,13 @@ export const isPrivateKey = (key: string): boolean => key.startsWith(privateKeyP
 export interface GetRequest {
   readonly key: string
   readonly expiresIn: Duration.Duration
+  /**
+   * The instant the URL is signed as of (default: now; never later than now). It is valid
+   * until `issuedAt + expiresIn`, and the same key, `issuedAt` and `expiresIn` give the same
+   * URL: a caller that rounds `issuedAt` down hands out one URL for a while, which
+   * browsers, CDNs and the responses that carry it can cache.
+   */
+  readonly issuedAt?: DateTime.Utc | undefined
 }
 
 /** A signed GET: read the object at `url` until `expiresAt`. */
@@ -104,7 +111,7 @@ export interface ObjectPage {
  * - `presignPut` signs a PUT of one object: content type always, length when given,
  *   valid until `expiresAt`. An upload either lands whole or not at all.
  * - `presignGet` signs a GET of one object, valid until `expiresAt` (whole seconds, never
- *   later than asked). The URL answers the bytes with `Cache-Control: private` (never
+ *   later than asked); equal requests (with an `issuedAt`) give equal URLs. The URL answers the bytes with `Cache-Control: private` (never
  *   `immutable`) and single `Range` requests with 206; once its key, expiry or signature
  *   is changed, or its expiry has passed, it is refused (403). Keys under
  *   {@link privateKeyPrefix} are readable only this way.
@@ -142,6 +149,7 @@ export class ObjectStore extends Context.Service<ObjectStore, {
       const signed = yield* Ref.make(new Map<string, PutRequest & { readonly expiresAt: DateTime.Utc }>())
       const signedGets = yield* Ref.make(new Map<string, { readonly key: string; readonly expiresAt: DateTime.Utc }>())
       let issued = 0
+      const getSignatures = new Map<string, number>()
 
       const store = ObjectStore.of({
         presignPut: Effect.fn("ObjectStore.presignPut")(function*(request: PutRequest) {
@@ -153,9 +161,14 @@ export class ObjectStore extends Context.Service<ObjectStore, {
         }),
         presignGet: Effect.fn("ObjectStore.presignGet")(function*(request: GetRequest) {
           const now = DateTime.toEpochMillis(yield* DateTime.now)
+          const from = request.issuedAt === undefined ? now : Math.min(DateTime.toEpochMillis(request.issuedAt), now)
           // Whole seconds, rounded down, as the real stores sign them.
-          const expiresAt = DateTime.makeUnsafe(Math.floor((now + Duration.toMillis(request.expiresIn)) / 1000) * 1000)
-          const url = `memory://files/${encodeURIComponent(request.key)}?expires=${DateTime.toEpochMillis(expiresAt) / 1000}&signature=${++issued}`
+          const expiresAt = DateTime.makeUnsafe(Math.floor((from + Duration.toMillis(request.expiresIn)) / 1000) * 1000)
+          const expires = DateTime.toEpochMillis(expiresAt) / 1000
+          // Equal requests, equal URLs: the "signature" of a key and an expiry is issued once.
+          const signature = getSignatures.get(`${request.key}\n${expires}`) ?? ++issued
+          getSignatures.set(`${request.key}\n${expires}`, signature)
+          const url = `memory://files/${encodeURIComponent(request.key)}?expires=${expires}&signature=${signature}`
           yield* Ref.update(signedGets, (map) => new Map(map).set(url, { key: request.key, expiresAt }))
           return { url, expiresAt }
         }),

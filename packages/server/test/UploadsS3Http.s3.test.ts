@@ -115,7 +115,10 @@ describe("upload flows over HTTP (PGlite, S3 on s3rver)", () => {
         const signed = new URL(bought.video_url!)
         assert.strictEqual(`${signed.origin}${signed.pathname}`, `${bucket.url}/${issued.body.file_key}`)
         assert.strictEqual(signed.searchParams.get("X-Amz-Expires"), String(4 * 3600))
-        assert.approximately(Date.parse(bought.video_url_expires_at!) - Date.now(), 4 * 3600_000, 5_000)
+        // Signed as of the 15-minute window's start (MediaUrls.reuseWindow): 3¾ to 4 hours left.
+        assert.isAtMost(Date.parse(bought.video_url_expires_at!) - Date.now(), 4 * 3600_000)
+        assert.isAbove(Date.parse(bought.video_url_expires_at!) - Date.now(), 3.75 * 3600_000 - 5_000)
+        assert.strictEqual((yield* videoOf(buyer)).video_url, bought.video_url)
         const played = yield* fetchBytes(bought.video_url!)
         assert.deepStrictEqual([played.status, played.body], [200, png])
         assert.match(played.headers.get("cache-control")!, /^private, max-age=\d+$/)

@@ -139,8 +139,9 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
     const presignGet = Effect.fn("LocalObjectStore.presignGet")(function*(request: GetRequest) {
       yield* guard(disk, "presignGet", request.key)
       const now = yield* DateTime.now
+      const from = request.issuedAt === undefined ? now : DateTime.min(request.issuedAt, now)
       // Whole seconds, rounded down: the URL never outlives what was asked.
-      const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
+      const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(from, request.expiresIn)) / 1000)
       // The route reads at most 12 digits back: a longer expiry (an infinite one) could never be used.
       if (!(Number.isSafeInteger(expires) && expires <= UrlSignature.maxExpires)) {
         return yield* new StorageError({ operation: "presignGet", cause: new Error(`Expiry ${expires} cannot be signed`) })

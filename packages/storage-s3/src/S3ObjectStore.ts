@@ -137,14 +137,17 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
   /**
    * When a presigned URL is signed and for how long: whole seconds, rounded down, as
    * SigV4 signs them, so the URL never outlives what was asked; signed at the clock's
-   * now, whole seconds, so `signedAt + expiresIn` is exactly when the store stops taking it.
+   * now (or `issuedAt`, when earlier), whole seconds, so `signedAt + expiresIn` is exactly
+   * when the store stops taking it, and equal inputs sign the same URL.
    */
-  const signingWindow = Effect.fnUntraced(function*(operation: string, asked: Duration.Duration) {
+  const signingWindow = Effect.fnUntraced(function*(operation: string, asked: Duration.Duration, issuedAt?: DateTime.Utc) {
     const expiresIn = Math.floor(Duration.toSeconds(asked))
     if (expiresIn < 1 || expiresIn > maxExpiresSeconds) {
       return yield* new StorageError({ operation, cause: new Error(`Expiry of ${expiresIn} seconds is outside 1 second to 7 days`) })
     }
-    const signedAt = Math.floor(DateTime.toEpochMillis(yield* DateTime.now) / 1000) * 1000
+    const now = yield* DateTime.now
+    const from = issuedAt === undefined ? now : DateTime.min(issuedAt, now)
+    const signedAt = Math.floor(DateTime.toEpochMillis(from) / 1000) * 1000
     return { expiresIn, signedAt }
   })
 
@@ -175,7 +178,7 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
   })
 
   const presignGet = Effect.fn("S3ObjectStore.presignGet")(function*(request: GetRequest) {
-    const { expiresIn, signedAt } = yield* signingWindow("presignGet", request.expiresIn)
+    const { expiresIn, signedAt } = yield* signingWindow("presignGet", request.expiresIn, request.issuedAt)
     // Signed into the URL (`response-cache-control`), so the store answers it: one viewer's
     // read, kept by no shared cache. The URL itself is refused once it expires.
     const command = new GetObjectCommand({ Bucket: bucket, Key: request.key, ResponseCacheControl: `private, max-age=${expiresIn}` })

@@ -289,6 +289,25 @@ export const objectStoreSuite = <E, R = never>(
           }
         }))
 
+      it.effect("a signed GET as of an earlier issuedAt: the same inputs give the same URL, valid until issuedAt + expiresIn", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const key = `${privateKeyPrefix}${uniquePrefix()}reused.mp4`
+          yield* stored(key, bytes("reused"))
+          const now = DateTime.toEpochMillis(yield* DateTime.now)
+          const issuedAt = DateTime.makeUnsafe(Math.floor(now / 60_000) * 60_000 - 60_000)
+          const request = { key, expiresIn: Duration.minutes(10), issuedAt }
+          const first = yield* store.presignGet(request)
+          const second = yield* store.presignGet(request)
+          assert.strictEqual(second.url, first.url)
+          assert.strictEqual(DateTime.toEpochMillis(first.expiresAt), DateTime.toEpochMillis(issuedAt) + 600_000)
+          const reply = yield* read(first.url)
+          assert.deepStrictEqual([reply.status, text(reply.body)], [200, "reused"])
+          // Another issuedAt is another URL.
+          const later = yield* store.presignGet({ ...request, issuedAt: DateTime.makeUnsafe(DateTime.toEpochMillis(issuedAt) + 30_000) })
+          assert.notStrictEqual(later.url, first.url)
+        }))
+
       if (answersHttp) {
         it.effect("a signed GET with a single Range answers 206 with exactly those bytes", () =>
           Effect.gen(function*() {
