@@ -205,6 +205,13 @@ export class Uploads extends Context.Service<Uploads, {
             size_bytes: info.value.size,
             content_type: contentType
           })
+          // A delete of the file may have run meanwhile: it removes the intent before the
+          // record, so an intent still here means the delete (if any) removes this record
+          // after us. Gone: take the record back, the file is being deleted.
+          if (Option.isNone(yield* intents.find(key))) {
+            yield* media.delete(key)
+            return yield* new UploadNotFound({ file_key: key })
+          }
           return record
         })
 
@@ -271,7 +278,11 @@ export class Uploads extends Context.Service<Uploads, {
         const deleteMedia = Effect.fn("Uploads.deleteMedia")(function*(fileKey: string) {
           if (Option.isNone(yield* media.findByKey(fileKey))) return yield* new MediaNotFound({ file_key: fileKey })
           yield* checkUnused(fileKey)
-          // The record first: it is the truth. A lesson that took the file meanwhile keeps it.
+          // The intent first: a finalize of the same key running meanwhile then takes its
+          // record back (see `confirm`) instead of recording a file about to lose its object.
+          yield* intents.delete(fileKey)
+          // Then the record, the truth. A lesson that took the file meanwhile keeps it (the
+          // file stays, finalized; finalizing it again answers 404).
           const deleted = yield* media.delete(fileKey)
           if (deleted === "in-use") {
             yield* checkUnused(fileKey)
@@ -279,10 +290,11 @@ export class Uploads extends Context.Service<Uploads, {
             return yield* new MediaInUse({ file_key: fileKey, lessons: [], thumbnail_of: null })
           }
           if (deleted === "absent") return yield* new MediaNotFound({ file_key: fileKey })
-          // The file is deleted once its record is. What is left (the object, the intent) is
-          // no record's any more: should removing it fail, the sweep removes it on a later pass.
-          yield* Effect.all([store.delete(fileKey), intents.delete(fileKey)], { discard: true }).pipe(
-            Effect.catch((error) => Effect.logWarning("a deleted media file's object stays until the upload sweep removes it", fileKey, error))
+          // The file is deleted once its record is. Its object is no record's any more: should
+          // removing it fail, the sweep removes it on a later pass.
+          yield* store.delete(fileKey).pipe(
+            Effect.catchTag("StorageError", (error) =>
+              Effect.logWarning("a deleted media file's object stays until the upload sweep removes it", fileKey, error.cause))
           )
         })
 

@@ -227,6 +227,34 @@ describe("upload flows over HTTP (PGlite, local disk)", () => {
         assertProblem(yield* remove(issued.body.file_key), 404)
       }))
 
+    it.effect("DELETE racing a repeated finalize of the same file: the file ends recorded and stored, or neither", () =>
+      Effect.gen(function*() {
+        const outcomes = new Set<string>()
+        for (let round = 0; round < 12; round++) {
+          const issued = yield* mediaUrl({ filename: "v.mp4", type: "video/mp4", visibility: "private" })
+          yield* putBytes(issued.body.upload_url, issued.body.headers, png)
+          const key = issued.body.file_key as string
+          assert.strictEqual((yield* finalizeMedia(key)).status, 200)
+          const [removed, finalized] = yield* Effect.all([
+            call(`/admin/media?file_key=${encodeURIComponent(key)}`, { method: "DELETE", admin: true }),
+            finalizeMedia(key)
+          ], { concurrency: "unbounded" })
+          assert.include([204], removed.status, removed.text)
+          assert.include([200, 404], finalized.status, finalized.text)
+          const listed = ((yield* call("/admin/media?limit=50", { admin: true })).body as Array<{ file_key: string; url: string }>)
+            .find((file) => file.file_key === key)
+          if (listed === undefined) {
+            outcomes.add("gone")
+          } else {
+            // Still recorded: its object must still be there.
+            assert.strictEqual((yield* fetchBytes(listed.url)).status, 200, `${key} is recorded but not stored`)
+            outcomes.add("kept")
+          }
+          // Either way no record without its object, and a second delete settles it.
+          if (listed !== undefined) assert.strictEqual((yield* call(`/admin/media?file_key=${encodeURIComponent(key)}`, { method: "DELETE", admin: true })).status, 204)
+        }
+      }))
+
     it.effect("deleting a course removes its thumbnail: the file is no longer served", () =>
       Effect.gen(function*() {
         const id = yield* createCourse("Thumbnail goes too")
