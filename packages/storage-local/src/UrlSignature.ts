@@ -109,7 +109,8 @@ const single = (query: Query, name: string) => {
   return typeof value === "string" ? value : undefined
 }
 
-const unixSeconds = /^\d{1,12}$/
+// Canonical: no leading zero, so one expiry has one spelling and a URL cannot be varied.
+const unixSeconds = /^(?:0|[1-9]\d{0,11})$/
 
 /** The latest `expires` a URL can carry (12 digits, as its query is read back). */
 export const maxExpires = 999_999_999_999

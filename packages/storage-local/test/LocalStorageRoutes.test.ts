@@ -555,6 +555,9 @@ describe("LocalStorageRoutes: reads", () => {
             `${path}?expires=${expires}&signature=${"a".repeat(8000)}`,
             `${path}?expires=-1&signature=${signature}`,
             `${path}?expires=1e10&signature=${signature}`,
+            // The same expiry spelled with a leading zero: one expiry, one spelling.
+            `${path}?expires=0${expires}&signature=${signature}`,
+            `${path}?expires=%2B${expires}&signature=${signature}`,
             `${path}x?expires=${expires}&signature=${signature}`
           ]
           for (const forgery of forged) {
