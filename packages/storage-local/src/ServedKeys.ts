@@ -9,31 +9,44 @@
  * @since 0.1.0
  */
 import { MediaRepo, type PersistenceError } from "@coursekit/core"
-import { Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 
 /** How many finalized keys `layerFinalized` remembers before it starts over. */
 export const rememberedKeys = 10_000
+
+/**
+ * How long `layerFinalized` remembers a yes. A file deleted from the library (whose object
+ * could not be removed at once) stops being served within this time.
+ */
+export const rememberFor: Duration.Duration = Duration.minutes(1)
 
 export class ServedKeys extends Context.Service<ServedKeys, {
   /** Whether the file under `key` may be served. */
   isServed(key: string): Effect.Effect<boolean, PersistenceError>
 }>()("@coursekit/storage-local/ServedKeys") {
   /**
-   * Files whose upload was finalized: those the media library records. A finalized file
-   * stays finalized, so a yes is remembered (up to {@link rememberedKeys} keys) and
-   * asked of the database once; a no is asked again, since finalize may come next.
+   * Files whose upload was finalized: those the media library records. A yes is
+   * remembered for {@link rememberFor} (up to {@link rememberedKeys} keys), so a file read
+   * often is asked of the database once a minute; a no is asked again, since finalize may
+   * come next.
    */
   static readonly layerFinalized: Layer.Layer<ServedKeys, never, MediaRepo> = Layer.effect(
     ServedKeys,
     Effect.gen(function*() {
       const media = yield* MediaRepo
-      const finalized = new Set<string>()
+      // Key → until when the yes holds.
+      const finalized = new Map<string, number>()
       return ServedKeys.of({
         isServed: (key) =>
-          finalized.has(key) ? Effect.succeed(true) : Effect.map(media.findByKey(key), (record) => {
-            if (Option.isNone(record)) return false
+          Effect.gen(function*() {
+            const now = yield* Clock.currentTimeMillis
+            if ((finalized.get(key) ?? 0) > now) return true
+            if (Option.isNone(yield* media.findByKey(key))) {
+              finalized.delete(key)
+              return false
+            }
             if (finalized.size >= rememberedKeys) finalized.clear()
-            finalized.add(key)
+            finalized.set(key, now + Duration.toMillis(rememberFor))
             return true
           })
       })
