@@ -4,14 +4,10 @@
  * shows the thumbnail from its thumbnail_url; a thumbnail that is refused (by the page's
  * check, by storage, or at finalize) leaves no course behind.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { existsSync } from "node:fs"
-import { type Browser, chromium, type Page, type Route } from "playwright-core"
-import { start } from "../browser-upload/server.ts"
+import { describe, expect, it } from "@effect/vitest"
+import type { Page, Route } from "playwright-core"
+import { chromiumTestsRun, useExampleInChromium } from "./ExampleInChromium.ts"
 import { png } from "./Png.ts"
-
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const required = process.env.COURSEKIT_REQUIRE_BROWSER === "1"
 
 /** Answers an intercepted request with a problem, as the service would. */
 const answerProblem = (status: number, title: string, detail: string) => (route: Route) =>
@@ -21,26 +17,16 @@ const answerProblem = (status: number, title: string, detail: string) => (route:
     body: JSON.stringify({ type: "about:blank", title, status, detail })
   })
 
-if (existsSync(executablePath) || required) {
+if (chromiumTestsRun) {
   describe("examples/browser-upload in chromium", () => {
-    let browser: Browser | undefined
-    let example: Awaited<ReturnType<typeof start>> | undefined
-
-    beforeAll(async () => {
-      example = await start(0)
-      browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"] })
-    }, 120_000)
-    afterAll(async () => {
-      await browser?.close()
-      await example?.close()
-    })
+    const running = useExampleInChromium()
 
     for (const [name, mimeType] of [["a PNG", "image/png"], ["a file the browser gives no type (sent as image/jpeg)", ""]] as const) {
       it(`creates a course and uploads ${name} with progress; the thumbnail appears`, async () => {
-        const page = await browser!.newPage()
+        const page = await running.browser().newPage()
         const errors: Array<string> = []
         page.on("pageerror", (error) => errors.push(error.message))
-        await page.goto(example!.url)
+        await page.goto(running.example().url)
         await page.fill("#title", `Course with ${name}`)
         const image = png(300)
         if (mimeType === "") {
@@ -72,7 +58,7 @@ if (existsSync(executablePath) || required) {
         expect(shown.width).toBe(300)
         expect(shown.progress).toBe(1)
         expect(shown.caption).toContain(`Course with ${name}`)
-        const base = example!.url.replace(/\./g, "\\.")
+        const base = running.example().url.replace(/\./g, "\\.")
         expect(shown.src).toMatch(new RegExp(`^${base}/files/courses/\\d+/[0-9a-f-]{36}\\.${mimeType === "" ? "jpg" : "png"}$`))
         // The stored bytes are the file's, served with the type it was uploaded as.
         const served = await fetch(shown.src)
@@ -84,14 +70,14 @@ if (existsSync(executablePath) || required) {
 
     /** The catalogue as GET /courses lists it. */
     const courses = async (): Promise<Array<{ readonly id: number; readonly title: string }>> => {
-      const response = await fetch(`${example!.url}/courses`)
+      const response = await fetch(`${running.example().url}/courses`)
       expect(response.status).toBe(200)
       return response.json()
     }
 
     /** Submits the form with the file `choose` gives; answers what the page then shows. */
     const submit = async (page: Page, title: string, choose: () => Promise<unknown>) => {
-      await page.goto(example!.url)
+      await page.goto(running.example().url)
       await page.fill("#title", title)
       await choose()
       await page.click("#submit")
@@ -163,7 +149,7 @@ if (existsSync(executablePath) || required) {
     for (const refusal of refusals) {
       it(`leaves no course behind when the thumbnail is ${refusal.name}`, async () => {
         const before = await courses()
-        const page = await browser!.newPage()
+        const page = await running.browser().newPage()
         const errors: Array<string> = []
         page.on("pageerror", (error) => errors.push(error.message))
         // What the page asked of the service, past the page itself.

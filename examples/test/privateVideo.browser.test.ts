@@ -6,15 +6,13 @@
  * URL with another signature, or none, is 403; a visitor and a refunded buyer see the
  * lesson locked, with no URL.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { existsSync, readFileSync } from "node:fs"
+import { describe, expect, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
-import { start } from "../browser-upload/server.ts"
+import type { Page } from "playwright-core"
+import { chromiumTestsRun, useExampleInChromium } from "./ExampleInChromium.ts"
 import { png } from "./Png.ts"
 
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const required = process.env.COURSEKIT_REQUIRE_BROWSER === "1"
 
 /** 16 s of H.264 (Main, 480×270, 25 fps, a keyframe each second), moov first; see fixtures/README.md. */
 const lecture = readFileSync(join(import.meta.dirname, "fixtures/lecture.mp4"))
@@ -35,30 +33,20 @@ interface PublicLesson {
   readonly video_url_expires_at: string | null
 }
 
-if (existsSync(executablePath) || required) {
+if (chromiumTestsRun) {
   describe("examples/browser-upload: a paid lesson's private video in chromium", () => {
-    let browser: Browser | undefined
-    let example: Awaited<ReturnType<typeof start>> | undefined
-
-    beforeAll(async () => {
-      example = await start(0)
-      browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"] })
-    }, 120_000)
-    afterAll(async () => {
-      await browser?.close()
-      await example?.close()
-    })
+    const running = useExampleInChromium()
 
     /** A viewer token for `user`, from the example's demo endpoint (HS256 with the service's JWT_SECRET). */
     const tokenFor = async (user: string) => {
-      const response = await fetch(`${example!.url}/demo/viewer-token`, { method: "POST", body: JSON.stringify({ user_id: user }) })
+      const response = await fetch(`${running.example().url}/demo/viewer-token`, { method: "POST", body: JSON.stringify({ user_id: user }) })
       expect(response.status).toBe(200)
       return ((await response.json()) as { token: string }).token
     }
 
     /** GET /public/courses/{slug} as the holder of `token` (none: anonymous). */
     const publicCourse = async (slug: string, token?: string) => {
-      const response = await fetch(`${example!.url}/public/courses/${slug}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })
+      const response = await fetch(`${running.example().url}/public/courses/${slug}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })
       expect(response.status).toBe(200)
       return (await response.json()) as { readonly purchased: boolean; readonly lessons: ReadonlyArray<PublicLesson> }
     }
@@ -71,10 +59,10 @@ if (existsSync(executablePath) || required) {
       }))
 
     it("plays a buyer's private MP4 through its signed URL and seeks with Range requests (206); other URLs 403; visitors and refunded buyers get none", async () => {
-      const page = await browser!.newPage()
+      const page = await running.browser().newPage()
       const errors: Array<string> = []
       page.on("pageerror", (error) => errors.push(error.message))
-      await page.goto(example!.url)
+      await page.goto(running.example().url)
 
       // The course, with its thumbnail (the page's first form).
       await page.fill("#title", "Ownership in practice")
@@ -145,7 +133,7 @@ if (existsSync(executablePath) || required) {
       await page.waitForSelector("#player:not([hidden])", { timeout: 30_000 })
       const buyerView = await shown(page)
       const videoUrl = buyerView.src!
-      const base = example!.url.replace(/\./g, "\\.")
+      const base = running.example().url.replace(/\./g, "\\.")
       expect(videoUrl).toMatch(new RegExp(`^${base}/files/${videoKey}\\?expires=\\d+&signature=[A-Za-z0-9_-]+$`))
       const expiresAt = Number(new URL(videoUrl).searchParams.get("expires"))
       // One URL is handed out per 15-minute window (MediaUrls.reuseWindow): it expires within the TTL, at most 15 minutes early.
@@ -239,7 +227,7 @@ if (existsSync(executablePath) || required) {
 
       // The demo token endpoint signs only what the service takes as a user id.
       for (const body of [{ user_id: "" }, { user_id: "a\nb" }, { user: "student-42" }]) {
-        const answer = await fetch(`${example!.url}/demo/viewer-token`, { method: "POST", body: JSON.stringify(body) })
+        const answer = await fetch(`${running.example().url}/demo/viewer-token`, { method: "POST", body: JSON.stringify(body) })
         expect({ body, status: answer.status, problem: await answer.json() }).toEqual({
           body,
           status: 400,
