@@ -116,6 +116,10 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       const now = yield* DateTime.now
       // Whole seconds, rounded down: the URL never outlives what was asked.
       const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
+      // The route reads at most 12 digits back: a longer expiry (an infinite one) could never be used.
+      if (!(Number.isSafeInteger(expires) && expires <= UrlSignature.maxExpires)) {
+        return yield* new StorageError({ operation: "presignPut", cause: new Error(`Expiry ${expires} cannot be signed`) })
+      }
       // The purpose's limit, signed, caps a PUT of undeclared length below the store's own cap.
       const maxLength = cap === undefined ? undefined : Math.min(cap, maxUploadBytes)
       const put: UrlSignature.SignedPut = {

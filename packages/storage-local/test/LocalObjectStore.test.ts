@@ -41,7 +41,7 @@ describe("LocalObjectStore", () => {
         }
       }))
 
-    it.effect("presignGet refuses invalid keys and expiries no URL can carry", () =>
+    it.effect("presignGet refuses invalid keys and expiries no URL can carry; presignPut such expiries too", () =>
       Effect.gen(function*() {
         const store = yield* ObjectStore
         for (const key of badKeys) {
@@ -50,6 +50,8 @@ describe("LocalObjectStore", () => {
         }
         const refused = yield* Effect.flip(store.presignGet({ key: "private/a.mp4", expiresIn: Duration.infinity }))
         assert.strictEqual(refused.operation, "presignGet")
+        const refusedPut = yield* Effect.flip(store.presignPut({ key: "a.png", contentType: "image/png", expiresIn: Duration.infinity }))
+        assert.strictEqual(refusedPut.operation, "presignPut")
       }))
 
     it.effect("the signed URL carries key, expiry, type, length and signature; expiresAt is the signed second", () =>
