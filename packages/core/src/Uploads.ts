@@ -185,6 +185,10 @@ export class Uploads extends Context.Service<Uploads, {
           }
           const info = yield* store.head(key)
           if (Option.isNone(info)) {
+            // Deleted meanwhile (the delete removes the intent, then the object): not "PUT it first".
+            if (intent.finalized_at !== null && Option.isNone(yield* intents.find(key))) {
+              return yield* new UploadNotFound({ file_key: key })
+            }
             return yield* expired ? new UploadExpired({ file_key: key }) : new UploadNotReceived({ file_key: key })
           }
           const maxBytes = maxBytesOf(limits, purpose)
@@ -289,7 +293,8 @@ export class Uploads extends Context.Service<Uploads, {
             // Used when deleting, no longer when asked: the caller may simply retry.
             return yield* new MediaInUse({ file_key: fileKey, lessons: [], thumbnail_of: null })
           }
-          if (deleted === "absent") return yield* new MediaNotFound({ file_key: fileKey })
+          // "absent": a concurrent delete, or a finalize taking its record back, removed it
+          // first; the file is being deleted all the same, so its object goes too.
           // The file is deleted once its record is. Its object is no record's any more: should
           // removing it fail, the sweep removes it on a later pass.
           yield* store.delete(fileKey).pipe(
