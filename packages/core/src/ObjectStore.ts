@@ -84,6 +84,58 @@ export interface PresignedGet {
   readonly expiresAt: DateTime.Utc
 }
 
+/** A multipart upload to start: the object's key and the type it will be stored with. */
+export interface MultipartRequest {
+  readonly key: string
+  readonly contentType: string
+}
+
+/** What to sign for one part of a multipart upload. */
+export interface PartRequest {
+  readonly key: string
+  readonly uploadId: string
+  /** 1 to 10,000. */
+  readonly partNumber: number
+  /** Signed as `Content-Length`: a PUT of another size is refused. */
+  readonly contentLength: number
+  readonly expiresIn: Duration.Duration
+}
+
+/** A part the store holds, as `listParts` reports it. */
+export interface StoredPart {
+  readonly partNumber: number
+  readonly size: number
+  /** As the store answered the part's PUT (`ETag` header), quotes included. */
+  readonly etag: string
+}
+
+/** A part named at completion: its number and the ETag its PUT answered. */
+export interface CompletedPart {
+  readonly partNumber: number
+  readonly etag: string
+}
+
+/**
+ * The store refused to complete a multipart upload, and changed nothing: the upload is
+ * not there (never started, aborted, or completed already), or a part is missing, not
+ * the one uploaded (another ETag), or too small (every part but the last must hold at
+ * least {@link minPartSize} bytes). `partNumber` names the part at fault.
+ */
+export class MultipartRefused extends Schema.TaggedError<MultipartRefused>()(
+  "MultipartRefused",
+  {
+    reason: Schema.Literals(["NoSuchUpload", "InvalidPart", "EntityTooSmall"]),
+    partNumber: Schema.optionalKey(Schema.Int)
+  },
+  { description: "The store refused to complete the multipart upload." }
+) {}
+
+/** The smallest part but the last (S3's and R2's limit). */
+export const minPartSize = 5 * 1024 * 1024
+
+/** The most parts of one upload (S3's limit). */
+export const maxPartCount = 10_000
+
 /** What the store says about an object (`head`). */
 export interface ObjectInfo {
   readonly size: number
@@ -123,12 +175,27 @@ export interface ObjectPage {
  *   process's temporary files, a multipart upload never completed) and that nothing
  *   has written to since `before`; it answers how many it removed. A store whose PUTs
  *   land whole or leave nothing (the memory store, S3 single PUTs) has none to remove.
+ * - Multipart uploads, for files too large for one PUT: `createMultipart` starts one and
+ *   answers its upload id; `presignPart` signs the PUT of one part (its length signed,
+ *   valid until `expiresAt`; the PUT answers the part's `ETag`, and a part uploaded again
+ *   replaces it); `listParts` answers the parts held now in part-number order (`None`
+ *   for an upload that is not there); `completeMultipart` assembles the named parts, in
+ *   order, into the object under the key (content type as started) and ends the upload,
+ *   or fails with `MultipartRefused` and changes nothing; `abortMultipart` ends an upload
+ *   and frees its parts (an absent one is fine). Nothing is readable under the key
+ *   before completion. An upload nobody completes or aborts stays until
+ *   `removeIncomplete` removes it.
  * - `publicUrl` is where the store itself serves a key (a CDN may front it: see
  *   `FileUrl`); `check` answers when the store is reachable (readiness).
  */
 export class ObjectStore extends Context.Service<ObjectStore, {
   presignPut(request: PutRequest): Effect.Effect<PresignedPut, StorageError>
   presignGet(request: GetRequest): Effect.Effect<PresignedGet, StorageError>
+  createMultipart(request: MultipartRequest): Effect.Effect<string, StorageError>
+  presignPart(request: PartRequest): Effect.Effect<PresignedPut, StorageError>
+  listParts(key: string, uploadId: string): Effect.Effect<Option.Option<ReadonlyArray<StoredPart>>, StorageError>
+  completeMultipart(key: string, uploadId: string, parts: ReadonlyArray<CompletedPart>): Effect.Effect<void, StorageError | MultipartRefused>
+  abortMultipart(key: string, uploadId: string): Effect.Effect<void, StorageError>
   head(key: string): Effect.Effect<Option.Option<ObjectInfo>, StorageError>
   delete(key: string): Effect.Effect<void, StorageError>
   list(prefix: string, options?: {
