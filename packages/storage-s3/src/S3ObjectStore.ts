@@ -4,23 +4,33 @@
  * SigV4 presigned PUTs that sign the content type (and the length, when given), so the
  * store itself refuses any other upload. Private objects (keys under `private/`, which the
  * bucket policy keeps from anonymous reads) are read at SigV4 presigned GETs that make the
- * store answer `Cache-Control: private`. Every SDK failure becomes a `StorageError`
- * here: no SDK type crosses this file. The SDK is loaded when a store is made, so a
+ * store answer `Cache-Control: private`. Large files go up in parts (S3's multipart
+ * upload: presigned `UploadPart` PUTs, each signing its length); completion checks the
+ * named parts against `ListParts` first, so a refusal names the part at fault, which
+ * S3's own error message does not reliably do. Every SDK failure becomes a `StorageError`
+ * here (S3's refusals to complete a `MultipartRefused`): no SDK type crosses this file. The SDK is loaded when a store is made, so a
  * process on another store never loads it (about 4 MiB of heap).
  *
  * @since 0.1.0
  */
 import type { S3ClientConfig } from "@aws-sdk/client-s3"
 import {
+  type CompletedPart,
   type GetRequest,
   type ListedObject,
+  maxPartCount,
+  minPartSize,
+  type MultipartRequest,
+  MultipartRefused,
   type ObjectInfo,
   ObjectStore,
+  type PartRequest,
   type PresignedGet,
   type PresignedPut,
   presignedPutHeaders,
   type PutRequest,
-  StorageError
+  StorageError,
+  type StoredPart
 } from "@coursekit/core"
 import { Config, DateTime, Duration, Effect, Layer, Option, Predicate, Redacted, type Scope } from "effect"
 
@@ -80,6 +90,22 @@ const isNotFound = (error: unknown): boolean =>
   Predicate.hasProperty(error, "$metadata") && Predicate.hasProperty(error.$metadata, "httpStatusCode") &&
     error.$metadata.httpStatusCode === 404
 
+/** The S3 error code a failed call answered (`NoSuchUpload`, `InvalidPart`, …), as the SDK names its error. */
+const errorCode = (error: unknown): string | undefined =>
+  Predicate.hasProperty(error, "name") && typeof error.name === "string" ? error.name : undefined
+
+/** S3's refusals to complete an upload, as the port names them. */
+const refusalReasons: Readonly<Record<string, MultipartRefused["reason"]>> = {
+  NoSuchUpload: "NoSuchUpload",
+  InvalidPart: "InvalidPart",
+  // The parts are sorted before they are sent, so only a part named twice breaks the order.
+  InvalidPartOrder: "InvalidPart",
+  EntityTooSmall: "EntityTooSmall"
+}
+
+/** Without its quotes: S3 compares ETags so, and clients may send them either way. */
+const unquoted = (etag: string) => etag.replace(/"/g, "")
+
 /**
  * The store on one bucket. The SDK client is created here and destroyed (its sockets
  * closed) with the scope. Fails with a `StorageError` when the options are unusable.
@@ -94,8 +120,21 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
   if (options.bucket === "") return yield* startError("bucket is empty")
   const timeout = Duration.fromInput(options.timeout ?? defaultTimeout)
   if (Option.isNone(timeout)) return yield* startError("timeout is not a duration")
-  const { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } =
-    yield* Effect.promise(() => import("@aws-sdk/client-s3"))
+  const {
+    AbortMultipartUploadCommand,
+    CompleteMultipartUploadCommand,
+    CreateMultipartUploadCommand,
+    DeleteObjectCommand,
+    GetObjectCommand,
+    HeadBucketCommand,
+    HeadObjectCommand,
+    ListMultipartUploadsCommand,
+    ListObjectsV2Command,
+    ListPartsCommand,
+    PutObjectCommand,
+    S3Client,
+    UploadPartCommand
+  } = yield* Effect.promise(() => import("@aws-sdk/client-s3"))
   const { getSignedUrl } = yield* Effect.promise(() => import("@aws-sdk/s3-request-presigner"))
   const bucket = options.bucket
   const publicBase = withoutTrailingSlash(options.publicBaseUrl ?? bucketUrl(options))
@@ -238,14 +277,190 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
     Effect.withSpan("S3ObjectStore.check")
   )
 
+
+  const createMultipart = Effect.fn("S3ObjectStore.createMultipart")(function*(request: MultipartRequest) {
+    const output = yield* call("createMultipart", (abortSignal) =>
+      client.send(
+        new CreateMultipartUploadCommand({ Bucket: bucket, Key: request.key, ContentType: request.contentType }),
+        { abortSignal }
+      ))
+    if (output.UploadId === undefined || output.UploadId === "") {
+      return yield* new StorageError({ operation: "createMultipart", cause: new Error("The store answered no upload id") })
+    }
+    return output.UploadId
+  })
+
+  const presignPart = Effect.fn("S3ObjectStore.presignPart")(function*(request: PartRequest) {
+    const { contentLength: length, partNumber } = request
+    if (!(Number.isSafeInteger(length) && length >= 0)) {
+      return yield* new StorageError({ operation: "presignPart", cause: new Error(`Content length ${length} is not a number of bytes`) })
+    }
+    if (!(Number.isInteger(partNumber) && partNumber >= 1 && partNumber <= maxPartCount)) {
+      return yield* new StorageError({ operation: "presignPart", cause: new Error(`Part number ${partNumber} is outside 1 to ${maxPartCount}`) })
+    }
+    const { expiresIn, signedAt } = yield* signingWindow("presignPart", request.expiresIn)
+    const command = new UploadPartCommand({
+      Bucket: bucket,
+      Key: request.key,
+      UploadId: request.uploadId,
+      PartNumber: partNumber,
+      ContentLength: length
+    })
+    // The length is signed, so the store refuses a part of another size. No Content-Type:
+    // a part has none (the object's was given at createMultipart), and a header the client
+    // need not send would only be one more for the bucket's CORS rule to allow.
+    const url = yield* call("presignPart", () =>
+      getSignedUrl(client, command, { expiresIn, signingDate: new Date(signedAt), signableHeaders: new Set(["content-length"]) }))
+    const headers: Readonly<Record<string, string>> = { "Content-Length": String(length) }
+    return { url, headers, expiresAt: DateTime.makeUnsafe(signedAt + expiresIn * 1000) } satisfies PresignedPut
+  })
+
+  /** Every part S3 holds, with when it was last written; `None` for an upload that is not there. */
+  const listAllParts = Effect.fnUntraced(function*(operation: string, key: string, uploadId: string) {
+    const parts: Array<StoredPart & { readonly lastModified: Date | undefined }> = []
+    let marker: string | undefined
+    while (true) {
+      const page = yield* call(operation, (abortSignal) =>
+        client.send(
+          new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, ...(marker === undefined ? {} : { PartNumberMarker: marker }) }),
+          { abortSignal }
+        )).pipe(
+          Effect.map(Option.some),
+          Effect.catchIf((error) => errorCode(error.cause) === "NoSuchUpload", () => Effect.succeedNone)
+        )
+      if (Option.isNone(page)) return Option.none()
+      for (const part of page.value.Parts ?? []) {
+        if (part.PartNumber === undefined || part.Size === undefined || part.ETag === undefined) {
+          return yield* new StorageError({ operation, cause: new Error("The store listed a part without its number, size or ETag") })
+        }
+        parts.push({ partNumber: part.PartNumber, size: part.Size, etag: part.ETag, lastModified: part.LastModified })
+      }
+      if (page.value.IsTruncated !== true) break
+      const next = page.value.NextPartNumberMarker
+      // A truncated page must move the marker on, or the listing would never end.
+      if (next === undefined || next === marker) {
+        return yield* new StorageError({ operation, cause: new Error("The store truncated a part listing without a next marker") })
+      }
+      marker = next
+    }
+    return Option.some(parts.sort((a, b) => a.partNumber - b.partNumber))
+  })
+
+  const listParts = Effect.fn("S3ObjectStore.listParts")(function*(key: string, uploadId: string) {
+    const parts = yield* listAllParts("listParts", key, uploadId)
+    return Option.map(parts, (all) => all.map(({ etag, partNumber, size }): StoredPart => ({ partNumber, size, etag })))
+  })
+
+  const completeMultipart = Effect.fn("S3ObjectStore.completeMultipart")(function*(
+    key: string,
+    uploadId: string,
+    parts: ReadonlyArray<CompletedPart>
+  ) {
+    // Checked against what the store holds first: S3 refuses the same (InvalidPart,
+    // EntityTooSmall) but its message does not reliably name the part.
+    const stored = yield* listAllParts("completeMultipart", key, uploadId)
+    if (Option.isNone(stored)) return yield* new MultipartRefused({ reason: "NoSuchUpload" })
+    if (parts.length === 0) return yield* new MultipartRefused({ reason: "InvalidPart" })
+    const named = [...parts].sort((a, b) => a.partNumber - b.partNumber)
+    const held = new Map(stored.value.map((part) => [part.partNumber, part]))
+    for (const part of named) {
+      const found = held.get(part.partNumber)
+      if (found === undefined || unquoted(found.etag) !== unquoted(part.etag)) {
+        return yield* new MultipartRefused({ reason: "InvalidPart", partNumber: part.partNumber })
+      }
+    }
+    // A part named twice with the same ETag is one part; with another, it failed above.
+    const distinct = named.filter((part, index) => index === 0 || named[index - 1]!.partNumber !== part.partNumber)
+    for (const part of distinct.slice(0, -1)) {
+      if (held.get(part.partNumber)!.size < minPartSize) return yield* new MultipartRefused({ reason: "EntityTooSmall", partNumber: part.partNumber })
+    }
+    yield* call("completeMultipart", (abortSignal) =>
+      client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: distinct.map((part) => ({ PartNumber: part.partNumber, ETag: held.get(part.partNumber)!.etag })) }
+        }),
+        { abortSignal }
+      )).pipe(
+        // What changed since the check (an abort, a part uploaded again) is refused by S3
+        // itself. A refusal in a 200 answer's body is an error here too: the SDK makes it one.
+        Effect.catchIf(
+          (error) => refusalReasons[errorCode(error.cause) ?? ""] !== undefined,
+          (error) => Effect.fail(new MultipartRefused({ reason: refusalReasons[errorCode(error.cause)!]! }))
+        )
+      )
+  })
+
+  /** Whether there was an upload to end: S3 answers NoSuchUpload for one already ended. */
+  const abortUpload = (operation: string, key: string, uploadId: string): Effect.Effect<boolean, StorageError> =>
+    call(operation, (abortSignal) =>
+      client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }), { abortSignal })).pipe(
+        Effect.as(true),
+        Effect.catchIf((error) => errorCode(error.cause) === "NoSuchUpload", () => Effect.succeed(false))
+      )
+
+  const abortMultipart = Effect.fn("S3ObjectStore.abortMultipart")(function*(key: string, uploadId: string) {
+    yield* abortUpload("abortMultipart", key, uploadId)
+  })
+
+  /**
+   * Aborts the multipart uploads started before `before` and not written to since (the
+   * latest part too): a large upload that began long ago may still be going. S3 single
+   * PUTs land whole or not at all, so uploads are all there is to remove.
+   */
+  const removeIncomplete = Effect.fn("S3ObjectStore.removeIncomplete")(function*(before: DateTime.Utc) {
+    const cutoff = DateTime.toEpochMillis(before)
+    const isBefore = (date: Date | undefined) => date !== undefined && date.getTime() < cutoff
+    let removed = 0
+    let keyMarker: string | undefined
+    let uploadIdMarker: string | undefined
+    while (true) {
+      const page = yield* call("removeIncomplete", (abortSignal) =>
+        client.send(
+          new ListMultipartUploadsCommand({
+            Bucket: bucket,
+            ...(keyMarker === undefined ? {} : { KeyMarker: keyMarker }),
+            ...(uploadIdMarker === undefined ? {} : { UploadIdMarker: uploadIdMarker })
+          }),
+          { abortSignal }
+        ))
+      const old = (page.Uploads ?? []).flatMap((upload) =>
+        upload.Key !== undefined && upload.UploadId !== undefined && isBefore(upload.Initiated)
+          ? [{ key: upload.Key, uploadId: upload.UploadId }]
+          : []
+      )
+      const aborted = yield* Effect.forEach(old, ({ key, uploadId }) =>
+        Effect.gen(function*() {
+          const parts = yield* listAllParts("removeIncomplete", key, uploadId)
+          // Ended meanwhile, or written to since `before`: not abandoned.
+          if (Option.isNone(parts) || !parts.value.every((part) => isBefore(part.lastModified))) return false
+          return yield* abortUpload("removeIncomplete", key, uploadId)
+        }), { concurrency: 4 })
+      removed += aborted.filter(Boolean).length
+      if (page.IsTruncated !== true) break
+      if (page.NextKeyMarker === undefined || (page.NextKeyMarker === keyMarker && page.NextUploadIdMarker === uploadIdMarker)) {
+        return yield* new StorageError({ operation: "removeIncomplete", cause: new Error("The store truncated an upload listing without a next marker") })
+      }
+      keyMarker = page.NextKeyMarker
+      uploadIdMarker = page.NextUploadIdMarker
+    }
+    return removed
+  })
+
   return ObjectStore.of({
     presignPut,
     presignGet,
+    createMultipart,
+    presignPart,
+    listParts,
+    completeMultipart,
+    abortMultipart,
     head,
     delete: delete_,
     list,
-    // A single presigned PUT lands whole or not at all: S3 keeps no partial object.
-    removeIncomplete: () => Effect.succeed(0),
+    removeIncomplete,
     publicUrl: (key) => `${publicBase}/${encodeKey(key)}`,
     check
   })

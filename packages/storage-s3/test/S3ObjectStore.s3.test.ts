@@ -1,4 +1,4 @@
-import { ObjectStore, type StorageError } from "@coursekit/core"
+import { type MultipartRefused, ObjectStore, type StorageError } from "@coursekit/core"
 import { fetchGet, fetchPut, objectStoreSuite } from "@coursekit/core/testing"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
@@ -26,6 +26,41 @@ const fetchPublic = (url: string) =>
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 const uniquePrefix = () => `adapter/${Math.random().toString(36).slice(2, 10)}/`
+
+const MiB = 1024 * 1024
+
+/** `length` bytes of a pattern that `seed` varies, so parts and their order can be told apart. */
+const filled = (length: number, seed: number) => {
+  const data = new Uint8Array(length)
+  for (let index = 0; index < length; index++) data[index] = (index * 31 + seed * 7) & 0xff
+  return data
+}
+
+const concat = (...chunks: ReadonlyArray<Uint8Array>) => {
+  const whole = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0))
+  let offset = 0
+  for (const chunk of chunks) {
+    whole.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return whole
+}
+
+/** A refused completion as `{ reason, partNumber? }`; any other failure as it is. */
+const refusal = (error: MultipartRefused | StorageError) =>
+  error._tag !== "MultipartRefused"
+    ? error
+    : error.partNumber === undefined
+    ? { reason: error.reason }
+    : { reason: error.reason, partNumber: error.partNumber }
+
+/** A browser's PUT of one part: the status and the ETag it answers. */
+const putPart = (presigned: { readonly url: string; readonly headers: Readonly<Record<string, string>> }, body: Uint8Array) =>
+  Effect.promise(async () => {
+    const response = await fetch(presigned.url, { method: "PUT", headers: { ...presigned.headers }, body: body as BodyInit })
+    await response.arrayBuffer()
+    return { status: response.status, etag: response.headers.get("etag") }
+  })
 
 objectStoreSuite(
   "S3 (s3rver)",
@@ -114,6 +149,221 @@ describe("S3ObjectStore on s3rver", () => {
   })
 })
 
+describe("S3ObjectStore multipart uploads on s3rver", () => {
+  // Pages of two: the part and upload listings are read across pages.
+  const server = TestS3rver.layer({ listPageSize: 2 })
+  const store = Layer.unwrap(Effect.map(TestS3rver, (server) => storeOn(server)))
+
+  layer(Layer.provideMerge(store, server), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("three parts (one uploaded twice) are listed in order, completed, and read back as their concatenation", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = `${uniquePrefix()}lecture.mp4`
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const parts = [filled(5 * MiB, 1), filled(5 * MiB, 2), filled(1000, 3)] as const
+        const sign = (partNumber: number, contentLength: number) =>
+          store.presignPart({ key, uploadId, partNumber, contentLength, expiresIn: Duration.minutes(5) })
+        const etags = new Map<number, string>()
+        // Part 2 first with other bytes (and another length), then again: the second replaces it.
+        const first = yield* putPart(yield* sign(2, 6 * MiB), filled(6 * MiB, 9))
+        assert.strictEqual(first.status, 200)
+        for (const [index, body] of parts.entries()) {
+          const presigned = yield* sign(index + 1, body.byteLength)
+          assert.deepStrictEqual(presigned.headers, { "Content-Length": String(body.byteLength) })
+          const put = yield* putPart(presigned, body)
+          assert.strictEqual(put.status, 200)
+          etags.set(index + 1, put.etag!)
+        }
+        assert.notStrictEqual(etags.get(2), first.etag)
+        const listed = Option.getOrThrow(yield* store.listParts(key, uploadId))
+        assert.deepStrictEqual(listed, [
+          { partNumber: 1, size: 5 * MiB, etag: etags.get(1)! },
+          { partNumber: 2, size: 5 * MiB, etag: etags.get(2)! },
+          { partNumber: 3, size: 1000, etag: etags.get(3)! }
+        ])
+        assert.isTrue(Option.isNone(yield* store.head(key)), "nothing is readable before completion")
+        // Named out of order, one ETag without its quotes: sorted, compared as S3 does.
+        yield* store.completeMultipart(key, uploadId, [
+          { partNumber: 3, etag: etags.get(3)! },
+          { partNumber: 1, etag: etags.get(1)!.replace(/"/g, "") },
+          { partNumber: 2, etag: etags.get(2)! }
+        ])
+        const info = Option.getOrThrow(yield* store.head(key))
+        assert.strictEqual(info.size, 10 * MiB + 1000)
+        assert.strictEqual(info.contentType, "video/mp4")
+        const read = yield* fetchGet((yield* store.presignGet({ key, expiresIn: Duration.minutes(1) })).url)
+        assert.strictEqual(read.status, 200)
+        assert.isTrue(Buffer.from(read.body).equals(Buffer.from(concat(...parts))), "the stored bytes are the parts in order")
+        // Completed: the upload is gone, and completing again is refused.
+        assert.isTrue(Option.isNone(yield* store.listParts(key, uploadId)))
+        const again = yield* Effect.flip(store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: etags.get(1)! }]))
+        assert.deepStrictEqual(refusal(again), { reason: "NoSuchUpload" })
+        yield* store.delete(key)
+      }))
+
+    it.effect("complete refuses a wrong ETag, a missing part and a small part but the last, naming the part, and changes nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = `${uniquePrefix()}talk.mp4`
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const parts = [filled(5 * MiB, 4), filled(100, 5), filled(50, 6)] as const
+        const etags: Array<string> = []
+        for (const [index, body] of parts.entries()) {
+          const presigned = yield* store.presignPart({ key, uploadId, partNumber: index + 1, contentLength: body.byteLength, expiresIn: Duration.minutes(5) })
+          const put = yield* putPart(presigned, body)
+          assert.strictEqual(put.status, 200)
+          etags.push(put.etag!)
+        }
+        const refused = (named: ReadonlyArray<{ readonly partNumber: number; readonly etag: string }>) =>
+          Effect.map(Effect.flip(store.completeMultipart(key, uploadId, named)), refusal)
+        assert.deepStrictEqual(
+          yield* refused([{ partNumber: 1, etag: etags[0]! }, { partNumber: 2, etag: etags[0]! }]),
+          { reason: "InvalidPart", partNumber: 2 }
+        )
+        assert.deepStrictEqual(
+          yield* refused([{ partNumber: 1, etag: etags[0]! }, { partNumber: 4, etag: etags[1]! }]),
+          { reason: "InvalidPart", partNumber: 4 }
+        )
+        assert.deepStrictEqual(
+          yield* refused([{ partNumber: 1, etag: etags[0]! }, { partNumber: 2, etag: etags[1]! }, { partNumber: 3, etag: etags[2]! }]),
+          { reason: "EntityTooSmall", partNumber: 2 }
+        )
+        assert.deepStrictEqual(yield* refused([]), { reason: "InvalidPart" })
+        // Nothing changed: no object, every part still held.
+        assert.isTrue(Option.isNone(yield* store.head(key)))
+        assert.deepStrictEqual(
+          Option.getOrThrow(yield* store.listParts(key, uploadId)).map((part) => [part.partNumber, part.size]),
+          [[1, 5 * MiB], [2, 100], [3, 50]]
+        )
+        // The upload still completes, with the parts named rightly (a small last part).
+        yield* store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: etags[0]! }, { partNumber: 2, etag: etags[1]! }])
+        assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, 5 * MiB + 100)
+        const read = yield* fetchGet((yield* store.presignGet({ key, expiresIn: Duration.minutes(1) })).url)
+        assert.isTrue(Buffer.from(read.body).equals(Buffer.from(concat(parts[0], parts[1]))))
+        yield* store.delete(key)
+      }))
+
+    it.effect("a part PUT of another length than signed, or after its URL expired, is refused (403) and stores nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = `${uniquePrefix()}refused.mp4`
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const signed = yield* store.presignPart({ key, uploadId, partNumber: 1, contentLength: 10, expiresIn: Duration.minutes(5) })
+        assert.strictEqual((yield* putPart({ url: signed.url, headers: { "Content-Length": "11" } }, filled(11, 1))).status, 403)
+        assert.strictEqual((yield* putPart({ url: signed.url, headers: { "Content-Length": "9" } }, filled(9, 1))).status, 403)
+        const brief = yield* store.presignPart({ key, uploadId, partNumber: 2, contentLength: 10, expiresIn: Duration.seconds(1) })
+        yield* Effect.sleep(Duration.millis(DateTime.toEpochMillis(brief.expiresAt) - Date.now() + 50))
+        assert.strictEqual((yield* putPart(brief, filled(10, 2))).status, 403)
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([]))
+        // The URL itself was good.
+        assert.strictEqual((yield* putPart(signed, filled(10, 1))).status, 200)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.listParts(key, uploadId)).map((part) => part.size), [10])
+        yield* store.abortMultipart(key, uploadId)
+      }))
+
+    it.effect("abort ends the upload: listParts is None, complete NoSuchUpload, a part PUT 404, and aborting again succeeds", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = `${uniquePrefix()}aborted.mp4`
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const presigned = yield* store.presignPart({ key, uploadId, partNumber: 1, contentLength: 10, expiresIn: Duration.minutes(5) })
+        const put = yield* putPart(presigned, filled(10, 1))
+        assert.strictEqual(put.status, 200)
+        yield* store.abortMultipart(key, uploadId)
+        assert.isTrue(Option.isNone(yield* store.listParts(key, uploadId)))
+        const refused = yield* Effect.flip(store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: put.etag! }]))
+        assert.deepStrictEqual(refusal(refused), { reason: "NoSuchUpload" })
+        assert.strictEqual((yield* putPart(presigned, filled(10, 1))).status, 404)
+        yield* store.abortMultipart(key, uploadId)
+        yield* store.abortMultipart(key, "0123456789abcdef0123456789abcdef")
+        assert.isTrue(Option.isNone(yield* store.head(key)))
+      }))
+
+    it.effect("an upload id is its key's: listed, completed or aborted under another key it is not there", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const prefix = uniquePrefix()
+        const uploadId = yield* store.createMultipart({ key: `${prefix}a.mp4`, contentType: "video/mp4" })
+        assert.isTrue(Option.isNone(yield* store.listParts(`${prefix}b.mp4`, uploadId)))
+        const refused = yield* Effect.flip(store.completeMultipart(`${prefix}b.mp4`, uploadId, [{ partNumber: 1, etag: "\"x\"" }]))
+        assert.deepStrictEqual(refusal(refused), { reason: "NoSuchUpload" })
+        yield* store.abortMultipart(`${prefix}b.mp4`, uploadId)
+        assert.deepStrictEqual(yield* store.listParts(`${prefix}a.mp4`, uploadId), Option.some([]))
+        yield* store.abortMultipart(`${prefix}a.mp4`, uploadId)
+      }))
+
+    it.effect("the front refuses what S3 refuses at CompleteMultipartUpload, with S3's codes, when asked directly", () =>
+      Effect.gen(function*() {
+        const server = yield* TestS3rver
+        const { CompleteMultipartUploadCommand, S3Client } = yield* Effect.promise(() => import("@aws-sdk/client-s3"))
+        const client = yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            new S3Client({
+              endpoint: server.endpoint,
+              region: "us-east-1",
+              forcePathStyle: true,
+              credentials: { accessKeyId, secretAccessKey: Redacted.value(secretAccessKey) }
+            })
+          ),
+          (client) => Effect.sync(() => client.destroy())
+        )
+        const store = yield* ObjectStore
+        const key = `${uniquePrefix()}direct.mp4`
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const etags: Array<string> = []
+        for (const [index, length] of [100, 50].entries()) {
+          const put = yield* putPart(yield* store.presignPart({ key, uploadId, partNumber: index + 1, contentLength: length, expiresIn: Duration.minutes(5) }), filled(length, index))
+          etags.push(put.etag!)
+        }
+        const complete = (parts: ReadonlyArray<{ readonly PartNumber: number; readonly ETag: string }>, id = uploadId) =>
+          Effect.promise(() =>
+            client.send(new CompleteMultipartUploadCommand({ Bucket: server.bucket, Key: key, UploadId: id, MultipartUpload: { Parts: [...parts] } })).then(
+              () => "completed",
+              (error: { name: string; $metadata: { httpStatusCode?: number } }) => `${error.$metadata.httpStatusCode} ${error.name}`
+            )
+          )
+        assert.strictEqual(yield* complete([{ PartNumber: 1, ETag: etags[1]! }]), "400 InvalidPart")
+        assert.strictEqual(yield* complete([{ PartNumber: 1, ETag: etags[0]! }, { PartNumber: 3, ETag: etags[1]! }]), "400 InvalidPart")
+        assert.strictEqual(yield* complete([{ PartNumber: 2, ETag: etags[1]! }, { PartNumber: 1, ETag: etags[0]! }]), "400 InvalidPartOrder")
+        assert.strictEqual(yield* complete([{ PartNumber: 1, ETag: etags[0]! }, { PartNumber: 2, ETag: etags[1]! }]), "400 EntityTooSmall")
+        assert.strictEqual(yield* complete([{ PartNumber: 1, ETag: etags[0]! }], "0123456789abcdef0123456789abcdef"), "404 NoSuchUpload")
+        assert.strictEqual(yield* complete([{ PartNumber: 2, ETag: etags[1]! }]), "completed")
+        assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, 50)
+        yield* store.delete(key)
+      }))
+
+    it.effect("removeIncomplete aborts the uploads started and last written before `before`, and keeps the others", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const prefix = uniquePrefix()
+        const start = (name: string) => Effect.map(store.createMultipart({ key: `${prefix}${name}`, contentType: "video/mp4" }), (uploadId) => ({ key: `${prefix}${name}`, uploadId }))
+        const writePart = (upload: { readonly key: string; readonly uploadId: string }) =>
+          Effect.gen(function*() {
+            const presigned = yield* store.presignPart({ ...upload, partNumber: 1, contentLength: 10, expiresIn: Duration.minutes(5) })
+            assert.strictEqual((yield* putPart(presigned, filled(10, 1))).status, 200)
+          })
+        // Three abandoned (one with a part), over two listing pages; one started as long
+        // ago but written to since; one started since.
+        const abandoned = [yield* start("old-1.mp4"), yield* start("old-2.mp4"), yield* start("old-3.mp4")]
+        yield* writePart(abandoned[1]!)
+        const active = yield* start("old-but-active.mp4")
+        // File times are coarse (a clock tick): keep well clear of `before`.
+        yield* Effect.sleep(Duration.millis(100))
+        const before = yield* DateTime.now
+        yield* Effect.sleep(Duration.millis(100))
+        yield* writePart(active)
+        const recent = yield* start("recent.mp4")
+        assert.strictEqual(yield* store.removeIncomplete(before), 3)
+        for (const upload of abandoned) assert.isTrue(Option.isNone(yield* store.listParts(upload.key, upload.uploadId)), upload.key)
+        assert.strictEqual(Option.getOrThrow(yield* store.listParts(active.key, active.uploadId)).length, 1)
+        assert.deepStrictEqual(yield* store.listParts(recent.key, recent.uploadId), Option.some([]))
+        assert.strictEqual(yield* store.removeIncomplete(before), 0)
+        yield* store.abortMultipart(active.key, active.uploadId)
+        yield* store.abortMultipart(recent.key, recent.uploadId)
+      }).pipe(Effect.provide(Layer.unwrap(Effect.map(TestS3rver, (server) => storeOn(server))).pipe(Layer.provide(TestS3rver.layer({ listPageSize: 2 }))))))
+  })
+})
+
 describe("S3ObjectStore", () => {
   const offline = S3ObjectStore.layer({
     endpoint: "http://127.0.0.1:9",
@@ -161,6 +411,42 @@ describe("S3ObjectStore", () => {
       assert.strictEqual(url.searchParams.get("X-Amz-Expires"), "600")
       assert.strictEqual(DateTime.formatIso(signed.expiresAt), "2030-01-01T12:10:00.000Z")
       assert.deepStrictEqual([...url.searchParams.keys()].filter((name) => /checksum/i.test(name)), [])
+    }).pipe(Effect.provide(offline)))
+
+  it.effect("a presigned part PUT signs its length (no content type), carries no SDK checksum, and expires at expiresAt", () =>
+    Effect.gen(function*() {
+      const store = yield* ObjectStore
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1, 12, 0, 0, 750))
+      const part = yield* store.presignPart({ key: "a b/c.mp4", uploadId: "upload-1", partNumber: 7, contentLength: 5_242_880, expiresIn: Duration.seconds(300.5) })
+      const url = new URL(part.url)
+      assert.strictEqual(`${url.origin}${url.pathname}`, "http://127.0.0.1:9/media/a%20b/c.mp4")
+      assert.strictEqual(url.searchParams.get("uploadId"), "upload-1")
+      assert.strictEqual(url.searchParams.get("partNumber"), "7")
+      assert.strictEqual(url.searchParams.get("X-Amz-SignedHeaders"), "content-length;host")
+      assert.strictEqual(url.searchParams.get("X-Amz-Date"), "20300101T120000Z")
+      assert.strictEqual(url.searchParams.get("X-Amz-Expires"), "300")
+      assert.strictEqual(DateTime.formatIso(part.expiresAt), "2030-01-01T12:05:00.000Z")
+      assert.deepStrictEqual(part.headers, { "Content-Length": "5242880" })
+      assert.deepStrictEqual([...url.searchParams.keys()].filter((name) => /checksum/i.test(name)), [])
+    }).pipe(Effect.provide(offline)))
+
+  it.effect("presignPart refuses part numbers, lengths and expiries S3 cannot take", () =>
+    Effect.gen(function*() {
+      const store = yield* ObjectStore
+      const good = { key: "k", uploadId: "u", partNumber: 1, contentLength: 10, expiresIn: Duration.minutes(1) }
+      for (const request of [
+        { ...good, partNumber: 0 },
+        { ...good, partNumber: 10_001 },
+        { ...good, partNumber: 1.5 },
+        { ...good, contentLength: -1 },
+        { ...good, contentLength: 2.5 },
+        { ...good, expiresIn: Duration.millis(500) },
+        { ...good, expiresIn: Duration.days(8) }
+      ]) {
+        const error = yield* Effect.flip(store.presignPart(request))
+        assert.strictEqual(error.operation, "presignPart", JSON.stringify(request))
+      }
+      yield* store.presignPart({ ...good, partNumber: 10_000 })
     }).pipe(Effect.provide(offline)))
 
   it.effect("presignGet refuses expiries S3 cannot sign", () =>
@@ -237,15 +523,20 @@ describe("S3ObjectStore", () => {
     Effect.gen(function*() {
       const store = yield* ObjectStore
       const started = Date.now()
-      const calls: ReadonlyArray<readonly [string, Effect.Effect<unknown, StorageError>]> = [
+      const calls: ReadonlyArray<readonly [string, Effect.Effect<unknown, StorageError | MultipartRefused>]> = [
         ["head", store.head("k")],
         ["check", store.check],
         ["delete", store.delete("k")],
-        ["list", store.list("p/")]
+        ["list", store.list("p/")],
+        ["createMultipart", store.createMultipart({ key: "k", contentType: "video/mp4" })],
+        ["listParts", store.listParts("k", "u")],
+        ["completeMultipart", store.completeMultipart("k", "u", [{ partNumber: 1, etag: "\"e\"" }])],
+        ["abortMultipart", store.abortMultipart("k", "u")],
+        ["removeIncomplete", store.removeIncomplete(DateTime.makeUnsafe(0))]
       ]
       for (const [operation, call] of calls) {
         const error = yield* Effect.flip(call)
-        assert.strictEqual(error.operation, operation)
+        assert.strictEqual(error._tag === "StorageError" ? error.operation : error._tag, operation)
       }
       assert.isBelow(Date.now() - started, 8_000)
       yield* store.presignPut({ key: "k", contentType: "image/png", expiresIn: Duration.minutes(1) })

@@ -1,9 +1,11 @@
 /**
  * The s3rver process the tests start (see `TestS3rver.ts`):
- * `node --openssl-legacy-provider S3rverProcess.ts <directory> <bucket> [--no-verify]`.
- * It serves s3rver on 127.0.0.1 (a free port) with SigV4 verified in front of it and the
+ * `node --openssl-legacy-provider S3rverProcess.ts <directory> <bucket> [--no-verify] [--list-page-size=<n>]`.
+ * It serves s3rver on 127.0.0.1 (a free port) with SigV4 verified in front of it, the
  * bucket policy the storage-s3 README documents (anonymous reads of every key but those
- * under `private/`), prints `{"port":…}` once listening, and exits when its stdin closes.
+ * under `private/`) and the multipart operations s3rver lacks (`S3rverMultipart.ts`,
+ * signed requests only, as S3 allows them only to the bucket's credentials), prints
+ * `{"port":…}` once listening, and exits when its stdin closes.
  *
  * Why a process of its own: s3rver 3.7 makes ListObjectsV2 continuation tokens with
  * DES, which OpenSSL 3 only offers through its legacy provider, so every truncated
@@ -13,17 +15,25 @@
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import S3rver from "s3rver"
+import * as S3rverMultipart from "./S3rverMultipart.ts"
 import * as SigV4 from "./SigV4.ts"
 
-const [directory, bucket, flag] = process.argv.slice(2)
-if (directory === undefined || bucket === undefined) throw new Error("usage: S3rverProcess.ts <directory> <bucket> [--no-verify]")
-const verifySignatures = flag !== "--no-verify"
+const [directory, bucket, ...flags] = process.argv.slice(2)
+if (directory === undefined || bucket === undefined) {
+  throw new Error("usage: S3rverProcess.ts <directory> <bucket> [--no-verify] [--list-page-size=<n>]")
+}
+const verifySignatures = !flags.includes("--no-verify")
+const listPageSize = Number(flags.find((flag) => flag.startsWith("--list-page-size="))?.split("=")[1] ?? "1000")
 
 const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: bucket }] })
 await s3rver.configureBuckets()
 const handle = s3rver.getMiddleware()
 // s3rver's only account.
 const secrets = new Map([["S3RVER", "S3RVER"]])
+const multipart = S3rverMultipart.make({ directory, bucket, listPageSize, pass: handle })
+
+/** A multipart upload operation (`?uploads`, `?uploadId`): S3 takes them only signed. */
+const isMultipart = (url: string): boolean => /[?&](uploads|uploadId)(=|&|$)/.test(url)
 
 /**
  * The documented bucket policy, which s3rver has no notion of (it serves every object
@@ -48,10 +58,13 @@ const server = http.createServer((request, response) => {
   const checked: SigV4.Verdict = verifySignatures
     ? SigV4.verify({ method, url, headers: request.headers }, secrets)
     : { ok: true, signed: SigV4.claimsSignature(url, request.headers) }
-  const verdict: SigV4.Verdict = checked.ok && !checked.signed && deniedByBucketPolicy(method, url)
+  const verdict: SigV4.Verdict = checked.ok && !checked.signed && (deniedByBucketPolicy(method, url) || isMultipart(url))
     ? { ok: false, code: "AccessDenied", message: "Access Denied" }
     : checked
-  if (verdict.ok) return handle(request, response)
+  if (verdict.ok) {
+    if (!multipart.handle(request, response)) handle(request, response)
+    return
+  }
   // Answer once the body is read, so the client sees the 403 rather than a reset.
   request.resume().on("end", () => {
     const body = request.method === "HEAD"

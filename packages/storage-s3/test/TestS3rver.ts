@@ -25,9 +25,12 @@ export class TestS3rver extends Context.Service<TestS3rver, {
 }>()("@coursekit/storage-s3/test/TestS3rver") {
   /**
    * Starts the server. `verifySignatures: false` leaves out the SigV4 check, to see
-   * what s3rver enforces by itself.
+   * what s3rver enforces by itself; `listPageSize` caps the multipart listings' pages
+   * (S3 may answer fewer than asked), so tests see them paginate.
    */
-  static readonly layer = (options: { readonly verifySignatures?: boolean } = {}): Layer.Layer<TestS3rver> =>
+  static readonly layer = (
+    options: { readonly verifySignatures?: boolean; readonly listPageSize?: number } = {}
+  ): Layer.Layer<TestS3rver> =>
     Layer.effect(TestS3rver, Effect.gen(function*() {
       const bucket = "coursekit-test"
       const directory = yield* Effect.acquireRelease(
@@ -39,7 +42,8 @@ export class TestS3rver extends Context.Service<TestS3rver, {
         join(import.meta.dirname, "S3rverProcess.ts"),
         directory,
         bucket,
-        ...(options.verifySignatures === false ? ["--no-verify"] : [])
+        ...(options.verifySignatures === false ? ["--no-verify"] : []),
+        ...(options.listPageSize === undefined ? [] : [`--list-page-size=${options.listPageSize}`])
       ]
       const child = yield* Effect.acquireRelease(
         Effect.sync((): Child => spawn(process.execPath, args, { stdio: ["pipe", "pipe", "inherit"] })),
