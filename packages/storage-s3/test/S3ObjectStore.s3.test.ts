@@ -5,6 +5,7 @@ import { ConfigProvider, DateTime, Duration, Effect, Layer, Option, Redacted } f
 import { TestClock } from "effect/testing"
 import * as net from "node:net"
 import * as S3ObjectStore from "../src/S3ObjectStore.ts"
+import { answers200WithError } from "./S3rverMultipart.ts"
 import { accessKeyId, secretAccessKey, TestS3rver } from "./TestS3rver.ts"
 
 const storeOn = (server: TestS3rver["Service"], overrides: Partial<S3ObjectStore.Options> = {}) =>
@@ -53,6 +54,8 @@ const refusal = (error: MultipartRefused | StorageError) =>
     : error.partNumber === undefined
     ? { reason: error.reason }
     : { reason: error.reason, partNumber: error.partNumber }
+
+const errorName = (cause: unknown) => (cause instanceof Error ? cause.name : undefined)
 
 /** A browser's PUT of one part: the status and the ETag it answers. */
 const putPart = (presigned: { readonly url: string; readonly headers: Readonly<Record<string, string>> }, body: Uint8Array) =>
@@ -330,6 +333,20 @@ describe("S3ObjectStore multipart uploads on s3rver", () => {
         assert.strictEqual(yield* complete([{ PartNumber: 2, ETag: etags[1]! }]), "completed")
         assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, 50)
         yield* store.delete(key)
+      }))
+
+    it.effect("a Complete that S3 answers 200 with an error in the body fails with a StorageError, and the upload stays", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = `${uniquePrefix()}${answers200WithError}.mp4`
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const put = yield* putPart(yield* store.presignPart({ key, uploadId, partNumber: 1, contentLength: 10, expiresIn: Duration.minutes(5) }), filled(10, 1))
+        const error = yield* Effect.flip(store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: put.etag! }]))
+        assert.strictEqual(error._tag, "StorageError")
+        assert.strictEqual(error._tag === "StorageError" && errorName(error.cause), "InternalError")
+        assert.isTrue(Option.isNone(yield* store.head(key)))
+        assert.strictEqual(Option.getOrThrow(yield* store.listParts(key, uploadId)).length, 1)
+        yield* store.abortMultipart(key, uploadId)
       }))
 
     it.effect("removeIncomplete aborts the uploads started and last written before `before`, and keeps the others", () =>

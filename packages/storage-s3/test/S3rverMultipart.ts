@@ -25,7 +25,10 @@
  * Content-Length of a 200, the ETag it answered), because s3rver answers a part before its
  * file is surely flushed, so a `stat` could read a short size. Every part PUT goes through
  * this front, so the record is whole. Complete is checked here, then its body is replayed
- * to s3rver, which assembles the object. Not emulated: the multipart object's ETag
+ * to s3rver, which assembles the object. S3 may also answer a Complete 200 and put an
+ * error in the body (one that fails after it started answering); a Complete of a key that
+ * contains {@link answers200WithError} gets that answer (`InternalError`), and the upload
+ * stays, so tests see it surface as a failure. Not emulated: the multipart object's ETag
  * (S3: `"<md5 of the parts' md5s>-<count>"`; s3rver's is the whole object's MD5), and
  * `ListParts`/`ListMultipartUploads` owner fields beyond s3rver's one account. Path-style
  * addressing only, as the tests use.
@@ -47,6 +50,9 @@ interface Upload {
 }
 
 const minPartSize = 5 * 1024 * 1024
+
+/** In a key, makes Complete answer 200 with an `InternalError` in the body, as S3 may. */
+export const answers200WithError = "complete-answers-200-with-error"
 
 const escapeXml = (value: string) =>
   value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;")
@@ -310,6 +316,12 @@ export const make = (options: {
         PartNumber: String(small.number),
         ETag: small.etag
       })
+    }
+    if (key.includes(answers200WithError)) {
+      return sendXml(
+        response,
+        `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>`
+      )
     }
     response.on("finish", () => {
       if (response.statusCode === 200) parts.delete(uploadId)
