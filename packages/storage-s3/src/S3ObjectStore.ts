@@ -55,10 +55,19 @@ export interface Options {
   readonly publicBaseUrl?: string | undefined
   /** The longest any one store operation may take, retries included. Default 5 seconds. */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * The longest `CompleteMultipartUpload` may take, retries included: S3 assembles the
+   * object meanwhile, which it documents can take several minutes for a large one.
+   * Default 5 minutes.
+   */
+  readonly completeTimeout?: Duration.Input | undefined
 }
 
 /** How long one operation may take when nothing says otherwise. */
 export const defaultTimeout: Duration.Duration = Duration.seconds(5)
+
+/** How long completing a multipart upload may take when nothing says otherwise. */
+export const defaultCompleteTimeout: Duration.Duration = Duration.minutes(5)
 
 /** Most keys of one `list` page (S3's limit). */
 const maxPageSize = 1000
@@ -120,6 +129,8 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
   if (options.bucket === "") return yield* startError("bucket is empty")
   const timeout = Duration.fromInput(options.timeout ?? defaultTimeout)
   if (Option.isNone(timeout)) return yield* startError("timeout is not a duration")
+  const completeTimeout = Duration.fromInput(options.completeTimeout ?? defaultCompleteTimeout)
+  if (Option.isNone(completeTimeout)) return yield* startError("completeTimeout is not a duration")
   const {
     AbortMultipartUploadCommand,
     CompleteMultipartUploadCommand,
@@ -164,12 +175,15 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
    * One SDK call, bounded in time: the timeout interrupts the call, which aborts its
    * request, so an unreachable store fails instead of hanging.
    */
-  const call = <A>(operation: string, run: (abortSignal: AbortSignal) => Promise<A>): Effect.Effect<A, StorageError> =>
+  const call = <A>(
+    operation: string,
+    run: (abortSignal: AbortSignal) => Promise<A>,
+    within: Duration.Duration = timeout.value
+  ): Effect.Effect<A, StorageError> =>
     Effect.tryPromise({ try: run, catch: (cause) => new StorageError({ operation, cause }) }).pipe(
       Effect.timeoutOrElse({
-        duration: timeout.value,
-        orElse: () =>
-          Effect.fail(new StorageError({ operation, cause: new Error(`No answer from the store within ${Duration.format(timeout.value)}`) }))
+        duration: within,
+        orElse: () => Effect.fail(new StorageError({ operation, cause: new Error(`No answer from the store within ${Duration.format(within)}`) }))
       })
     )
 
@@ -366,7 +380,10 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
     for (const part of named) {
       const found = held.get(part.partNumber)
       if (found === undefined || unquoted(found.etag) !== unquoted(part.etag)) {
-        return yield* new MultipartRefused({ reason: "InvalidPart", partNumber: part.partNumber })
+        // A number no part can have (1.5) is named by no `partNumber`, an integer.
+        return yield* new MultipartRefused(
+          Number.isSafeInteger(part.partNumber) ? { reason: "InvalidPart", partNumber: part.partNumber } : { reason: "InvalidPart" }
+        )
       }
     }
     // A part named twice with the same ETag is one part; with another, it failed above.
@@ -383,7 +400,7 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
           MultipartUpload: { Parts: distinct.map((part) => ({ PartNumber: part.partNumber, ETag: held.get(part.partNumber)!.etag })) }
         }),
         { abortSignal }
-      )).pipe(
+      ), completeTimeout.value).pipe(
         // What changed since the check (an abort, a part uploaded again) is refused by S3
         // itself. A refusal in a 200 answer's body is an error here too: the SDK makes it one.
         Effect.catchIf(

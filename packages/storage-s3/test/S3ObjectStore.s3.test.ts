@@ -3,6 +3,7 @@ import { fetchGet, fetchPut, objectStoreSuite } from "@coursekit/core/testing"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
+import * as http from "node:http"
 import * as net from "node:net"
 import * as S3ObjectStore from "../src/S3ObjectStore.ts"
 import { answers200WithError } from "./S3rverMultipart.ts"
@@ -558,6 +559,48 @@ describe("S3ObjectStore", () => {
       assert.isBelow(Date.now() - started, 8_000)
       yield* store.presignPut({ key: "k", contentType: "image/png", expiresIn: Duration.minutes(1) })
     }).pipe(Effect.provide(offline)))
+
+  it.live("completing is bounded by completeTimeout, not the timeout of other calls", () =>
+    Effect.gen(function*() {
+      // Answers ListParts (one part) at once and never answers CompleteMultipartUpload.
+      const hanging = new Set<http.ServerResponse>()
+      const server = yield* Effect.acquireRelease(
+        Effect.callback<http.Server>((resume) => {
+          const server = http.createServer((request, response) => {
+            if (request.method === "POST") return void hanging.add(response)
+            const body = `<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult><IsTruncated>false</IsTruncated>` +
+              `<Part><PartNumber>1</PartNumber><ETag>"e"</ETag><Size>10</Size></Part></ListPartsResult>`
+            response.writeHead(200, { "Content-Type": "application/xml" }).end(body)
+          })
+          server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+        }),
+        (server) =>
+          Effect.callback<void>((resume) => {
+            for (const response of hanging) response.destroy()
+            server.close(() => resume(Effect.void))
+            server.closeAllConnections()
+          })
+      )
+      const { port } = server.address() as net.AddressInfo
+      const started = Date.now()
+      const error = yield* Effect.flip(Effect.provide(
+        ObjectStore.use((store) => store.completeMultipart("k", "u", [{ partNumber: 1, etag: "\"e\"" }])),
+        S3ObjectStore.layer({
+          endpoint: `http://127.0.0.1:${port}`,
+          region: "us-east-1",
+          bucket: "media",
+          credentials: { accessKeyId, secretAccessKey },
+          forcePathStyle: true,
+          timeout: Duration.millis(300),
+          completeTimeout: Duration.millis(1500)
+        })
+      ))
+      assert.strictEqual(error._tag === "StorageError" && error.operation, "completeMultipart")
+      assert.match(String(error._tag === "StorageError" && error.cause), /No answer from the store within 1s 500ms/)
+      const elapsed = Date.now() - started
+      assert.isAtLeast(elapsed, 1_500)
+      assert.isBelow(elapsed, 4_000)
+    }))
 
   it.live("a store that accepts connections but never answers fails with a StorageError after the timeout", () =>
     Effect.gen(function*() {
