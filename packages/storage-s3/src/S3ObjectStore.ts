@@ -7,9 +7,11 @@
  * store answer `Cache-Control: private`. Large files go up in parts (S3's multipart
  * upload: presigned `UploadPart` PUTs, each signing its length); completion checks the
  * named parts against `ListParts` first, so a refusal names the part at fault, which
- * S3's own error message does not reliably do. Every SDK failure becomes a `StorageError`
- * here (S3's refusals to complete a `MultipartRefused`): no SDK type crosses this file. The SDK is loaded when a store is made, so a
- * process on another store never loads it (about 4 MiB of heap).
+ * S3's own error message does not reliably do; `removeIncomplete` aborts the multipart
+ * uploads nobody ended. Every SDK failure becomes a `StorageError` here (S3's refusals
+ * to complete an upload a `MultipartRefused`): no SDK type crosses this file. The SDK is
+ * loaded when a store is made, so a process on another store never loads it (about
+ * 4 MiB of heap).
  *
  * @since 0.1.0
  */
