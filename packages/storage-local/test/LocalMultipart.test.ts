@@ -145,7 +145,7 @@ describe("LocalStorageRoutes: multipart parts", () => {
         const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
         const presigned = yield* signPart(key, uploadId, 1, 5)
         const path = new URL(presigned.url)
-        const odd = [
+        const odd: ReadonlyArray<readonly [string, string]> = [
           ["uploadId", "%00"],
           ["uploadId", "..%2F..%2F.meta"],
           ["uploadId", "a".repeat(20_000)],
