@@ -25,7 +25,7 @@ import {
   type PutRequest,
   StorageError
 } from "@coursekit/core"
-import { Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted, Result, Semaphore } from "effect"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as LocalDisk from "./LocalDisk.ts"
@@ -208,15 +208,32 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       return yield* LocalMultipart.list(disk, key, uploadId)
     })
 
+    // Completions of one upload run one at a time: a second waits, then finds the upload
+    // ended (NoSuchUpload) or, when the first was refused, completes it; never two
+    // assemblies of the same parts racing to the commit.
+    const completing = new Map<string, { readonly lock: Semaphore.Semaphore; waiting: number }>()
+    const oneAtATime = <A, E>(uploadId: string, effect: Effect.Effect<A, E>) =>
+      Effect.suspend(() => {
+        const entry = completing.get(uploadId) ?? { lock: Semaphore.makeUnsafe(1), waiting: 0 }
+        completing.set(uploadId, entry)
+        entry.waiting++
+        return entry.lock.withPermits(1)(effect).pipe(Effect.ensuring(Effect.sync(() => {
+          if (--entry.waiting === 0) completing.delete(uploadId)
+        })))
+      })
+
     const completeMultipart = Effect.fn("LocalObjectStore.completeMultipart")(
       function*(key: string, uploadId: string, parts: ReadonlyArray<CompletedPart>) {
         yield* guard(disk, "completeMultipart", key)
-        return yield* LocalMultipart.complete(
-          disk,
-          (paths, temporary, contentType) => commitObject(disk, paths, temporary, contentType),
-          key,
+        return yield* oneAtATime(
           uploadId,
-          parts
+          LocalMultipart.complete(
+            disk,
+            (paths, temporary, contentType) => commitObject(disk, paths, temporary, contentType),
+            key,
+            uploadId,
+            parts
+          )
         )
       }
     )

@@ -216,6 +216,29 @@ describe("LocalStorageRoutes: multipart parts", () => {
         assert.strictEqual(reply.headers["content-type"], "video/mp4")
       }))
 
+    it.effect("concurrent completions of one upload: one completes, the others are NoSuchUpload, and the object is whole", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("raced.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const first = new Uint8Array(minPartSize).fill(0x62)
+        const etag1 = (yield* putTo((yield* signPart(key, uploadId, 1, first.byteLength)).url, first)).etag!
+        const etag2 = (yield* putTo((yield* signPart(key, uploadId, 2, 3)).url, bytes("end"))).etag!
+        const parts = [{ partNumber: 1, etag: etag1 }, { partNumber: 2, etag: etag2 }]
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 3 }, () =>
+            Effect.match(store.completeMultipart(key, uploadId, parts), {
+              onFailure: (error) => error._tag === "MultipartRefused" ? error.reason : error._tag,
+              onSuccess: () => "completed"
+            })),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual([...outcomes].sort(), ["NoSuchUpload", "NoSuchUpload", "completed"])
+        assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, minPartSize + 3)
+        assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+
     it.effect("completing into a key that holds a file is refused as a whole upload would be, and the upload stays", () =>
       Effect.gen(function*() {
         const store = yield* ObjectStore
