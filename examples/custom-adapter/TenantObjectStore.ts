@@ -69,6 +69,13 @@ export const make = Effect.fn("TenantObjectStore.make")(function*(tenant: string
   return ObjectStore.of({
     presignPut: (request) => inner.presignPut({ ...request, key: innerKey(request.key) }),
     presignGet: (request) => inner.presignGet({ ...request, key: innerKey(request.key) }),
+    // A multipart upload's parts and its object live under the mapped key too; the
+    // upload id is the inner store's, which ties it to that key.
+    createMultipart: (request) => inner.createMultipart({ ...request, key: innerKey(request.key) }),
+    presignPart: (request) => inner.presignPart({ ...request, key: innerKey(request.key) }),
+    listParts: (key, uploadId) => inner.listParts(innerKey(key), uploadId),
+    completeMultipart: (key, uploadId, parts) => inner.completeMultipart(innerKey(key), uploadId, parts),
+    abortMultipart: (key, uploadId) => inner.abortMultipart(innerKey(key), uploadId),
     head: (key) => inner.head(innerKey(key)),
     delete: (key) => inner.delete(innerKey(key)),
     list,

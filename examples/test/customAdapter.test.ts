@@ -5,7 +5,7 @@
  * `private/` would be served to anyone), and tenants do not see each other.
  */
 import { MemoryObjectStore, ObjectStore } from "@coursekit/core"
-import { type ClientGet, type ClientPut, fetchGet, fetchPut, objectStoreSuite } from "@coursekit/core/testing"
+import { type ClientGet, type ClientPut, type ClientPutPart, fetchGet, fetchPut, fetchPutPart, objectStoreSuite } from "@coursekit/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import { fetchPublic, layerServed } from "../../packages/storage-local/test/TestStorage.ts"
@@ -26,6 +26,11 @@ objectStoreSuite("TenantObjectStore (examples/custom-adapter) over memory", tena
     const put: ClientPut = (presigned, body, headers) => memory.put(presigned.url, headers, body)
     return put
   }),
+  putPart: Effect.gen(function*() {
+    const memory = yield* MemoryObjectStore
+    const putPart: ClientPutPart = (presigned, body, headers) => memory.putPart(presigned.url, headers, body)
+    return putPart
+  }),
   get: Effect.gen(function*() {
     const memory = yield* MemoryObjectStore
     const get: ClientGet = (url) => Effect.map(memory.get(url), (reply) => ({ ...reply, headers: {} }))
@@ -37,7 +42,7 @@ objectStoreSuite("TenantObjectStore (examples/custom-adapter) over memory", tena
 objectStoreSuite(
   "TenantObjectStore (examples/custom-adapter) over local disk",
   TenantObjectStore.layer("acme").pipe(Layer.provide(layerServed())),
-  { put: fetchPut, get: fetchGet, fetchPublic, refusedWith: { wrongLength: 413 } }
+  { put: fetchPut, putPart: fetchPutPart, get: fetchGet, fetchPublic, refusedWith: { wrongLength: 413 } }
 )
 
 const bytes = (text: string) => new TextEncoder().encode(text)

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Ref, Schema } from "effect"
+import { md5Hex } from "./internal/md5.ts"
 
 /** The object store did not complete an operation; retrying may work. */
 export class StorageError extends Schema.TaggedError<StorageError>()(
@@ -90,7 +91,10 @@ export interface MultipartRequest {
   readonly contentType: string
 }
 
-/** What to sign for one part of a multipart upload. */
+/**
+ * What to sign for one part of a multipart upload. The presigned PUT's `headers` are
+ * `Content-Length` alone (a part has no type of its own: see {@link presignedPartHeaders}).
+ */
 export interface PartRequest {
   readonly key: string
   readonly uploadId: string
@@ -109,7 +113,7 @@ export interface StoredPart {
   readonly etag: string
 }
 
-/** A part named at completion: its number and the ETag its PUT answered. */
+/** A part named at completion: its number and the ETag its PUT answered (quotes optional, as S3 takes it). */
 export interface CompletedPart {
   readonly partNumber: number
   readonly etag: string
@@ -130,11 +134,66 @@ export class MultipartRefused extends Schema.TaggedError<MultipartRefused>()(
   { description: "The store refused to complete the multipart upload." }
 ) {}
 
+/** The headers a PUT of a part must carry: its signed `Content-Length`. For adapters, as {@link presignedPutHeaders}. */
+export const presignedPartHeaders = (request: Pick<PartRequest, "contentLength">): Readonly<Record<string, string>> => ({
+  "Content-Length": String(request.contentLength)
+})
+
 /** The smallest part but the last (S3's and R2's limit). */
 export const minPartSize = 5 * 1024 * 1024
 
 /** The most parts of one upload (S3's limit). */
 export const maxPartCount = 10_000
+
+/**
+ * Why `request` cannot be signed: a part number outside 1 to {@link maxPartCount}, or a
+ * length that is not a number of bytes. `undefined` when it can. For adapters.
+ */
+export const partRequestRefusal = (request: Pick<PartRequest, "partNumber" | "contentLength">): string | undefined =>
+  !(Number.isInteger(request.partNumber) && request.partNumber >= 1 && request.partNumber <= maxPartCount)
+    ? `Part number ${request.partNumber} is not between 1 and ${maxPartCount}`
+    : !(Number.isSafeInteger(request.contentLength) && request.contentLength >= 0)
+    ? `Content length ${request.contentLength} is not a number of bytes`
+    : undefined
+
+const unquoted = (etag: string) => etag.replace(/^"(.*)"$/, "$1")
+
+/**
+ * Why completing with `parts` is refused, given the parts a store holds (`stored` of a
+ * part number: its size and ETag, `undefined` when absent), or `undefined` when it may go
+ * on: the port's rules in one place, for adapters that check before they assemble (the
+ * memory and local stores; S3 checks them itself).
+ */
+export const completionRefusal = (
+  parts: ReadonlyArray<CompletedPart>,
+  stored: (partNumber: number) => { readonly size: number; readonly etag: string } | undefined
+): MultipartRefused | undefined => {
+  if (parts.length === 0) return new MultipartRefused({ reason: "InvalidPart" })
+  for (const [index, part] of parts.entries()) {
+    if (index > 0 && part.partNumber <= parts[index - 1]!.partNumber) {
+      return new MultipartRefused({ reason: "InvalidPart", partNumber: part.partNumber })
+    }
+    const held = stored(part.partNumber)
+    if (held === undefined || unquoted(held.etag) !== unquoted(part.etag)) {
+      return new MultipartRefused({ reason: "InvalidPart", partNumber: part.partNumber })
+    }
+  }
+  for (const [index, part] of parts.entries()) {
+    if (index < parts.length - 1 && stored(part.partNumber)!.size < minPartSize) {
+      return new MultipartRefused({ reason: "EntityTooSmall", partNumber: part.partNumber })
+    }
+  }
+  return undefined
+}
+
+/** A multipart upload in the memory store. */
+interface MemoryUpload {
+  readonly key: string
+  readonly contentType: string
+  /** Its start, or its last part's PUT: what `removeIncomplete` compares. */
+  readonly lastWrite: DateTime.Utc
+  readonly parts: ReadonlyMap<number, { readonly bytes: Uint8Array; readonly etag: string }>
+}
 
 /** What the store says about an object (`head`). */
 export interface ObjectInfo {
@@ -181,7 +240,11 @@ export interface ObjectPage {
  *   replaces it); `listParts` answers the parts held now in part-number order (`None`
  *   for an upload that is not there); `completeMultipart` assembles the named parts, in
  *   order, into the object under the key (content type as started) and ends the upload,
- *   or fails with `MultipartRefused` and changes nothing; `abortMultipart` ends an upload
+ *   or fails with `MultipartRefused` and changes nothing — the named parts must be at
+ *   least one, in ascending part-number order, each once (else `InvalidPart` naming the
+ *   first out of place; none named for an empty list, as S3's `InvalidPartOrder` and
+ *   `MalformedXML`); a part number outside 1 to {@link maxPartCount} or a length that is not a
+ *   number of bytes is a `StorageError` of `presignPart`; `abortMultipart` ends an upload
  *   and frees its parts (an absent one is fine). Nothing is readable under the key
  *   before completion. An upload nobody completes or aborts stays until
  *   `removeIncomplete` removes it.
@@ -215,8 +278,19 @@ export class ObjectStore extends Context.Service<ObjectStore, {
       const objects = yield* Ref.make(new Map<string, { readonly bytes: Uint8Array; readonly info: ObjectInfo }>())
       const signed = yield* Ref.make(new Map<string, PutRequest & { readonly expiresAt: DateTime.Utc }>())
       const signedGets = yield* Ref.make(new Map<string, { readonly key: string; readonly expiresAt: DateTime.Utc }>())
+      const uploads = yield* Ref.make(new Map<string, MemoryUpload>())
+      const signedParts = yield* Ref.make(new Map<string, PartRequest & { readonly expiresAt: DateTime.Utc }>())
       let issued = 0
       const getSignatures = new Map<string, number>()
+      /** The upload `uploadId` of `key`, if it is there. */
+      const uploadOf = (key: string, uploadId: string) =>
+        Effect.map(Ref.get(uploads), (map) => Option.filter(Option.fromNullishOr(map.get(uploadId)), (upload) => upload.key === key))
+      const withoutUpload = (uploadId: string) =>
+        Ref.update(uploads, (map) => {
+          const next = new Map(map)
+          next.delete(uploadId)
+          return next
+        })
 
       const store = ObjectStore.of({
         presignPut: Effect.fn("ObjectStore.presignPut")(function*(request: PutRequest) {
@@ -239,6 +313,47 @@ export class ObjectStore extends Context.Service<ObjectStore, {
           yield* Ref.update(signedGets, (map) => new Map(map).set(url, { key: request.key, expiresAt }))
           return { url, expiresAt }
         }),
+        createMultipart: Effect.fn("ObjectStore.createMultipart")(function*(request: MultipartRequest) {
+          const uploadId = `upload-${++issued}-${Math.random().toString(36).slice(2, 10)}`
+          const upload: MemoryUpload = { key: request.key, contentType: request.contentType, lastWrite: yield* DateTime.now, parts: new Map() }
+          yield* Ref.update(uploads, (map) => new Map(map).set(uploadId, upload))
+          return uploadId
+        }),
+        presignPart: Effect.fn("ObjectStore.presignPart")(function*(request: PartRequest) {
+          const refused = partRequestRefusal(request)
+          if (refused !== undefined) return yield* new StorageError({ operation: "presignPart", cause: new Error(refused) })
+          const expiresAt = DateTime.addDuration(yield* DateTime.now, request.expiresIn)
+          const url = `memory://parts/${encodeURIComponent(request.key)}?uploadId=${encodeURIComponent(request.uploadId)}&partNumber=${request.partNumber}&signature=${++issued}`
+          yield* Ref.update(signedParts, (map) => new Map(map).set(url, { ...request, expiresAt }))
+          return { url, headers: presignedPartHeaders(request), expiresAt }
+        }),
+        listParts: (key, uploadId) =>
+          Effect.map(uploadOf(key, uploadId), (upload) =>
+            Option.map(upload, (upload) =>
+              [...upload.parts.entries()]
+                .sort(([a], [b]) => a - b)
+                .map(([partNumber, part]): StoredPart => ({ partNumber, size: part.bytes.byteLength, etag: part.etag })))),
+        completeMultipart: Effect.fn("ObjectStore.completeMultipart")(function*(key: string, uploadId: string, parts: ReadonlyArray<CompletedPart>) {
+          const found = yield* uploadOf(key, uploadId)
+          if (Option.isNone(found)) return yield* new MultipartRefused({ reason: "NoSuchUpload" })
+          const upload = found.value
+          const refusal = completionRefusal(parts, (partNumber) => {
+            const part = upload.parts.get(partNumber)
+            return part === undefined ? undefined : { size: part.bytes.byteLength, etag: part.etag }
+          })
+          if (refusal !== undefined) return yield* refusal
+          const chosen = parts.map(({ partNumber }) => upload.parts.get(partNumber)!.bytes)
+          const body = new Uint8Array(chosen.reduce((total, bytes) => total + bytes.byteLength, 0))
+          chosen.reduce((offset, bytes) => {
+            body.set(bytes, offset)
+            return offset + bytes.byteLength
+          }, 0)
+          const info: ObjectInfo = { size: body.byteLength, contentType: upload.contentType, lastModified: yield* DateTime.now }
+          yield* Ref.update(objects, (map) => new Map(map).set(key, { bytes: body, info }))
+          yield* withoutUpload(uploadId)
+        }),
+        abortMultipart: (key, uploadId) =>
+          Effect.flatMap(uploadOf(key, uploadId), (upload) => Option.isSome(upload) ? withoutUpload(uploadId) : Effect.void),
         head: (key) => Effect.map(Ref.get(objects), (map) => Option.map(Option.fromNullishOr(map.get(key)), (object) => object.info)),
         delete: (key) =>
           Ref.update(objects, (map) => {
@@ -256,8 +371,12 @@ export class ObjectStore extends Context.Service<ObjectStore, {
               next: keys.length > limit ? page[page.length - 1] : undefined
             }
           }),
-        // A PUT here is one map update: nothing partial is ever left.
-        removeIncomplete: () => Effect.succeed(0),
+        // A PUT here is one map update: nothing partial is ever left but multipart uploads.
+        removeIncomplete: (before) =>
+          Ref.modify(uploads, (map) => {
+            const next = new Map([...map].filter(([, upload]) => DateTime.isGreaterThanOrEqualTo(upload.lastWrite, before)))
+            return [map.size - next.size, next] as const
+          }),
         publicUrl: (key) => `memory://files/${key}`,
         check: Effect.void
       })
@@ -275,6 +394,21 @@ export class ObjectStore extends Context.Service<ObjectStore, {
           const info: ObjectInfo = { size: body.byteLength, contentType: request.contentType, lastModified: now }
           yield* Ref.update(objects, (map) => new Map(map).set(request.key, { bytes: body, info }))
           return 200
+        }),
+        putPart: Effect.fn("MemoryObjectStore.putPart")(function*(url: string, _headers: Readonly<Record<string, string>>, body: Uint8Array) {
+          const refused = { status: 403, etag: undefined }
+          const request = (yield* Ref.get(signedParts)).get(url)
+          if (request === undefined) return refused
+          const now = yield* DateTime.now
+          if (DateTime.isGreaterThanOrEqualTo(now, request.expiresAt)) return refused
+          if (body.byteLength !== request.contentLength) return refused
+          const upload = (yield* Ref.get(uploads)).get(request.uploadId)
+          // S3 answers 404 NoSuchUpload for an upload aborted or completed.
+          if (upload === undefined || upload.key !== request.key) return { status: 404, etag: undefined }
+          const etag = `"${md5Hex(body)}"`
+          const parts = new Map(upload.parts).set(request.partNumber, { bytes: body, etag })
+          yield* Ref.update(uploads, (map) => new Map(map).set(request.uploadId, { ...upload, parts, lastWrite: now }))
+          return { status: 200, etag }
         }),
         get: Effect.fn("MemoryObjectStore.get")(function*(url: string) {
           const request = (yield* Ref.get(signedGets)).get(url)
@@ -301,6 +435,12 @@ export class ObjectStore extends Context.Service<ObjectStore, {
 export class MemoryObjectStore extends Context.Service<MemoryObjectStore, {
   /** A PUT to a presigned URL: the HTTP status a store would answer (200, 403, or 413 over `maxLength`). */
   put(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Effect.Effect<number>
+  /**
+   * A PUT of a part to a URL from `presignPart`: 200 with the part's `ETag` (`"<md5 hex>"`,
+   * as S3's), 403 when the URL was not issued, has expired or the body is not the signed
+   * length, 404 when the upload is no longer there (aborted or completed).
+   */
+  putPart(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Effect.Effect<{ readonly status: number; readonly etag: string | undefined }>
   /** A GET of a signed URL: 200 with the bytes, 403 when the URL was not issued or has expired, 404 without the object. */
   get(url: string): Effect.Effect<{ readonly status: number; readonly body: Uint8Array }>
   /** The bytes stored under `key`. */

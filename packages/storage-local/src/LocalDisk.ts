@@ -7,9 +7,10 @@
  *
  * - `<root>/<key>`: the bytes, a regular file, only ever renamed into place whole;
  * - `<root>/.meta/<key>`: JSON `{ "contentType": … }`, written the same way;
- * - `<dir>/.upload-<random>`: an upload in progress, beside its final place.
+ * - `<dir>/.upload-<random>`: an upload in progress, beside its final place;
+ * - `<root>/.multipart/<uploadId>/…`: a multipart upload and its parts (see `LocalMultipart`).
  *
- * No key segment may start with a dot, so `.meta` and temporary files never collide
+ * No key segment may start with a dot, so `.meta`, `.multipart` and temporary files never collide
  * with keys, are never listed and are never served.
  *
  * @since 0.1.0

@@ -11,20 +11,26 @@
  * @since 0.1.0
  */
 import {
+  type CompletedPart,
   type GetRequest,
+  type MultipartRequest,
   type ObjectInfo,
   type ObjectPage,
   ObjectStore,
+  type PartRequest,
+  partRequestRefusal,
   type PresignedGet,
+  presignedPartHeaders,
   presignedPutHeaders,
   type PutRequest,
   StorageError
 } from "@coursekit/core"
-import { Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted, Result, Semaphore } from "effect"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as LocalDisk from "./LocalDisk.ts"
-import { fromDisk as uploadsFromDisk, LocalUploads } from "./LocalUploads.ts"
+import * as LocalMultipart from "./LocalMultipart.ts"
+import { commitObject, fromDisk as uploadsFromDisk, LocalUploads } from "./LocalUploads.ts"
 import * as UrlSignature from "./UrlSignature.ts"
 
 /** Options of {@link layer}. */
@@ -158,6 +164,85 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       } satisfies PresignedGet
     })
 
+    const createMultipart = Effect.fn("LocalObjectStore.createMultipart")(function*(request: MultipartRequest) {
+      yield* guard(disk, "createMultipart", request.key)
+      if (!headerValue.test(request.contentType)) {
+        return yield* new StorageError({
+          operation: "createMultipart",
+          cause: new Error(`Content type ${JSON.stringify(request.contentType)} cannot be sent as a header`)
+        })
+      }
+      const created = DateTime.formatIso(yield* DateTime.now)
+      return yield* LocalMultipart.create(disk, { key: request.key, contentType: request.contentType, created })
+    })
+
+    // Under the upload path, told from a whole upload by its query (`uploadId`, `partNumber`).
+    const presignPart = Effect.fn("LocalObjectStore.presignPart")(function*(request: PartRequest) {
+      const refuse = (reason: string) => new StorageError({ operation: "presignPart", cause: new Error(reason) })
+      yield* guard(disk, "presignPart", request.key)
+      const refused = partRequestRefusal(request)
+      if (refused !== undefined) return yield* refuse(refused)
+      if (!UrlSignature.uploadIdPattern.test(request.uploadId)) return yield* refuse("The upload id is not one this store issues")
+      if (request.contentLength > maxUploadBytes) return yield* refuse(`A part of ${request.contentLength} bytes is over the store's cap`)
+      const now = yield* DateTime.now
+      // Whole seconds, rounded down: the URL never outlives what was asked.
+      const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
+      if (!(Number.isSafeInteger(expires) && expires <= UrlSignature.maxExpires)) return yield* refuse(`Expiry ${expires} cannot be signed`)
+      const part: UrlSignature.SignedPart = {
+        key: request.key,
+        uploadId: request.uploadId,
+        partNumber: request.partNumber,
+        expires,
+        contentLength: request.contentLength
+      }
+      const signature = UrlSignature.signPart(secret, part)
+      return {
+        url: `${uploadBase()}/${encodeKey(request.key)}?${UrlSignature.partQueryString(part, signature)}`,
+        headers: presignedPartHeaders(request),
+        expiresAt: DateTime.makeUnsafe(expires * 1000)
+      }
+    })
+
+    const listParts = Effect.fn("LocalObjectStore.listParts")(function*(key: string, uploadId: string) {
+      yield* guard(disk, "listParts", key)
+      return yield* LocalMultipart.list(disk, key, uploadId)
+    })
+
+    // Completions of one upload run one at a time: a second waits, then finds the upload
+    // ended (NoSuchUpload) or, when the first was refused, completes it; never two
+    // assemblies of the same parts racing to the commit.
+    const completing = new Map<string, { readonly lock: Semaphore.Semaphore; waiting: number }>()
+    const oneAtATime = <A, E>(uploadId: string, effect: Effect.Effect<A, E>) =>
+      Effect.suspend(() => {
+        const entry = completing.get(uploadId) ?? { lock: Semaphore.makeUnsafe(1), waiting: 0 }
+        completing.set(uploadId, entry)
+        entry.waiting++
+        return entry.lock.withPermits(1)(effect).pipe(Effect.ensuring(Effect.sync(() => {
+          if (--entry.waiting === 0) completing.delete(uploadId)
+        })))
+      })
+
+    const completeMultipart = Effect.fn("LocalObjectStore.completeMultipart")(
+      function*(key: string, uploadId: string, parts: ReadonlyArray<CompletedPart>) {
+        yield* guard(disk, "completeMultipart", key)
+        return yield* oneAtATime(
+          uploadId,
+          LocalMultipart.complete(
+            disk,
+            (paths, temporary, contentType) => commitObject(disk, paths, temporary, contentType),
+            key,
+            uploadId,
+            parts
+          )
+        )
+      }
+    )
+
+    const abortMultipart = Effect.fn("LocalObjectStore.abortMultipart")(function*(key: string, uploadId: string) {
+      yield* guard(disk, "abortMultipart", key)
+      return yield* LocalMultipart.abort(disk, key, uploadId)
+    })
+
     const head = Effect.fn("LocalObjectStore.head")(function*(key: string) {
       const paths = yield* guard(disk, "head", key)
       const stats = yield* LocalDisk.statObject("head", paths)
@@ -200,16 +285,23 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       await fs.access(disk.root, constants.W_OK | constants.X_OK)
     }).pipe(Effect.withSpan("LocalObjectStore.check"))
 
-    // Temporary files of uploads that never completed (a killed process, a failed
-    // commit); one being written has a recent mtime, so only abandoned ones qualify.
+    // Multipart uploads nobody completed or aborted, and temporary files of uploads that
+    // never completed (a killed process, a failed commit); one being written has a
+    // recent mtime, so only abandoned ones qualify.
     const removeIncomplete = Effect.fn("LocalObjectStore.removeIncomplete")(function*(before: DateTime.Utc) {
-      return yield* LocalDisk.attempt("removeIncomplete", () =>
-        LocalDisk.removeTemporaryFiles(disk.root, DateTime.toEpochMillis(before)))
+      const beforeMs = DateTime.toEpochMillis(before)
+      return yield* LocalDisk.attempt("removeIncomplete", async () =>
+        (await LocalMultipart.removeAbandoned(disk, beforeMs)) + (await LocalDisk.removeTemporaryFiles(disk.root, beforeMs)))
     })
 
     const store = ObjectStore.of({
       presignPut,
       presignGet,
+      createMultipart,
+      presignPart,
+      listParts,
+      completeMultipart,
+      abortMultipart,
       head,
       delete: delete_,
       list,

@@ -3,6 +3,14 @@
  *
  * - `PUT <uploadPath>/<key>`: an upload to a signed URL ({@link LocalUploads.receive});
  *   `200` with an empty body, else an RFC 9457 problem (400, 403, 409, 411, 413, 503).
+ * - `PUT <uploadPath>/<key>?uploadId=…&partNumber=…&…`: a part of a multipart upload
+ *   (told from a whole upload by its query; {@link LocalUploads.receivePart}); `200` with
+ *   an empty body and `ETag: "<md5 hex>"`, which the client names at completion, with
+ *   `Access-Control-Expose-Headers: ETag` (a browser on another origin reads the ETag only
+ *   when it is exposed; these routes send no other CORS header: a proxy that adds them
+ *   must keep that one). Else a problem: 403 for a signature, part number, upload id or
+ *   length other than signed and past the expiry, 404 when the upload is not there
+ *   (aborted or completed: start a new one), 400, 411 and 413 for a body of another length.
  * - `GET`/`HEAD <filesPath>/<key>[?expires=…&signature=…]`: the file, streamed, with its
  *   stored type, `Content-Length`, `ETag` (`If-None-Match` answers `304`), `nosniff` and
  *   `Accept-Ranges: bytes`. Who may read ({@link LocalUploads.authorizeRead}) is decided
@@ -29,6 +37,7 @@ import { Clock, Effect, type Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { LocalUploads } from "./LocalUploads.ts"
 import { ServedKeys } from "./ServedKeys.ts"
+import * as UrlSignature from "./UrlSignature.ts"
 
 /** Where the routes are mounted. */
 export interface RoutesOptions {
@@ -66,6 +75,21 @@ const upload = (uploads: LocalUploads["Service"]) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = yield* keyParam
     const query = yield* HttpServerRequest.ParsedSearchParams
+    if (UrlSignature.claimsPart(query)) {
+      return yield* uploads.receivePart({ key, query, headers: request.headers, body: request.stream }).pipe(
+        Effect.map((part) =>
+          HttpServerResponse.empty({
+            status: 200,
+            // Cross-origin, a browser reads the ETag only when it is exposed.
+            headers: { etag: part.etag, "access-control-expose-headers": "ETag" }
+          })
+        ),
+        Effect.catchTags({
+          UploadRefused: (refused) => Effect.succeed(problem(refused.status, refused.detail)),
+          StorageError: storageUnavailable
+        })
+      )
+    }
     return yield* uploads.receive({ key, query, headers: request.headers, body: request.stream }).pipe(
       Effect.as(HttpServerResponse.empty({ status: 200 })),
       Effect.catchTags({

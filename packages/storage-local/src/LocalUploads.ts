@@ -14,7 +14,9 @@ import type { Redacted } from "effect"
 import type { FileHandle } from "node:fs/promises"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { createHash } from "node:crypto"
 import * as LocalDisk from "./LocalDisk.ts"
+import * as LocalMultipart from "./LocalMultipart.ts"
 import * as UrlSignature from "./UrlSignature.ts"
 
 /** The body of an upload: a request's byte stream, or any async iterable of bytes. */
@@ -38,6 +40,16 @@ export interface StoredUpload {
   readonly contentType: string
 }
 
+/** A part that landed: the `ETag` its PUT answers is `etag`. */
+export interface StoredUploadPart {
+  readonly key: string
+  readonly uploadId: string
+  readonly partNumber: number
+  readonly size: number
+  /** `"<md5 hex of the bytes>"`, quotes included, as S3's. */
+  readonly etag: string
+}
+
 /** Why an upload was refused, each with its HTTP status. */
 export type RefusalReason =
   | "InvalidKey" //          400: the key is not one the store accepts
@@ -48,10 +60,11 @@ export type RefusalReason =
   | "TypeMismatch" //        403: Content-Type is not the signed type
   | "Conflict" //            409: another key's file or directory is in the way
   | "AlreadyStored" //       409: a file already landed under this key
+  | "NoSuchUpload" //        404: the part's multipart upload is not there (aborted, completed, or never started)
   | "LengthRequired" //      411: a length is signed but the request has no Content-Length
   | "TooLarge" //            413: above the signed length, or above the cap when none is signed
 
-const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 409 | 411 | 413>> = {
+const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 404 | 409 | 411 | 413>> = {
   InvalidKey: 400,
   LengthMismatch: 400,
   Incomplete: 400,
@@ -60,6 +73,7 @@ const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 409 | 411 | 413>> = {
   TypeMismatch: 403,
   Conflict: 409,
   AlreadyStored: 409,
+  NoSuchUpload: 404,
   LengthRequired: 411,
   TooLarge: 413
 }
@@ -72,7 +86,7 @@ export class UploadRefused extends Data.TaggedError("UploadRefused")<{
   readonly detail: string
 }> {
   /** The HTTP status this refusal answers. */
-  get status(): 400 | 403 | 409 | 411 | 413 {
+  get status(): 400 | 403 | 404 | 409 | 411 | 413 {
     return statusOf[this.reason]
   }
 
@@ -146,6 +160,12 @@ export interface ServedObject {
  *   body streams to a temporary file beside the final one. Only a complete body is
  *   flushed and renamed into place; on any refusal, failure or interruption the
  *   temporary files are removed, so nothing partial is ever visible.
+ * - `receivePart` receives a part of a multipart upload (a PUT whose query names
+ *   `uploadId` and `partNumber`): the key, the part signature (another kind of URL's
+ *   never passes), the expiry and the signed length are checked as above, the upload
+ *   must be there for this key (else `NoSuchUpload`, 404), and the body streams to a
+ *   temporary file, its MD5 computed on the way, capped at the signed length. A complete
+ *   part is flushed and replaces the part of that number whole; its ETag is the MD5.
  * - `authorizeRead` lets a GET through, or refuses it: a URL that claims a read
  *   signature (it carries `expires` or `signature`) must carry a valid one for its key,
  *   checked in constant time, and not be past its expiry; a key under `private/` is read
@@ -155,6 +175,7 @@ export interface ServedObject {
  */
 export class LocalUploads extends Context.Service<LocalUploads, {
   receive(upload: IncomingUpload): Effect.Effect<StoredUpload, UploadRefused | StorageError>
+  receivePart(upload: IncomingUpload): Effect.Effect<StoredUploadPart, UploadRefused | StorageError>
   authorizeRead(read: IncomingRead): Effect.Effect<ReadAccess, ReadRefused>
   open(key: string): Effect.Effect<Option.Option<ServedObject>, StorageError, Scope.Scope>
 }>()("@coursekit/storage-local/LocalUploads") {}
@@ -208,41 +229,54 @@ const etagOf = (stats: { readonly ino: number; readonly size: number; readonly m
   `"${stats.ino.toString(36)}-${stats.size.toString(36)}-${Math.floor(stats.mtimeMs).toString(36)}"`
 
 /**
+ * Moves a finished upload (`temporary.data`, flushed, beside its final place) and its
+ * metadata into place, under the commit lock; records the metadata's temporary file in
+ * `temporary.meta` so a caller that fails can remove it. A key takes one file
+ * (`AlreadyStored`). Used for whole uploads and assembled multipart uploads alike.
+ */
+export const commitObject = (
+  disk: LocalDisk.LocalDisk,
+  paths: LocalDisk.KeyPaths,
+  temporary: { readonly data: string; meta: string | undefined },
+  contentType: string
+): Effect.Effect<void, UploadRefused | StorageError> =>
+  Effect.gen(function*() {
+    const refuseConflict = new UploadRefused({ key: paths.key, reason: "Conflict", detail: conflictDetail })
+    const metaDirectory = path.dirname(paths.meta)
+    if (!(yield* LocalDisk.attempt("receive", () => LocalDisk.ensureDirectory(metaDirectory)))) return yield* refuseConflict
+    const metaTemporary = LocalDisk.temporaryPath(metaDirectory)
+    temporary.meta = metaTemporary
+    yield* LocalDisk.attempt("receive", () => LocalDisk.writeDurably(metaTemporary, LocalDisk.metadataBytes(contentType)))
+    // Metadata first: a reader between the renames finds no object yet, never the
+    // new bytes without their type. A key takes one file: replacing one that was
+    // finalized would swap what is served under a record that describes other bytes.
+    yield* Effect.gen(function*() {
+      if (yield* LocalDisk.attempt("receive", () => fileExists(paths.file))) {
+        return yield* new UploadRefused({ key: paths.key, reason: "AlreadyStored", detail: alreadyStoredDetail })
+      }
+      yield* LocalDisk.attempt("receive", async () => {
+        await fs.rename(metaTemporary, paths.meta)
+        await fs.rename(temporary.data, paths.file)
+      })
+    }).pipe(
+      disk.commitLock.withPermits(1),
+      Effect.catchIf(
+        (error) => ["EISDIR", "ENOTDIR", "ENOTEMPTY", "EEXIST"].includes(LocalDisk.codeOf(error) ?? ""),
+        () => Effect.fail(refuseConflict)
+      )
+    )
+    yield* Effect.promise(() =>
+      Promise.all([LocalDisk.syncDirectory(path.dirname(paths.file)), LocalDisk.syncDirectory(metaDirectory)])
+    )
+  })
+
+/**
  * The receiver on `disk`, built without effects (so not `make`: see the convention in
  * docs/writing-an-adapter.md); `LocalObjectStore.layer` provides it beside the store.
  */
 export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): LocalUploads["Service"] => {
-  /** Moves the finished upload and its metadata into place, under the commit lock. */
   const commit = (paths: LocalDisk.KeyPaths, temporary: { readonly data: string; meta: string | undefined }, contentType: string) =>
-    Effect.gen(function*() {
-      const refuseConflict = new UploadRefused({ key: paths.key, reason: "Conflict", detail: conflictDetail })
-      const metaDirectory = path.dirname(paths.meta)
-      if (!(yield* LocalDisk.attempt("receive", () => LocalDisk.ensureDirectory(metaDirectory)))) return yield* refuseConflict
-      const metaTemporary = LocalDisk.temporaryPath(metaDirectory)
-      temporary.meta = metaTemporary
-      yield* LocalDisk.attempt("receive", () => LocalDisk.writeDurably(metaTemporary, LocalDisk.metadataBytes(contentType)))
-      // Metadata first: a reader between the renames finds no object yet, never the
-      // new bytes without their type. A key takes one file: replacing one that was
-      // finalized would swap what is served under a record that describes other bytes.
-      yield* Effect.gen(function*() {
-        if (yield* LocalDisk.attempt("receive", () => fileExists(paths.file))) {
-          return yield* new UploadRefused({ key: paths.key, reason: "AlreadyStored", detail: alreadyStoredDetail })
-        }
-        yield* LocalDisk.attempt("receive", async () => {
-          await fs.rename(metaTemporary, paths.meta)
-          await fs.rename(temporary.data, paths.file)
-        })
-      }).pipe(
-        disk.commitLock.withPermits(1),
-        Effect.catchIf(
-          (error) => ["EISDIR", "ENOTDIR", "ENOTEMPTY", "EEXIST"].includes(LocalDisk.codeOf(error) ?? ""),
-          () => Effect.fail(refuseConflict)
-        )
-      )
-      yield* Effect.promise(() =>
-        Promise.all([LocalDisk.syncDirectory(path.dirname(paths.file)), LocalDisk.syncDirectory(metaDirectory)])
-      )
-    })
+    commitObject(disk, paths, temporary, contentType)
 
   const receive = Effect.fn("LocalUploads.receive")(function*(upload: IncomingUpload) {
     const refuse = (reason: RefusalReason, detail: string) => new UploadRefused({ key: upload.key, reason, detail })
@@ -345,6 +379,74 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     )
   })
 
+  const receivePart = Effect.fn("LocalUploads.receivePart")(function*(upload: IncomingUpload) {
+    const refuse = (reason: RefusalReason, detail: string) => new UploadRefused({ key: upload.key, reason, detail })
+    const resolved = LocalDisk.resolveKey(disk.root, upload.key)
+    if (Result.isFailure(resolved)) return yield* refuse("InvalidKey", resolved.failure.message)
+    const claimed = UrlSignature.parsePartQuery(upload.key, upload.query)
+    if (claimed === undefined || !UrlSignature.verifyPart(settings.secret, claimed.part, claimed.signature)) {
+      return yield* refuse("BadSignature", "The part URL is not signed for this request: use the URL exactly as issued.")
+    }
+    const signed = claimed.part
+    if ((yield* Clock.currentTimeMillis) >= signed.expires * 1000) {
+      return yield* refuse("Expired", "The part URL has expired: request a new one.")
+    }
+    const length = signed.contentLength
+    const lengthHeader = header(upload.headers, "content-length")
+    if (lengthHeader === undefined) return yield* refuse("LengthRequired", `A Content-Length of ${length} is required, as signed.`)
+    if (!/^\d{1,15}$/.test(lengthHeader)) return yield* refuse("LengthMismatch", "The Content-Length is not a number of bytes.")
+    const declared = Number(lengthHeader)
+    if (declared > length) return yield* refuse("TooLarge", `The part must be ${length} bytes, as signed; it is ${declared}.`)
+    if (declared < length) return yield* refuse("LengthMismatch", `The part must be ${length} bytes, as signed; it is ${declared}.`)
+
+    const noSuchUpload = refuse("NoSuchUpload", "This multipart upload is not there: it was completed or aborted. Start a new one.")
+    const found = yield* LocalMultipart.findUpload(disk, "receivePart", upload.key, signed.uploadId)
+    if (Option.isNone(found)) return yield* noSuchUpload
+    const directory = found.value.directory
+    const temporary = LocalDisk.temporaryPath(directory)
+    let committed = false
+    const body = Stream.isStream(upload.body)
+      ? upload.body
+      : Stream.fromAsyncIterable(upload.body, (cause) => cause)
+
+    return yield* Effect.acquireUseRelease(
+      LocalDisk.attempt("receivePart", () => fs.open(temporary, "wx", 0o600)).pipe(
+        Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload))
+      ),
+      (handle) =>
+        Effect.gen(function*() {
+          const md5 = createHash("md5")
+          let received = 0
+          yield* body.pipe(
+            Stream.mapError(() => refuse("Incomplete", "The request body could not be read to its end.")),
+            Stream.runForEach((chunk): Effect.Effect<void, UploadRefused | StorageError> => {
+              received += chunk.byteLength
+              // Node frames a body by its Content-Length; another host might not.
+              if (received > length) return Effect.fail(refuse("TooLarge", `The part is larger than the ${length} bytes signed.`))
+              md5.update(chunk)
+              return LocalDisk.attempt("receivePart", () => LocalDisk.writeAll(handle, chunk))
+            })
+          )
+          if (received !== length) return yield* refuse("Incomplete", `The body ended after ${received} of ${length} bytes.`)
+          yield* LocalDisk.attempt("receivePart", async () => {
+            await handle.sync()
+            await handle.close()
+          })
+          const part = { size: received, etag: `"${md5.digest("hex")}"` }
+          yield* Effect.uninterruptible(
+            LocalDisk.attempt("receivePart", () => LocalMultipart.commitPart(directory, signed.partNumber, temporary, part))
+          ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload)))
+          committed = true
+          return { key: upload.key, uploadId: signed.uploadId, partNumber: signed.partNumber, ...part } satisfies StoredUploadPart
+        }),
+      (handle) =>
+        Effect.promise(async () => {
+          await handle.close().catch(() => undefined)
+          if (!committed) await LocalDisk.removeQuietly(temporary)
+        })
+    )
+  })
+
   const authorizeRead = Effect.fn("LocalUploads.authorizeRead")(function*(read: IncomingRead) {
     const refuse = (reason: ReadRefusalReason, detail: string) => new ReadRefused({ key: read.key, reason, detail })
     if (!UrlSignature.claimsGetSignature(read.query)) {
@@ -386,5 +488,5 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     })
   })
 
-  return LocalUploads.of({ receive, authorizeRead, open })
+  return LocalUploads.of({ receive, receivePart, authorizeRead, open })
 }

@@ -2,7 +2,7 @@
  * The local store's signed URLs, uploads and reads: what is signed, how, and how a URL's
  * query is read back. Both are HMAC-SHA256 under the store's secret, lower-case hex, over
  * a canonical string whose first two lines name the kind of URL, so a PUT signature
- * never passes as a GET one, nor the reverse.
+ * never passes as a GET or a part one, nor any the reverse.
  *
  * An upload URL is `<uploadBaseUrl>/<key>?expires=<unix seconds>&type=<content type>
  * [&length=<bytes>][&max=<bytes>]&signature=<hex>`, signed over
@@ -17,6 +17,13 @@
  *
  * ```
  * coursekit-local-get-v1\nGET\n<key>\n<expires>
+ * ```
+ *
+ * A part URL, for one part of a multipart upload, is `<uploadBaseUrl>/<key>?uploadId=<id>
+ * &partNumber=<1 to 10000>&expires=<unix seconds>&length=<bytes>&signature=<hex>`, signed over
+ *
+ * ```
+ * coursekit-local-part-v1\nPUT\n<key>\n<uploadId>\n<partNumber>\n<expires>\n<length>
  * ```
  *
  * Key and type are percent-encoded (`encodeURIComponent`) in the strings, so no field
@@ -44,6 +51,29 @@ export interface SignedGet {
   /** Unix seconds; the URL is refused from this instant on. */
   readonly expires: number
 }
+
+/** Everything a part signature covers. */
+export interface SignedPart {
+  readonly key: string
+  readonly uploadId: string
+  readonly partNumber: number
+  /** Unix seconds; the URL is refused from this instant on. */
+  readonly expires: number
+  /** The part's exact size. */
+  readonly contentLength: number
+}
+
+/** The string a part's HMAC is computed over. */
+export const partCanonicalString = (part: SignedPart): string =>
+  [
+    "coursekit-local-part-v1",
+    "PUT",
+    encodeURIComponent(part.key),
+    encodeURIComponent(part.uploadId),
+    String(part.partNumber),
+    String(part.expires),
+    String(part.contentLength)
+  ].join("\n")
 
 /** The string an upload's HMAC is computed over. */
 export const putCanonicalString = (put: SignedPut): string =>
@@ -77,6 +107,13 @@ export const signPut = (secret: Redacted.Redacted<string>, put: SignedPut): stri
 export const verifyPut = (secret: Redacted.Redacted<string>, put: SignedPut, signature: string): boolean =>
   matches(secret, putCanonicalString(put), signature)
 
+/** The hex signature of `part`. */
+export const signPart = (secret: Redacted.Redacted<string>, part: SignedPart): string => hmacHex(secret, partCanonicalString(part))
+
+/** Whether `signature` signs `part`. */
+export const verifyPart = (secret: Redacted.Redacted<string>, part: SignedPart, signature: string): boolean =>
+  matches(secret, partCanonicalString(part), signature)
+
 /** The hex signature of `get`. */
 export const signGet = (secret: Redacted.Redacted<string>, get: SignedGet): string => hmacHex(secret, getCanonicalString(get))
 
@@ -95,6 +132,16 @@ export const putQueryString = (put: SignedPut, signature: string): string => {
   fields.push(["signature", signature])
   return queryOf(fields)
 }
+
+/** The query of the part URL for `part`. */
+export const partQueryString = (part: SignedPart, signature: string): string =>
+  queryOf([
+    ["uploadId", part.uploadId],
+    ["partNumber", String(part.partNumber)],
+    ["expires", String(part.expires)],
+    ["length", String(part.contentLength)],
+    ["signature", signature]
+  ])
 
 /** The query of the read URL for `get`. */
 export const getQueryString = (get: SignedGet, signature: string): string =>
@@ -154,4 +201,34 @@ export const parseGetQuery = (
   const signature = single(query, "signature")
   if (expires === undefined || !unixSeconds.test(expires) || signature === undefined) return undefined
   return { get: { key, expires: Number(expires) }, signature }
+}
+
+/** Whether a PUT's query is a part's (it names an upload or a part number): then it must be one. */
+export const claimsPart = (query: Query): boolean => query.uploadId !== undefined || query.partNumber !== undefined
+
+/** An upload id as the store issues them: 22 URL-safe base64 characters (16 random bytes). */
+export const uploadIdPattern = /^[A-Za-z0-9_-]{22}$/
+
+// 1 to 10000, one spelling each.
+const partNumberPattern = /^(?:[1-9]\d{0,3}|10000)$/
+
+/** The signed fields and the signature a part URL's query claims, or `undefined` when malformed. */
+export const parsePartQuery = (
+  key: string,
+  query: Query
+): { readonly part: SignedPart; readonly signature: string } | undefined => {
+  const uploadId = single(query, "uploadId")
+  const partNumber = single(query, "partNumber")
+  const expires = single(query, "expires")
+  const length = single(query, "length")
+  const signature = single(query, "signature")
+  if (uploadId === undefined || !uploadIdPattern.test(uploadId)) return undefined
+  if (partNumber === undefined || !partNumberPattern.test(partNumber)) return undefined
+  if (expires === undefined || !unixSeconds.test(expires)) return undefined
+  if (length === undefined || !/^(?:0|[1-9]\d{0,14})$/.test(length)) return undefined
+  if (signature === undefined) return undefined
+  return {
+    part: { key, uploadId, partNumber: Number(partNumber), expires: Number(expires), contentLength: Number(length) },
+    signature
+  }
 }

@@ -18,6 +18,7 @@ export {
   type RefusalReason,
   type ServedObject,
   type StoredUpload,
+  type StoredUploadPart,
   type UploadBody,
   UploadRefused
 } from "./LocalUploads.ts"

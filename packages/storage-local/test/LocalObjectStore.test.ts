@@ -1,13 +1,19 @@
 import { ObjectStore } from "@coursekit/core"
-import { fetchGet, fetchPut, objectStoreSuite } from "@coursekit/core/testing"
+import { fetchGet, fetchPut, fetchPutPart, objectStoreSuite } from "@coursekit/core/testing"
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fetchPublic, layerServed, TestStorage } from "./TestStorage.ts"
 
-// A body longer than the signed length is 413 Content Too Large here; S3 answers 403 (the signature).
-objectStoreSuite("local disk", layerServed(), { put: fetchPut, get: fetchGet, fetchPublic, refusedWith: { wrongLength: 413 } })
+// A body (of an object or a part) longer than the signed length is 413 Content Too Large here; S3 answers 403 (the signature).
+objectStoreSuite("local disk", layerServed(), {
+  put: fetchPut,
+  putPart: fetchPutPart,
+  get: fetchGet,
+  fetchPublic,
+  refusedWith: { wrongLength: 413 }
+})
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 

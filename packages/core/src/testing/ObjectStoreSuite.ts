@@ -9,7 +9,8 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, Exit, type Layer, Option } from "effect"
-import { ObjectStore, type PresignedPut, privateKeyPrefix } from "../ObjectStore.ts"
+import { type CompletedPart, maxPartCount, minPartSize, ObjectStore, type PresignedPut, privateKeyPrefix, type StorageError } from "../ObjectStore.ts"
+import type { MultipartRefused } from "../ObjectStore.ts"
 
 /** Plays a client's PUT of `body` to a presigned URL; answers the HTTP status. */
 export type ClientPut = (
@@ -24,6 +25,31 @@ export const fetchPut: ClientPut = (presigned, body, headers) =>
     const response = await fetch(presigned.url, { method: "PUT", headers: { ...headers }, body: body as BodyInit })
     await response.arrayBuffer()
     return response.status
+  })
+
+/** A store's answer to the PUT of a part: its status and `ETag` header (quotes included). */
+export interface ClientPutPartReply {
+  readonly status: number
+  readonly etag: string | undefined
+}
+
+/** Plays a client's PUT of a part to a URL from `presignPart`. */
+export type ClientPutPart = (
+  presigned: PresignedPut,
+  body: Uint8Array,
+  headers: Readonly<Record<string, string>>
+) => Effect.Effect<ClientPutPartReply>
+
+/**
+ * A client PUT of a part over HTTP with `fetch`. Node's `fetch` reads every header; a
+ * browser on another origin reads `ETag` only when the store exposes it (CORS
+ * `Access-Control-Expose-Headers: ETag`).
+ */
+export const fetchPutPart: ClientPutPart = (presigned, body, headers) =>
+  Effect.promise(async () => {
+    const response = await fetch(presigned.url, { method: "PUT", headers: { ...headers }, body: body as BodyInit })
+    await response.arrayBuffer()
+    return { status: response.status, etag: response.headers.get("etag") ?? undefined }
   })
 
 /** A store's answer to a GET, read whole. */
@@ -69,6 +95,34 @@ const withQueryOf = (target: string, source: string): string => {
   return target.slice(0, question(target)) + source.slice(question(source))
 }
 
+/** `size` bytes that depend on `seed` and the position: every part different, the same on every run. */
+const patterned = (seed: number, size: number): Uint8Array => {
+  const out = new Uint8Array(size)
+  for (let i = 0; i < size; i++) out[i] = (i * 31 + seed * 101 + (i >>> 8)) & 0xff
+  return out
+}
+
+const concatenated = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0))
+  let offset = 0
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.byteLength
+  }
+  return out
+}
+
+/** The first index where `a` and `b` differ (a length counts), or -1: a readable failure for megabytes. */
+const firstDifference = (a: Uint8Array, b: Uint8Array): number => {
+  const shorter = Math.min(a.byteLength, b.byteLength)
+  for (let i = 0; i < shorter; i++) if (a[i] !== b[i]) return i
+  return a.byteLength === b.byteLength ? -1 : shorter
+}
+
+/** A refusal as plain data, for exact assertions: `[tag, reason, partNumber]`. */
+const refusal = (error: StorageError | MultipartRefused) =>
+  error._tag === "MultipartRefused" ? [error._tag, error.reason, error.partNumber] : [error._tag, error.operation]
+
 const uniquePrefix = () => `conformance/${Math.random().toString(36).slice(2, 10)}/`
 const bytes = (text: string) => new TextEncoder().encode(text)
 
@@ -76,11 +130,11 @@ const bytes = (text: string) => new TextEncoder().encode(text)
 export interface RefusedPutStatuses {
   /** A Content-Type other than the signed one. */
   readonly wrongType: number
-  /** A body of another size than the signed `contentLength`. */
+  /** A body of another size than the signed `contentLength` (of an object or of a part). */
   readonly wrongLength: number
   /** A body over `maxLength`, with no length signed (by a store that caps it). */
   readonly overMaxLength: number
-  /** A URL past its expiry. */
+  /** A URL past its expiry (of an object or of a part). */
   readonly expired: number
 }
 
@@ -90,6 +144,8 @@ const s3RefusedPutStatuses: RefusedPutStatuses = { wrongType: 403, wrongLength: 
 export interface ObjectStoreSuiteOptions<R> {
   /** How the suite PUTs to presigned URLs (it may use the layer's other services). */
   readonly put: ClientPut | Effect.Effect<ClientPut, never, R>
+  /** How the suite PUTs parts of multipart uploads, reading their `ETag`: default {@link fetchPutPart}. */
+  readonly putPart?: ClientPutPart | Effect.Effect<ClientPutPart, never, R> | undefined
   /**
    * Whether a PUT of undeclared length is capped at `maxLength` (default true). Only a
    * store that cannot cap it says false — S3's presigned PUT signs an exact length or
@@ -129,6 +185,23 @@ export const objectStoreSuite = <E, R = never>(
   const upload = (presigned: PresignedPut, body: Uint8Array, headers: Readonly<Record<string, string>> = presigned.headers) =>
     Effect.flatMap(clientPut, (put) => put(presigned, body, headers))
   const refusedWith: RefusedPutStatuses = { ...s3RefusedPutStatuses, ...options.refusedWith }
+  const putPartOption = options.putPart ?? fetchPutPart
+  const clientPutPart: Effect.Effect<ClientPutPart, never, R> = Effect.isEffect(putPartOption) ? putPartOption : Effect.succeed(putPartOption)
+  /** Signs part `partNumber` of `uploadId` for `body` and PUTs it; the store's answer. */
+  const putPart = (key: string, uploadId: string, partNumber: number, body: Uint8Array) =>
+    Effect.gen(function*() {
+      const store = yield* ObjectStore
+      const presigned = yield* store.presignPart({ key, uploadId, partNumber, contentLength: body.byteLength, expiresIn: Duration.minutes(5) })
+      return yield* Effect.flatMap(clientPutPart, (put) => put(presigned, body, presigned.headers))
+    })
+  /** PUTs a part that must land; its ETag. */
+  const storedPart = (key: string, uploadId: string, partNumber: number, body: Uint8Array) =>
+    Effect.gen(function*() {
+      const reply = yield* putPart(key, uploadId, partNumber, body)
+      assert.strictEqual(reply.status, 200, `PUT part ${partNumber} of ${key}`)
+      assert.match(reply.etag ?? "", /^"[^"]+"$/, `the ETag of part ${partNumber}`)
+      return reply.etag!
+    })
   const clientGet: Effect.Effect<ClientGet, never, R> = Effect.isEffect(options.get) ? options.get : Effect.succeed(options.get)
   const read = (url: string, headers?: Readonly<Record<string, string>>) => Effect.flatMap(clientGet, (get) => get(url, headers))
   const answersHttp = options.answersHttp !== false
@@ -374,6 +447,175 @@ export const objectStoreSuite = <E, R = never>(
             assert.notInclude(text(served.body), "paid bytes")
           }))
       }
+
+      it.effect("multipart: parts PUT out of order, one twice, are listed in order and completed into exactly their concatenation", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const prefix = uniquePrefix()
+          const key = `${prefix}lecture.mp4`
+          const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+          assert.isNotEmpty(uploadId)
+          const parts = [patterned(1, minPartSize), patterned(2, minPartSize), patterned(3, 7)]
+          const signed = yield* store.presignPart({ key, uploadId, partNumber: 2, contentLength: minPartSize, expiresIn: Duration.minutes(5) })
+          assert.deepStrictEqual(signed.headers, { "Content-Length": String(minPartSize) })
+          const etag3 = yield* storedPart(key, uploadId, 3, parts[2]!)
+          const replaced = yield* storedPart(key, uploadId, 2, patterned(9, minPartSize))
+          const etag1 = yield* storedPart(key, uploadId, 1, parts[0]!)
+          const etag2 = yield* storedPart(key, uploadId, 2, parts[1]!)
+          assert.notStrictEqual(etag2, replaced, "other bytes, another ETag")
+          assert.deepStrictEqual(
+            yield* store.listParts(key, uploadId),
+            Option.some([
+              { partNumber: 1, size: minPartSize, etag: etag1 },
+              { partNumber: 2, size: minPartSize, etag: etag2 },
+              { partNumber: 3, size: 7, etag: etag3 }
+            ])
+          )
+          // Nothing is under the key before completion.
+          assert.deepStrictEqual(yield* store.head(key), Option.none())
+          assert.deepStrictEqual((yield* store.list(prefix)).objects, [])
+          const early = yield* read((yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })).url)
+          assert.strictEqual(early.status, 404, "a signed GET before completion")
+
+          yield* store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: etag1 }, { partNumber: 2, etag: etag2 }, { partNumber: 3, etag: etag3 }])
+          const info = yield* store.head(key)
+          assert.deepStrictEqual(
+            Option.map(info, ({ contentType, size }) => ({ contentType, size })),
+            Option.some({ contentType: "video/mp4", size: 2 * minPartSize + 7 })
+          )
+          assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.none(), "a completed upload is not there")
+          const reply = yield* read((yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })).url)
+          assert.strictEqual(reply.status, 200)
+          assert.strictEqual(reply.body.byteLength, 2 * minPartSize + 7)
+          assert.strictEqual(firstDifference(reply.body, concatenated(parts)), -1, "the object is the parts' concatenation")
+          if (answersHttp) assert.strictEqual(reply.headers["content-type"], "video/mp4")
+        }), { timeout: 60_000 })
+
+      it.effect("multipart: a completion naming a wrong ETag, an absent part, a small part not last, parts out of order or none is refused and changes nothing", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const key = `${uniquePrefix()}refused.mp4`
+          const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+          const [first, small, last] = [patterned(4, minPartSize), patterned(5, 3), patterned(6, 5)]
+          const etag1 = yield* storedPart(key, uploadId, 1, first)
+          const etag2 = yield* storedPart(key, uploadId, 2, small)
+          const etag3 = yield* storedPart(key, uploadId, 3, last)
+          const held = yield* store.listParts(key, uploadId)
+          const wrongEtag = `"${"0".repeat(32)}"`
+          const refusals: ReadonlyArray<readonly [string, ReadonlyArray<CompletedPart>, ReadonlyArray<unknown>]> = [
+            ["a wrong ETag", [{ partNumber: 1, etag: wrongEtag }, { partNumber: 3, etag: etag3 }], ["MultipartRefused", "InvalidPart", 1]],
+            ["a part never uploaded", [{ partNumber: 1, etag: etag1 }, { partNumber: 4, etag: etag3 }], ["MultipartRefused", "InvalidPart", 4]],
+            ["a part under the minimum, not last", [{ partNumber: 1, etag: etag1 }, { partNumber: 2, etag: etag2 }, { partNumber: 3, etag: etag3 }], [
+              "MultipartRefused",
+              "EntityTooSmall",
+              2
+            ]],
+            ["parts out of order", [{ partNumber: 3, etag: etag3 }, { partNumber: 1, etag: etag1 }], ["MultipartRefused", "InvalidPart", 1]],
+            ["a part named twice", [{ partNumber: 1, etag: etag1 }, { partNumber: 1, etag: etag1 }], ["MultipartRefused", "InvalidPart", 1]],
+            ["no part", [], ["MultipartRefused", "InvalidPart", undefined]]
+          ]
+          for (const [what, parts, expected] of refusals) {
+            const refused = yield* Effect.flip(store.completeMultipart(key, uploadId, parts))
+            assert.deepStrictEqual(refusal(refused), expected, what)
+            assert.deepStrictEqual(yield* store.head(key), Option.none(), `${what}: no object`)
+            assert.deepStrictEqual(yield* store.listParts(key, uploadId), held, `${what}: the parts are still there`)
+          }
+          // Parts need not be numbered contiguously; the ETag may come without its quotes.
+          yield* store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: etag1 }, { partNumber: 3, etag: etag3.slice(1, -1) }])
+          assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, minPartSize + 5)
+          const reply = yield* read((yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })).url)
+          assert.strictEqual(firstDifference(reply.body, concatenated([first, last])), -1)
+        }), { timeout: 60_000 })
+
+      it.effect("multipart: a part PUT of another length than signed is refused and stores nothing; part numbers are 1 to 10,000", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const key = `${uniquePrefix()}sized.mp4`
+          const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+          const presigned = yield* store.presignPart({ key, uploadId, partNumber: 1, contentLength: 5, expiresIn: Duration.minutes(5) })
+          const { "Content-Length": _, ...withoutLength } = presigned.headers
+          const reply = yield* Effect.flatMap(clientPutPart, (put) => put(presigned, bytes("more than five"), withoutLength))
+          assert.strictEqual(reply.status, refusedWith.wrongLength)
+          assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([]))
+          const etag = yield* Effect.flatMap(clientPutPart, (put) => put(presigned, bytes("12345"), presigned.headers))
+          assert.strictEqual(etag.status, 200)
+          assert.deepStrictEqual(
+            Option.map(yield* store.listParts(key, uploadId), (parts) => parts.map(({ partNumber, size }) => ({ partNumber, size }))),
+            Option.some([{ partNumber: 1, size: 5 }])
+          )
+          for (const partNumber of [0, maxPartCount + 1, 1.5]) {
+            const refused = yield* Effect.flip(store.presignPart({ key, uploadId, partNumber, contentLength: 5, expiresIn: Duration.minutes(5) }))
+            assert.deepStrictEqual(refusal(refused), ["StorageError", "presignPart"], `part number ${partNumber}`)
+          }
+          yield* store.abortMultipart(key, uploadId)
+        }))
+
+      it.effect("multipart: an expired part URL is refused and stores nothing", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const key = `${uniquePrefix()}late.mp4`
+          const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+          const presigned = yield* store.presignPart({ key, uploadId, partNumber: 1, contentLength: 4, expiresIn: Duration.seconds(1) })
+          yield* Effect.sleep(Duration.millis(2_100))
+          const reply = yield* Effect.flatMap(clientPutPart, (put) => put(presigned, bytes("late"), presigned.headers))
+          assert.strictEqual(reply.status, refusedWith.expired)
+          assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([]))
+          yield* store.abortMultipart(key, uploadId)
+        }), { timeout: 20_000 })
+
+      it.effect("multipart: completing twice, the second is NoSuchUpload and the object stays; abort ends an upload, twice is fine; an unknown upload lists None", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const prefix = uniquePrefix()
+          const key = `${prefix}twice.mp4`
+          const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+          // A single part is the last one: any size.
+          const parts = [{ partNumber: 1, etag: yield* storedPart(key, uploadId, 1, bytes("one part")) }]
+          yield* store.completeMultipart(key, uploadId, parts)
+          const again = yield* Effect.flip(store.completeMultipart(key, uploadId, parts))
+          assert.deepStrictEqual(refusal(again), ["MultipartRefused", "NoSuchUpload", undefined])
+          assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, 8)
+
+          const abortedKey = `${prefix}aborted.mp4`
+          const aborted = yield* store.createMultipart({ key: abortedKey, contentType: "video/mp4" })
+          const etag = yield* storedPart(abortedKey, aborted, 1, bytes("aborted"))
+          yield* store.abortMultipart(abortedKey, aborted)
+          assert.deepStrictEqual(yield* store.listParts(abortedKey, aborted), Option.none())
+          const afterAbort = yield* Effect.flip(store.completeMultipart(abortedKey, aborted, [{ partNumber: 1, etag }]))
+          assert.deepStrictEqual(refusal(afterAbort), ["MultipartRefused", "NoSuchUpload", undefined])
+          yield* store.abortMultipart(abortedKey, aborted)
+          assert.deepStrictEqual(yield* store.head(abortedKey), Option.none())
+          assert.deepStrictEqual(yield* store.listParts(abortedKey, "unknown-upload-id"), Option.none())
+        }))
+
+      it.effect("multipart: removeIncomplete removes an upload nothing wrote to since before, and keeps one written after", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const prefix = uniquePrefix()
+          const [left, active] = [`${prefix}left.mp4`, `${prefix}active.mp4`]
+          const leftId = yield* store.createMultipart({ key: left, contentType: "video/mp4" })
+          const activeId = yield* store.createMultipart({ key: active, contentType: "video/mp4" })
+          yield* storedPart(left, leftId, 1, bytes("left alone"))
+          yield* storedPart(active, activeId, 1, bytes("first"))
+          // Stores may keep times to the second.
+          yield* Effect.sleep(Duration.millis(1_100))
+          const before = yield* DateTime.now
+          yield* Effect.sleep(Duration.millis(1_100))
+          const etag = yield* storedPart(active, activeId, 2, bytes("written after before"))
+          assert.isAtLeast(yield* store.removeIncomplete(before), 1)
+          assert.deepStrictEqual(yield* store.listParts(left, leftId), Option.none(), "the upload left alone is removed")
+          assert.deepStrictEqual(
+            Option.map(yield* store.listParts(active, activeId), (parts) => parts.map(({ partNumber }) => partNumber)),
+            Option.some([1, 2]),
+            "the upload written after before is kept"
+          )
+          // Once `before` is past its last write, it is removed too.
+          const later = DateTime.addDuration(yield* DateTime.now, Duration.seconds(2))
+          assert.isAtLeast(yield* store.removeIncomplete(later), 1)
+          assert.deepStrictEqual(yield* store.listParts(active, activeId), Option.none())
+          const refused = yield* Effect.flip(store.completeMultipart(active, activeId, [{ partNumber: 2, etag }]))
+          assert.deepStrictEqual(refusal(refused), ["MultipartRefused", "NoSuchUpload", undefined])
+        }), { timeout: 20_000 })
 
       it.effect("check succeeds while the store is reachable", () =>
         Effect.gen(function*() {

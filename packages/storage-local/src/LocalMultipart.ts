@@ -1,0 +1,325 @@
+/**
+ * Multipart uploads on disk: where an upload and its parts lie, how a part is committed,
+ * and how parts are assembled into an object. Internal to the package: the store's
+ * methods (`LocalObjectStore`) and the part receiver (`LocalUploads.receivePart`) use it.
+ *
+ * Layout under the root (no key segment starts with a dot, so nothing here is a key):
+ *
+ * - `.multipart/<uploadId>/upload.json`: `{ key, contentType, created }`, written before
+ *   the id is handed out; an upload is there exactly while this file is.
+ * - `.multipart/<uploadId>/<n>-<random>.part`: the bytes of one PUT of part `n`.
+ * - `.multipart/<uploadId>/<n>.json`: `{ file, size, etag }`, the part `n` now is. A PUT
+ *   streams to a temporary file, renames it to a fresh `.part` name, then renames a new
+ *   pointer over `<n>.json`: that rename is the commit, so bytes and ETag always agree
+ *   and a part uploaded again replaces the old one whole. A `.part` no pointer names (a
+ *   killed process, a replaced part) goes with its upload's directory.
+ *
+ * @since 0.1.0
+ */
+import { completionRefusal, type CompletedPart, MultipartRefused, StorageError, type StoredPart } from "@coursekit/core"
+import { Effect, Option, Result } from "effect"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as LocalDisk from "./LocalDisk.ts"
+import { uploadIdPattern } from "./UrlSignature.ts"
+
+/** The directory under the root holding multipart uploads. */
+export const multipartDirectory = ".multipart"
+
+const recordName = "upload.json"
+
+/** What `upload.json` holds. */
+export interface UploadRecord {
+  readonly key: string
+  readonly contentType: string
+  /** ISO 8601. */
+  readonly created: string
+}
+
+/** What `<n>.json` holds: the committed bytes of part `n`. */
+interface PartPointer {
+  readonly file: string
+  readonly size: number
+  readonly etag: string
+}
+
+/** An upload that is there: its directory and record. */
+export interface FoundUpload {
+  readonly directory: string
+  readonly record: UploadRecord
+}
+
+/** A fresh upload id: 16 random bytes, URL-safe base64 (22 characters). */
+export const newUploadId = (): string => randomBytes(16).toString("base64url")
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+const isRecord = (value: unknown): value is UploadRecord =>
+  typeof value === "object" && value !== null && "key" in value && typeof value.key === "string" &&
+  "contentType" in value && typeof value.contentType === "string" && "created" in value && typeof value.created === "string"
+
+const isPointer = (value: unknown): value is PartPointer =>
+  typeof value === "object" && value !== null && "file" in value && typeof value.file === "string" &&
+  /^\d{1,5}-[0-9a-f]{24}\.part$/.test(value.file) && "size" in value && Number.isSafeInteger(value.size) &&
+  "etag" in value && typeof value.etag === "string"
+
+/**
+ * The upload `uploadId` of `key`, when it is there. An id the store could not have issued
+ * (a path trick, NUL, anything but 22 URL-safe characters) names no upload: it is never
+ * joined to a path.
+ */
+export const findUpload = (
+  disk: LocalDisk.LocalDisk,
+  operation: string,
+  key: string,
+  uploadId: string
+): Effect.Effect<Option.Option<FoundUpload>, StorageError> => {
+  if (typeof uploadId !== "string" || !uploadIdPattern.test(uploadId)) return Effect.succeed(Option.none())
+  const directory = path.join(disk.root, multipartDirectory, uploadId)
+  return LocalDisk.attempt(operation, () => fs.readFile(path.join(directory, recordName), "utf8")).pipe(
+    Effect.map((text) => {
+      const record = parseJson(text)
+      return isRecord(record) && record.key === key ? Option.some({ directory, record }) : Option.none()
+    }),
+    Effect.catchIf(LocalDisk.isMissing, () => Effect.succeed(Option.none<FoundUpload>()))
+  )
+}
+
+/** Starts an upload of `key`; its id. */
+export const create = (disk: LocalDisk.LocalDisk, record: UploadRecord): Effect.Effect<string, StorageError> =>
+  LocalDisk.attempt("createMultipart", async () => {
+    const parent = path.join(disk.root, multipartDirectory)
+    await fs.mkdir(parent, { recursive: true, mode: 0o700 })
+    const uploadId = newUploadId()
+    const directory = path.join(parent, uploadId)
+    await fs.mkdir(directory, { mode: 0o700 })
+    const temporary = LocalDisk.temporaryPath(directory)
+    await LocalDisk.writeDurably(temporary, new TextEncoder().encode(JSON.stringify(record)))
+    await fs.rename(temporary, path.join(directory, recordName))
+    await LocalDisk.syncDirectory(directory)
+    await LocalDisk.syncDirectory(parent)
+    return uploadId
+  })
+
+/** The committed parts of the upload in `directory`, by part number. */
+const readPointers = async (directory: string): Promise<Map<number, PartPointer>> => {
+  const pointers = new Map<number, PartPointer>()
+  for (const name of await fs.readdir(directory)) {
+    const match = /^(\d{1,5})\.json$/.exec(name)
+    if (match === null) continue
+    try {
+      const pointer = parseJson(await fs.readFile(path.join(directory, name), "utf8"))
+      if (isPointer(pointer)) pointers.set(Number(match[1]), pointer)
+    } catch (error) {
+      // Replaced or removed meanwhile.
+      if (!LocalDisk.isMissing(error)) throw error
+    }
+  }
+  return pointers
+}
+
+/** The parts of the upload `uploadId` of `key`, in part-number order; `None` when it is not there. */
+export const list = (
+  disk: LocalDisk.LocalDisk,
+  key: string,
+  uploadId: string
+): Effect.Effect<Option.Option<ReadonlyArray<StoredPart>>, StorageError> =>
+  Effect.gen(function*() {
+    const upload = yield* findUpload(disk, "listParts", key, uploadId)
+    if (Option.isNone(upload)) return Option.none()
+    const pointers = yield* LocalDisk.attempt("listParts", () => readPointers(upload.value.directory)).pipe(
+      // Aborted or completed since.
+      Effect.map(Option.some),
+      Effect.catchIf(LocalDisk.isMissing, () => Effect.succeed(Option.none<Map<number, PartPointer>>()))
+    )
+    return Option.map(pointers, (pointers) =>
+      [...pointers.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([partNumber, pointer]): StoredPart => ({ partNumber, size: pointer.size, etag: pointer.etag })))
+  })
+
+/**
+ * Commits part `partNumber` from `temporary` (flushed, in the upload's directory): the
+ * bytes get a name of their own, then the part's pointer is renamed over the old one,
+ * then the old bytes go. Fails with `ENOENT` (see `LocalDisk.isMissing`) when the upload's
+ * directory is gone (aborted or completed).
+ */
+export const commitPart = async (
+  directory: string,
+  partNumber: number,
+  temporary: string,
+  part: { readonly size: number; readonly etag: string }
+): Promise<void> => {
+  const file = `${partNumber}-${randomBytes(12).toString("hex")}.part`
+  const pointerPath = path.join(directory, `${partNumber}.json`)
+  await fs.rename(temporary, path.join(directory, file))
+  const previous = await fs.readFile(pointerPath, "utf8").then(parseJson, () => undefined)
+  const pointerTemporary = LocalDisk.temporaryPath(directory)
+  try {
+    await LocalDisk.writeDurably(pointerTemporary, new TextEncoder().encode(JSON.stringify({ file, ...part } satisfies PartPointer)))
+    await fs.rename(pointerTemporary, pointerPath)
+  } catch (error) {
+    await LocalDisk.removeQuietly(pointerTemporary)
+    await LocalDisk.removeQuietly(path.join(directory, file))
+    throw error
+  }
+  await LocalDisk.syncDirectory(directory)
+  if (isPointer(previous) && previous.file !== file) await LocalDisk.removeQuietly(path.join(directory, previous.file))
+}
+
+/**
+ * How a whole object is committed (`LocalUploads.commitObject` on the store's disk),
+ * passed in so this module does not depend on the receiver.
+ */
+export type CommitObject = (
+  paths: LocalDisk.KeyPaths,
+  temporary: { readonly data: string; meta: string | undefined },
+  contentType: string
+) => Effect.Effect<void, { readonly _tag: "UploadRefused"; readonly detail: string } | StorageError>
+
+const copyChunkBytes = 1024 * 1024
+
+/** Appends the `size` bytes of `source` to `target`; fails when `source` holds fewer. */
+const copyInto = async (target: fs.FileHandle, source: fs.FileHandle, size: number): Promise<void> => {
+  const buffer = Buffer.allocUnsafe(Math.min(copyChunkBytes, Math.max(size, 1)))
+  let position = 0
+  while (position < size) {
+    const { bytesRead } = await source.read(buffer, 0, Math.min(buffer.byteLength, size - position), position)
+    if (bytesRead === 0) throw new Error(`A part file ended after ${position} of ${size} bytes`)
+    await LocalDisk.writeAll(target, buffer.subarray(0, bytesRead))
+    position += bytesRead
+  }
+}
+
+/**
+ * Assembles the named parts into the object under `key` and ends the upload: the parts
+ * are checked (`completionRefusal`) and opened, streamed in order into a temporary file
+ * beside the object's place, flushed, and committed with their metadata exactly as a
+ * whole upload is (`commitObject`: a key holding a file already refuses it); only then is
+ * the upload's directory removed. Killed before the commit, the parts are all still
+ * there and nothing is readable under the key; after it, the object is whole.
+ */
+export const complete = (
+  disk: LocalDisk.LocalDisk,
+  commitObject: CommitObject,
+  key: string,
+  uploadId: string,
+  parts: ReadonlyArray<CompletedPart>
+): Effect.Effect<void, MultipartRefused | StorageError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const operation = "completeMultipart"
+    const found = yield* findUpload(disk, operation, key, uploadId)
+    if (Option.isNone(found)) return yield* new MultipartRefused({ reason: "NoSuchUpload" })
+    const { directory, record } = found.value
+    const pointers = yield* LocalDisk.attempt(operation, () => readPointers(directory)).pipe(
+      Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "NoSuchUpload" })))
+    )
+    const refused = completionRefusal(parts, (partNumber) => pointers.get(partNumber))
+    if (refused !== undefined) return yield* refused
+    const resolved = LocalDisk.resolveKey(disk.root, key)
+    if (Result.isFailure(resolved)) return yield* new StorageError({ operation, cause: resolved.failure })
+    const paths = resolved.success
+
+    // Opened now, the parts stay readable as checked even if one is replaced meanwhile.
+    const sources: Array<{ readonly handle: fs.FileHandle; readonly size: number }> = []
+    for (const { partNumber } of parts) {
+      const pointer = pointers.get(partNumber)!
+      const handle = yield* Effect.acquireRelease(
+        LocalDisk.attempt(operation, () => fs.open(path.join(directory, pointer.file), "r")),
+        (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+      ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "InvalidPart", partNumber }))))
+      sources.push({ handle, size: pointer.size })
+    }
+
+    const objectDirectory = path.dirname(paths.file)
+    const conflict = (cause: unknown) => new StorageError({ operation, cause })
+    if (!(yield* LocalDisk.attempt(operation, () => LocalDisk.ensureDirectory(objectDirectory)))) {
+      return yield* conflict(new Error("Another stored key is in the way of this one (one names a directory of the other)."))
+    }
+    const temporary: { readonly data: string; meta: string | undefined } = {
+      data: LocalDisk.temporaryPath(objectDirectory),
+      meta: undefined
+    }
+    let committed = false
+    yield* Effect.addFinalizer(() =>
+      committed ? Effect.void : Effect.promise(async () => {
+        await LocalDisk.removeQuietly(temporary.data)
+        if (temporary.meta !== undefined) await LocalDisk.removeQuietly(temporary.meta)
+      })
+    )
+    yield* LocalDisk.attempt(operation, async () => {
+      const target = await fs.open(temporary.data, "wx", 0o600)
+      try {
+        for (const source of sources) await copyInto(target, source.handle, source.size)
+        await target.sync()
+      } finally {
+        await target.close()
+      }
+    })
+    yield* Effect.uninterruptible(commitObject(paths, temporary, record.contentType)).pipe(
+      Effect.catchTag("UploadRefused", (refusal) =>
+        // A completion that raced this one has already committed and ended the upload.
+        Effect.flatMap(findUpload(disk, operation, key, uploadId), (upload): Effect.Effect<never, MultipartRefused | StorageError> =>
+          Option.isNone(upload)
+            ? Effect.fail(new MultipartRefused({ reason: "NoSuchUpload" }))
+            : Effect.fail(conflict(new Error(refusal.detail)))))
+    )
+    committed = true
+    yield* LocalDisk.attempt(operation, () => fs.rm(directory, { recursive: true, force: true, maxRetries: 3 }))
+  }))
+
+/** Ends the upload `uploadId` of `key` and removes its parts; one not there is fine. */
+export const abort = (disk: LocalDisk.LocalDisk, key: string, uploadId: string): Effect.Effect<void, StorageError> =>
+  Effect.flatMap(findUpload(disk, "abortMultipart", key, uploadId), (upload) =>
+    Option.isNone(upload)
+      ? Effect.void
+      : LocalDisk.attempt("abortMultipart", () => fs.rm(upload.value.directory, { recursive: true, force: true, maxRetries: 3 })))
+
+/** The latest modification in `directory`: itself (an entry added or renamed) or any file in it (a part streaming). */
+const lastWrite = async (directory: string): Promise<number> => {
+  let latest = (await fs.lstat(directory)).mtimeMs
+  for (const name of await fs.readdir(directory)) {
+    try {
+      latest = Math.max(latest, (await fs.lstat(path.join(directory, name))).mtimeMs)
+    } catch (error) {
+      if (!LocalDisk.isMissing(error)) throw error
+    }
+  }
+  return latest
+}
+
+/**
+ * Removes the uploads nothing has written to since `beforeMs` (nobody completed or
+ * aborted them); answers how many. Links are never followed.
+ */
+export const removeAbandoned = async (disk: LocalDisk.LocalDisk, beforeMs: number): Promise<number> => {
+  const parent = path.join(disk.root, multipartDirectory)
+  let entries
+  try {
+    entries = await fs.readdir(parent, { withFileTypes: true })
+  } catch (error) {
+    if (LocalDisk.isMissing(error)) return 0
+    throw error
+  }
+  let removed = 0
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !uploadIdPattern.test(entry.name)) continue
+    const directory = path.join(parent, entry.name)
+    try {
+      if ((await lastWrite(directory)) >= beforeMs) continue
+      await fs.rm(directory, { recursive: true, force: true, maxRetries: 3 })
+      removed++
+    } catch (error) {
+      // Completed or aborted meanwhile.
+      if (!LocalDisk.isMissing(error)) throw error
+    }
+  }
+  return removed
+}

@@ -1,0 +1,256 @@
+/**
+ * Multipart uploads on the local store, at the route: what a part PUT is refused for,
+ * what lies on disk, and an assembled object served by range. The conformance suite
+ * (LocalObjectStore.test.ts) checks the protocol itself.
+ */
+import { minPartSize, ObjectStore, type PresignedPut } from "@coursekit/core"
+import { fetchGet } from "@coursekit/core/testing"
+import { assert, describe, layer } from "@effect/vitest"
+import { Duration, Effect, Option } from "effect"
+import { createHash } from "node:crypto"
+import { existsSync, readdirSync } from "node:fs"
+import { join } from "node:path"
+import { eventually, layerServed, raw, startAbandonedUpload, temporaryFiles, TestStorage } from "./TestStorage.ts"
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+const freshKey = (name: string) => `m/${Math.random().toString(36).slice(2, 10)}/${name}`
+const md5Etag = (body: Uint8Array) => `"${createHash("md5").update(body).digest("hex")}"`
+
+/** PUTs `body` to `url`; the status, ETag, exposed headers and problem body. */
+const putTo = (url: string, body: Uint8Array, headers: Readonly<Record<string, string>> = {}) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, { method: "PUT", headers: { ...headers }, body: body as BodyInit })
+    const text = await response.text()
+    return {
+      status: response.status,
+      etag: response.headers.get("etag"),
+      exposed: response.headers.get("access-control-expose-headers"),
+      contentType: response.headers.get("content-type"),
+      body: text === "" ? undefined : JSON.parse(text)
+    }
+  })
+
+const signPart = (key: string, uploadId: string, partNumber: number, contentLength: number) =>
+  Effect.flatMap(ObjectStore, (store) => store.presignPart({ key, uploadId, partNumber, contentLength, expiresIn: Duration.minutes(5) }))
+
+const withQuery = (presigned: PresignedPut | string, change: (query: URLSearchParams) => void) => {
+  const url = new URL(typeof presigned === "string" ? presigned : presigned.url)
+  change(url.searchParams)
+  return url.toString()
+}
+
+const uploadDirectories = (root: string) => existsSync(join(root, ".multipart")) ? readdirSync(join(root, ".multipart")) : []
+
+describe("LocalStorageRoutes: multipart parts", () => {
+  layer(layerServed(), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a part PUT answers 200 with the MD5 ETag, exposed to browsers; its URL has its own query", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { baseUrl } = yield* TestStorage
+        const key = freshKey("a b.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        assert.match(uploadId, /^[A-Za-z0-9_-]{22}$/)
+        const presigned = yield* signPart(key, uploadId, 7, 5)
+        const url = new URL(presigned.url)
+        assert.strictEqual(`${url.origin}${url.pathname}`, `${baseUrl}/storage/${key.replace(" ", "%20")}`)
+        assert.deepStrictEqual([...url.searchParams.keys()], ["uploadId", "partNumber", "expires", "length", "signature"])
+        assert.deepStrictEqual(presigned.headers, { "Content-Length": "5" })
+        const reply = yield* putTo(presigned.url, bytes("hello"), presigned.headers)
+        assert.deepStrictEqual([reply.status, reply.etag, reply.exposed, reply.body], [200, md5Etag(bytes("hello")), "ETag", undefined])
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([{ partNumber: 7, size: 5, etag: md5Etag(bytes("hello")) }]))
+      }))
+
+    it.effect("a part PUT with a tampered signature, part number, upload id, length or expiry is 403; a PUT URL is no part URL nor the reverse; nothing is stored", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("tampered.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const other = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const presigned = yield* signPart(key, uploadId, 1, 5)
+        const otherKey = yield* signPart(freshKey("other.mp4"), uploadId, 1, 5)
+        const whole = yield* store.presignPut({ key, contentType: "video/mp4", contentLength: 5, expiresIn: Duration.minutes(5) })
+        const forged: ReadonlyArray<readonly [string, string, Uint8Array]> = [
+          ["signature", withQuery(presigned, (q) => q.set("signature", q.get("signature")!.replace(/^./, (c) => c === "0" ? "1" : "0"))), bytes("12345")],
+          ["part number", withQuery(presigned, (q) => q.set("partNumber", "2")), bytes("12345")],
+          ["upload id", withQuery(presigned, (q) => q.set("uploadId", other)), bytes("12345")],
+          ["length", withQuery(presigned, (q) => q.set("length", "6")), bytes("123456")],
+          ["expiry", withQuery(presigned, (q) => q.set("expires", String(Number(q.get("expires")) + 60))), bytes("12345")],
+          ["key", otherKey.url.replace(/\/storage\/[^?]*/, `/storage/${key}`), bytes("12345")],
+          ["a whole PUT's signature as a part's", withQuery(whole, (q) => {
+            q.set("uploadId", uploadId)
+            q.set("partNumber", "1")
+          }), bytes("12345")],
+          ["a part's signature as a whole PUT's", withQuery(presigned, (q) => {
+            q.delete("uploadId")
+            q.delete("partNumber")
+            q.set("type", "video/mp4")
+          }), bytes("12345")]
+        ]
+        for (const [changed, url, body] of forged) {
+          const reply = yield* putTo(url, body, { "Content-Type": "video/mp4" })
+          assert.strictEqual(reply.status, 403, `${changed}: ${JSON.stringify(reply.body)}`)
+          assert.strictEqual(reply.contentType, "application/problem+json")
+          assert.isNull(reply.etag)
+        }
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([]))
+        assert.deepStrictEqual(yield* store.listParts(key, other), Option.some([]))
+        assert.deepStrictEqual(yield* store.head(key), Option.none())
+        assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+
+    it.effect("a part of another length than signed is 413 over, 400 under, 411 chunked; an expired part URL is 403", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = freshKey("sized.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const presigned = yield* signPart(key, uploadId, 1, 5)
+        assert.strictEqual((yield* putTo(presigned.url, bytes("123456"))).status, 413)
+        assert.strictEqual((yield* putTo(presigned.url, bytes("1234"))).status, 400)
+        const path = new URL(presigned.url)
+        const chunked = yield* raw({ method: "PUT", path: path.pathname + path.search, chunks: [bytes("12"), bytes("345")] })
+        assert.strictEqual(chunked.status, 411)
+        const late = yield* store.presignPart({ key, uploadId, partNumber: 2, contentLength: 4, expiresIn: Duration.seconds(1) })
+        yield* Effect.sleep(Duration.millis(2_100))
+        assert.strictEqual((yield* putTo(late.url, bytes("late"))).status, 403)
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([]))
+      }), { timeout: 20_000 })
+
+    it.effect("a part PUT to an aborted or completed upload is a 404 problem and stores nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("gone.mp4")
+        const aborted = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const presigned = yield* signPart(key, aborted, 1, 5)
+        yield* store.abortMultipart(key, aborted)
+        const reply = yield* putTo(presigned.url, bytes("12345"))
+        assert.deepStrictEqual([reply.status, reply.contentType, reply.etag], [404, "application/problem+json", null])
+        assert.notInclude(uploadDirectories(root), aborted)
+
+        const completed = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const first = yield* signPart(key, completed, 1, 5)
+        const etag = (yield* putTo(first.url, bytes("12345"))).etag!
+        yield* store.completeMultipart(key, completed, [{ partNumber: 1, etag }])
+        assert.strictEqual((yield* putTo(first.url, bytes("54321"))).status, 404)
+        assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, 5)
+        assert.notInclude(uploadDirectories(root), completed)
+        assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+
+    it.effect("NUL, huge, negative, repeated or path-like upload ids and part numbers are 4xx at the route, never 500, and name no upload in the store", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = freshKey("odd.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const presigned = yield* signPart(key, uploadId, 1, 5)
+        const path = new URL(presigned.url)
+        const odd: ReadonlyArray<readonly [string, string]> = [
+          ["uploadId", "%00"],
+          ["uploadId", "..%2F..%2F.meta"],
+          ["uploadId", "a".repeat(20_000)],
+          ["partNumber", "%00"],
+          ["partNumber", "99999999999999999999999"],
+          ["partNumber", "-1"],
+          ["partNumber", "0"],
+          ["partNumber", "10001"],
+          ["partNumber", "1e3"]
+        ]
+        for (const [name, value] of odd) {
+          const search = path.search.replace(new RegExp(`${name}=[^&]*`), `${name}=${value}`)
+          const reply = yield* raw({ method: "PUT", path: path.pathname + search, headers: { "content-length": "5" }, chunks: [bytes("12345")] })
+          assert.isAtLeast(reply.status, 400, `${name}=${value.slice(0, 20)}`)
+          assert.isBelow(reply.status, 500, `${name}=${value.slice(0, 20)}`)
+        }
+        const repeated = yield* raw({ method: "PUT", path: `${path.pathname}${path.search}&uploadId=${uploadId}`, headers: { "content-length": "5" }, chunks: [bytes("12345")] })
+        assert.strictEqual(repeated.status, 403)
+        for (const id of ["\u0000", "../../.meta", "a".repeat(20_000), "", uploadId.slice(1)]) {
+          assert.deepStrictEqual(yield* store.listParts(key, id), Option.none())
+          const refused = yield* Effect.flip(store.completeMultipart(key, id, [{ partNumber: 1, etag: "\"x\"" }]))
+          assert.deepStrictEqual([refused._tag, refused._tag === "MultipartRefused" ? refused.reason : undefined], ["MultipartRefused", "NoSuchUpload"])
+          yield* store.abortMultipart(key, id)
+          const signed = yield* Effect.flip(store.presignPart({ key, uploadId: id, partNumber: 1, contentLength: 5, expiresIn: Duration.minutes(5) }))
+          assert.strictEqual(signed.operation, "presignPart")
+        }
+        // Another key's upload id names no upload of this key.
+        assert.deepStrictEqual(yield* store.listParts(freshKey("else.mp4"), uploadId), Option.none())
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([]))
+      }))
+
+    it.effect("a client that goes away mid-part loses no part already stored and leaves no temporary file", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("resumed.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const first = yield* signPart(key, uploadId, 1, 5)
+        const etag = (yield* putTo(first.url, bytes("12345"))).etag!
+        const second = yield* signPart(key, uploadId, 2, 1024 * 1024)
+        const kill = yield* startAbandonedUpload(second.url, "application/octet-stream", 1024 * 1024, 64 * 1024)
+        assert.isTrue(yield* eventually(() => temporaryFiles(root).length === 1), "the part streams to a temporary file")
+        kill()
+        assert.isTrue(yield* eventually(() => temporaryFiles(root).length === 0), "the temporary file is removed")
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([{ partNumber: 1, size: 5, etag }]))
+      }))
+
+    it.effect("an assembled object lies where a whole upload would, its upload directory gone, and is served by a signed GET with Range", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = `private/${freshKey("ranged.mp4")}`
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const first = new Uint8Array(minPartSize).fill(0x61)
+        const last = bytes("0123456789")
+        const etag1 = (yield* putTo((yield* signPart(key, uploadId, 1, first.byteLength)).url, first)).etag!
+        const etag2 = (yield* putTo((yield* signPart(key, uploadId, 2, last.byteLength)).url, last)).etag!
+        assert.lengthOf(readdirSync(join(root, ".multipart", uploadId)).filter((name) => name.endsWith(".part")), 2)
+        yield* store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: etag1 }, { partNumber: 2, etag: etag2 }])
+        assert.isFalse(existsSync(join(root, ".multipart", uploadId)))
+        assert.isTrue(existsSync(join(root, key)))
+        assert.deepStrictEqual(temporaryFiles(root), [])
+        const signed = yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })
+        const reply = yield* fetchGet(signed.url, { Range: `bytes=${minPartSize - 2}-${minPartSize + 3}` })
+        assert.strictEqual(reply.status, 206)
+        assert.strictEqual(new TextDecoder().decode(reply.body), "aa0123")
+        assert.strictEqual(reply.headers["content-range"], `bytes ${minPartSize - 2}-${minPartSize + 3}/${minPartSize + 10}`)
+        assert.strictEqual(reply.headers["content-type"], "video/mp4")
+      }))
+
+    it.effect("concurrent completions of one upload: one completes, the others are NoSuchUpload, and the object is whole", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("raced.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const first = new Uint8Array(minPartSize).fill(0x62)
+        const etag1 = (yield* putTo((yield* signPart(key, uploadId, 1, first.byteLength)).url, first)).etag!
+        const etag2 = (yield* putTo((yield* signPart(key, uploadId, 2, 3)).url, bytes("end"))).etag!
+        const parts = [{ partNumber: 1, etag: etag1 }, { partNumber: 2, etag: etag2 }]
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 3 }, () =>
+            Effect.match(store.completeMultipart(key, uploadId, parts), {
+              onFailure: (error) => error._tag === "MultipartRefused" ? error.reason : error._tag,
+              onSuccess: () => "completed"
+            })),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual([...outcomes].sort(), ["NoSuchUpload", "NoSuchUpload", "completed"])
+        assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, minPartSize + 3)
+        assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+
+    it.effect("completing into a key that holds a file is refused as a whole upload would be, and the upload stays", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = freshKey("taken.mp4")
+        const whole = yield* store.presignPut({ key, contentType: "video/mp4", expiresIn: Duration.minutes(5) })
+        assert.strictEqual((yield* putTo(whole.url, bytes("first"), whole.headers)).status, 200)
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const etag = (yield* putTo((yield* signPart(key, uploadId, 1, 6)).url, bytes("second"))).etag!
+        const refused = yield* Effect.flip(store.completeMultipart(key, uploadId, [{ partNumber: 1, etag }]))
+        assert.deepStrictEqual([refused._tag, refused._tag === "StorageError" ? refused.operation : undefined], ["StorageError", "completeMultipart"])
+        assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, 5)
+        assert.deepStrictEqual(Option.map(yield* store.listParts(key, uploadId), (parts) => parts.length), Option.some(1))
+      }))
+  })
+})
