@@ -18,14 +18,14 @@
 import type { S3ClientConfig } from "@aws-sdk/client-s3"
 import {
   type CompletedPart,
+  completionRefusal,
   type GetRequest,
   type ListedObject,
-  maxPartCount,
-  minPartSize,
   type MultipartRequest,
   MultipartRefused,
   type ObjectInfo,
   ObjectStore,
+  partRequestRefusal,
   type PartRequest,
   type PresignedGet,
   type PresignedPut,
@@ -115,7 +115,6 @@ const refusalReasons: Readonly<Record<string, MultipartRefused["reason"]>> = {
 }
 
 /** Without its quotes: S3 compares ETags so, and clients may send them either way. */
-const unquoted = (etag: string) => etag.replace(/"/g, "")
 
 /**
  * The store on one bucket. The SDK client is created here and destroyed (its sockets
@@ -308,12 +307,8 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
 
   const presignPart = Effect.fn("S3ObjectStore.presignPart")(function*(request: PartRequest) {
     const { contentLength: length, partNumber } = request
-    if (!(Number.isSafeInteger(length) && length >= 0)) {
-      return yield* new StorageError({ operation: "presignPart", cause: new Error(`Content length ${length} is not a number of bytes`) })
-    }
-    if (!(Number.isInteger(partNumber) && partNumber >= 1 && partNumber <= maxPartCount)) {
-      return yield* new StorageError({ operation: "presignPart", cause: new Error(`Part number ${partNumber} is outside 1 to ${maxPartCount}`) })
-    }
+    const refused = partRequestRefusal(request)
+    if (refused !== undefined) return yield* new StorageError({ operation: "presignPart", cause: new Error(refused) })
     const { expiresIn, signedAt } = yield* signingWindow("presignPart", request.expiresIn)
     const command = new UploadPartCommand({
       Bucket: bucket,
@@ -372,34 +367,20 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
     uploadId: string,
     parts: ReadonlyArray<CompletedPart>
   ) {
-    // Checked against what the store holds first: S3 refuses the same (InvalidPart,
-    // EntityTooSmall) but its message does not reliably name the part.
+    // Checked against what the store holds first, by the port's rules: S3 refuses the same
+    // (InvalidPart, InvalidPartOrder, EntityTooSmall) but its message does not reliably name the part.
     const stored = yield* listAllParts("completeMultipart", key, uploadId)
     if (Option.isNone(stored)) return yield* new MultipartRefused({ reason: "NoSuchUpload" })
-    if (parts.length === 0) return yield* new MultipartRefused({ reason: "InvalidPart" })
-    const named = [...parts].sort((a, b) => a.partNumber - b.partNumber)
     const held = new Map(stored.value.map((part) => [part.partNumber, part]))
-    for (const part of named) {
-      const found = held.get(part.partNumber)
-      if (found === undefined || unquoted(found.etag) !== unquoted(part.etag)) {
-        // A number no part can have (1.5) is named by no `partNumber`, an integer.
-        return yield* new MultipartRefused(
-          Number.isSafeInteger(part.partNumber) ? { reason: "InvalidPart", partNumber: part.partNumber } : { reason: "InvalidPart" }
-        )
-      }
-    }
-    // A part named twice with the same ETag is one part; with another, it failed above.
-    const distinct = named.filter((part, index) => index === 0 || named[index - 1]!.partNumber !== part.partNumber)
-    for (const part of distinct.slice(0, -1)) {
-      if (held.get(part.partNumber)!.size < minPartSize) return yield* new MultipartRefused({ reason: "EntityTooSmall", partNumber: part.partNumber })
-    }
+    const refusal = completionRefusal(parts, (partNumber) => held.get(partNumber))
+    if (refusal !== undefined) return yield* refusal
     yield* call("completeMultipart", (abortSignal) =>
       client.send(
         new CompleteMultipartUploadCommand({
           Bucket: bucket,
           Key: key,
           UploadId: uploadId,
-          MultipartUpload: { Parts: distinct.map((part) => ({ PartNumber: part.partNumber, ETag: held.get(part.partNumber)!.etag })) }
+          MultipartUpload: { Parts: parts.map((part) => ({ PartNumber: part.partNumber, ETag: held.get(part.partNumber)!.etag })) }
         }),
         { abortSignal }
       ), completeTimeout.value).pipe(
