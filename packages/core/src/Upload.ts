@@ -37,17 +37,28 @@ export const allowedContentTypes = (purpose: UploadPurpose): ReadonlyArray<strin
 /** Size limits per purpose, in bytes. */
 export interface UploadLimits {
   readonly thumbnailMaxBytes: number
+  /** The largest media file, uploaded in parts (multipart). */
   readonly mediaMaxBytes: number
+  /**
+   * The largest file of one PUT (a thumbnail, or a media file not in parts). Default
+   * {@link defaultSinglePutMaxBytes}, which every supported store takes in one PUT.
+   */
+  readonly singlePutMaxBytes?: number | undefined
 }
 
-/** 10 MiB thumbnails, 5 GiB media files. */
+/** 5 GiB − 5 MiB: the most one PUT carries on Cloudflare R2 (AWS S3 takes 5 GiB). */
+export const defaultSinglePutMaxBytes = 5 * 1024 * 1024 * 1024 - 5 * 1024 * 1024
+
+/** 10 MiB thumbnails, 50 GiB media files (in parts; one PUT at most 5 GiB − 5 MiB). */
 export const defaultUploadLimits: UploadLimits = {
   thumbnailMaxBytes: 10 * 1024 * 1024,
-  mediaMaxBytes: 5 * 1024 * 1024 * 1024
+  mediaMaxBytes: 50 * 1024 * 1024 * 1024,
+  singlePutMaxBytes: defaultSinglePutMaxBytes
 }
 
+/** The largest file of one PUT for `purpose`. */
 export const maxBytesOf = (limits: UploadLimits, purpose: UploadPurpose): number =>
-  purpose === "thumbnail" ? limits.thumbnailMaxBytes : limits.mediaMaxBytes
+  Math.min(purpose === "thumbnail" ? limits.thumbnailMaxBytes : limits.mediaMaxBytes, limits.singlePutMaxBytes ?? defaultSinglePutMaxBytes)
 
 /** The one extension of each allowed type. */
 const extensionOfType: Readonly<Record<(typeof mediaContentTypes)[number], string>> = {
@@ -186,6 +197,12 @@ export const UploadIntentFields = RecordVariants.Struct({
   content_type: RecordVariants.Field({ stored: Schema.String, insert: Schema.String }),
   size_bytes: RecordVariants.Field({ stored: Schema.NullOr(BigintColumn), insert: Schema.NullOr(Schema.Int) }),
   expires_at: RecordVariants.Field({ stored: Schema.DateTimeUtcFromDate, insert: Schema.DateTimeUtcFromString }),
+  /** A multipart upload's id in the API (null for a single PUT). */
+  upload_id: RecordVariants.Field({ stored: Schema.NullOr(Schema.String), insert: Schema.NullOr(Schema.String) }),
+  /** The store's id of the multipart upload. */
+  store_upload_id: RecordVariants.Field({ stored: Schema.NullOr(Schema.String), insert: Schema.NullOr(Schema.String) }),
+  /** The size of every part but the last. */
+  part_size: RecordVariants.Field({ stored: Schema.NullOr(BigintColumn), insert: Schema.NullOr(Schema.Int) }),
   created_at: RecordVariants.timestamp([]),
   finalized_at: RecordVariants.Field({ stored: Schema.NullOr(Schema.DateTimeUtcFromDate) })
 })
@@ -297,11 +314,18 @@ export class UploadExpired extends Schema.TaggedError<UploadExpired>()(
 /** The file is larger than the purpose allows (declared, or as stored). */
 export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()(
   "FileTooLarge",
-  { size_bytes: Schema.Number, max_bytes: Schema.Number },
+  {
+    size_bytes: Schema.Number,
+    max_bytes: Schema.Number,
+    /** Set when the file fits a multipart upload: its limit. */
+    multipart_max_bytes: Schema.optionalKey(Schema.Number)
+  },
   { description: "The file is larger than allowed." }
 ) {
   override get message(): string {
-    return `The file has ${this.size_bytes} bytes; at most ${this.max_bytes} are allowed.`
+    return this.multipart_max_bytes === undefined
+      ? `The file has ${this.size_bytes} bytes; at most ${this.max_bytes} are allowed.`
+      : `The file has ${this.size_bytes} bytes; one PUT takes at most ${this.max_bytes}. Upload it in parts (multipart), which takes up to ${this.multipart_max_bytes}.`
   }
 }
 

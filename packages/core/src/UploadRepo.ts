@@ -16,12 +16,14 @@ import type { NewUploadIntent, UploadIntent } from "./Upload.ts"
  * - `listAbandoned` returns intents never finalized whose expiry is before `before`,
  *   oldest expiry first, at most `limit`.
  * - `findMany` returns the intents of those of `keys` that exist (any order).
+ * - `findByUploadId` finds a multipart upload's intent by its `upload_id` (unique).
  * - `delete` of an absent key succeeds.
  */
 export class UploadRepo extends Context.Service<UploadRepo, {
   create(intent: NewUploadIntent): Effect.Effect<UploadIntent, PersistenceError>
   find(key: string): Effect.Effect<Option.Option<UploadIntent>, PersistenceError>
   findMany(keys: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<UploadIntent>, PersistenceError>
+  findByUploadId(uploadId: string): Effect.Effect<Option.Option<UploadIntent>, PersistenceError>
   markFinalized(key: string): Effect.Effect<void, PersistenceError>
   listAbandoned(before: DateTime.Utc, limit: number): Effect.Effect<ReadonlyArray<UploadIntent>, PersistenceError>
   delete(key: string): Effect.Effect<void, PersistenceError>
@@ -38,6 +40,8 @@ export class UploadRepo extends Context.Service<UploadRepo, {
           return record
         }),
         find: (key) => Effect.map(Ref.get(intents), (map) => Option.fromNullishOr(map.get(key))),
+        findByUploadId: (uploadId) =>
+          Effect.map(Ref.get(intents), (map) => Option.fromNullishOr([...map.values()].find((intent) => intent.upload_id === uploadId))),
         findMany: (keys) =>
           Effect.map(Ref.get(intents), (map) => keys.flatMap((key) => map.has(key) ? [map.get(key)!] : [])),
         markFinalized: Effect.fn("UploadRepo.markFinalized")(function*(key: string) {

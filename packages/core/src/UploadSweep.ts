@@ -1,6 +1,6 @@
 /**
  * The upload sweep: removes what uploads left behind and nobody finalized — intents past
- * their expiry and grace period with their objects, objects under the service's key
+ * their expiry and grace period with their objects (and a multipart upload's parts), objects under the service's key
  * prefixes that no record or pending intent accounts for, and partial uploads the store
  * kept. Safe to run on several instances at once.
  *
@@ -70,6 +70,8 @@ export class UploadSweep extends Context.Service<UploadSweep, {
               yield* intents.markFinalized(intent.key)
               adopted++
             } else {
+              // A multipart upload's parts go with it.
+              if (intent.store_upload_id !== null) yield* store.abortMultipart(intent.key, intent.store_upload_id)
               yield* store.delete(intent.key)
               yield* intents.delete(intent.key)
               abandoned++

@@ -17,6 +17,23 @@ import { FileUrl } from "./FileUrl.ts"
 import { LessonRepo } from "./LessonRepo.ts"
 import { MediaRepo } from "./MediaRepo.ts"
 import { MediaUrls } from "./MediaUrls.ts"
+import {
+  MultipartCompleted,
+  type MultipartCompleteRequest,
+  type MultipartCreateRequest,
+  MultipartNotFound,
+  type MultipartStatus,
+  type MultipartUpload,
+  multipartValidityHours,
+  partCountFor,
+  partLength,
+  PartOutOfRange,
+  PartRejected,
+  partSizeFor,
+  type PartUrl,
+  type PartUrls,
+  type PartUrlsRequest
+} from "./Multipart.ts"
 import { ObjectStore, type StorageError } from "./ObjectStore.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import {
@@ -92,6 +109,23 @@ export class Uploads extends Context.Service<Uploads, {
    * the record is gone already and the upload sweep removes the object on a later pass.
    */
   deleteMedia(fileKey: string): Effect.Effect<void, MediaNotFound | MediaInUse | PersistenceError>
+  /**
+   * Multipart uploads of large media files (see `Multipart`): start one (the service picks
+   * the part size), sign part PUTs as the client goes, tell what the store holds (to
+   * resume), complete it into a media file (the same answer as `finalizeMedia`; again,
+   * the same record), or abort it.
+   */
+  startMultipart(request: MultipartCreateRequest): Effect.Effect<MultipartUpload, UploadUrlError>
+  multipartPartUrls(
+    uploadId: string,
+    request: PartUrlsRequest
+  ): Effect.Effect<PartUrls, MultipartNotFound | MultipartCompleted | UploadExpired | PartOutOfRange | PersistenceError | StorageError>
+  multipartStatus(uploadId: string): Effect.Effect<MultipartStatus, MultipartNotFound | MultipartCompleted | PersistenceError | StorageError>
+  completeMultipart(
+    uploadId: string,
+    request: MultipartCompleteRequest
+  ): Effect.Effect<MediaFile, MultipartNotFound | PartRejected | PartOutOfRange | FinalizeError>
+  abortMultipart(uploadId: string): Effect.Effect<void, MultipartNotFound | MultipartCompleted | PersistenceError | StorageError>
 }>()("@coursekit/core/Uploads") {
   static readonly layerNoDeps = (
     options: UploadsOptions = {}
@@ -138,7 +172,10 @@ export class Uploads extends Context.Service<Uploads, {
           }
           const maxBytes = maxBytesOf(limits, purpose)
           if (sizeBytes !== undefined && sizeBytes > maxBytes) {
-            return yield* new FileTooLarge({ size_bytes: sizeBytes, max_bytes: maxBytes })
+            // A media file too large for one PUT may still go up in parts.
+            return yield* purpose === "media" && sizeBytes <= limits.mediaMaxBytes
+              ? new FileTooLarge({ size_bytes: sizeBytes, max_bytes: maxBytes, multipart_max_bytes: limits.mediaMaxBytes })
+              : new FileTooLarge({ size_bytes: sizeBytes, max_bytes: maxBytes })
           }
           const key = keyFor(purpose, courseId, uuid(), extensionOf(contentType), visibility)
           const presigned = yield* store.presignPut({
@@ -156,7 +193,10 @@ export class Uploads extends Context.Service<Uploads, {
             file_name: fileName,
             content_type: contentType,
             size_bytes: sizeBytes ?? null,
-            expires_at: presigned.expiresAt
+            expires_at: presigned.expiresAt,
+            upload_id: null,
+            store_upload_id: null,
+            part_size: null
           })
           const response: UploadUrlResponse = {
             upload_url: presigned.url,
@@ -191,7 +231,8 @@ export class Uploads extends Context.Service<Uploads, {
             }
             return yield* expired ? new UploadExpired({ file_key: key }) : new UploadNotReceived({ file_key: key })
           }
-          const maxBytes = maxBytesOf(limits, purpose)
+          // A multipart upload's file may be as large as media files go; one PUT's, as one PUT takes.
+          const maxBytes = intent.upload_id === null ? maxBytesOf(limits, purpose) : limits.mediaMaxBytes
           if (info.value.size > maxBytes) {
             yield* store.delete(key)
             return yield* new FileTooLarge({ size_bytes: info.value.size, max_bytes: maxBytes })
@@ -247,6 +288,142 @@ export class Uploads extends Context.Service<Uploads, {
           const record = yield* confirm("media", null, request.file_key)
           yield* intents.markFinalized(request.file_key)
           return yield* toMediaFile(record)
+        })
+
+        // --- multipart ----------------------------------------------------------------
+
+        /** The open multipart upload `uploadId`: its intent and part plan. */
+        const openMultipart = Effect.fn("Uploads.openMultipart")(function*(uploadId: string) {
+          const intent = Option.getOrUndefined(yield* intents.findByUploadId(uploadId))
+          if (intent === undefined || intent.store_upload_id === null || intent.part_size === null || intent.size_bytes === null) {
+            return yield* new MultipartNotFound({ upload_id: uploadId })
+          }
+          if (intent.finalized_at !== null) return yield* new MultipartCompleted({ upload_id: uploadId, file_key: intent.key })
+          const partSize = intent.part_size
+          const sizeBytes = intent.size_bytes
+          return {
+            intent,
+            storeUploadId: intent.store_upload_id,
+            partSize,
+            sizeBytes,
+            partCount: partCountFor(sizeBytes, partSize)
+          }
+        })
+
+        const startMultipart = Effect.fn("Uploads.startMultipart")(function*(request: MultipartCreateRequest) {
+          const allowed = allowedContentTypes("media")
+          if (!allowed.includes(request.type)) {
+            return yield* new UnsupportedFileType({ content_type: request.type, allowed: [...allowed] })
+          }
+          if (request.size_bytes > limits.mediaMaxBytes) {
+            return yield* new FileTooLarge({ size_bytes: request.size_bytes, max_bytes: limits.mediaMaxBytes })
+          }
+          const key = keyFor("media", null, uuid(), extensionOf(request.type), request.visibility)
+          const partSize = partSizeFor(request.size_bytes)
+          const storeUploadId = yield* store.createMultipart({ key, contentType: request.type })
+          const expiresAt = DateTime.addDuration(yield* DateTime.now, Duration.hours(multipartValidityHours))
+          const uploadId = globalThis.crypto.randomUUID()
+          // Should this fail, the store's upload is nobody's: removeIncomplete takes it.
+          yield* intents.create({
+            key,
+            purpose: "media",
+            course_id: null,
+            file_name: request.filename,
+            content_type: request.type,
+            size_bytes: request.size_bytes,
+            expires_at: expiresAt,
+            upload_id: uploadId,
+            store_upload_id: storeUploadId,
+            part_size: partSize
+          })
+          const created: MultipartUpload = {
+            upload_id: uploadId,
+            file_key: key,
+            part_size: partSize,
+            part_count: partCountFor(request.size_bytes, partSize),
+            expires_at: expiresAt
+          }
+          return created
+        })
+
+        const multipartPartUrls = Effect.fn("Uploads.multipartPartUrls")(function*(uploadId: string, request: PartUrlsRequest) {
+          const open = yield* openMultipart(uploadId)
+          if (DateTime.isGreaterThanOrEqualTo(yield* DateTime.now, open.intent.expires_at)) {
+            return yield* new UploadExpired({ file_key: open.intent.key })
+          }
+          const outside = request.part_numbers.find((partNumber) => partNumber > open.partCount)
+          if (outside !== undefined) return yield* new PartOutOfRange({ part_number: outside, part_count: open.partCount })
+          const parts = yield* Effect.forEach(request.part_numbers, (partNumber) =>
+            Effect.map(
+              store.presignPart({
+                key: open.intent.key,
+                uploadId: open.storeUploadId,
+                partNumber,
+                contentLength: partLength(open.sizeBytes, open.partSize, partNumber),
+                expiresIn: validity
+              }),
+              (signed): PartUrl => ({ part_number: partNumber, upload_url: signed.url, headers: signed.headers, expires_at: signed.expiresAt })
+            ))
+          const answer: PartUrls = { parts }
+          return answer
+        })
+
+        const multipartStatus = Effect.fn("Uploads.multipartStatus")(function*(uploadId: string) {
+          const open = yield* openMultipart(uploadId)
+          const held = yield* store.listParts(open.intent.key, open.storeUploadId)
+          if (Option.isNone(held)) return yield* new MultipartNotFound({ upload_id: uploadId })
+          const status: MultipartStatus = {
+            upload_id: uploadId,
+            file_key: open.intent.key,
+            part_size: open.partSize,
+            part_count: open.partCount,
+            parts: held.value.map((part) => ({ part_number: part.partNumber, size_bytes: part.size, etag: part.etag }))
+          }
+          return status
+        })
+
+        const completeMultipart = Effect.fn("Uploads.completeMultipart")(function*(uploadId: string, request: MultipartCompleteRequest) {
+          const intent = Option.getOrUndefined(yield* intents.findByUploadId(uploadId))
+          if (intent === undefined || intent.store_upload_id === null) return yield* new MultipartNotFound({ upload_id: uploadId })
+          // Completed before (or by a concurrent call): the same answer.
+          const open = yield* openMultipart(uploadId).pipe(Effect.catchTag("MultipartCompleted", () => Effect.succeed(undefined)))
+          if (open === undefined) return yield* finalizeMedia({ file_key: intent.key })
+          // Every part, once, in order: 1…part_count.
+          for (const [index, part] of request.parts.entries()) {
+            if (part.part_number !== index + 1) {
+              return yield* part.part_number > index + 1
+                ? new PartRejected({ reason: "missing_or_wrong_etag", part_number: index + 1 })
+                : new PartRejected({ reason: "not_in_order", part_number: part.part_number })
+            }
+          }
+          if (request.parts.length < open.partCount) {
+            return yield* new PartRejected({ reason: "missing_or_wrong_etag", part_number: request.parts.length + 1 })
+          }
+          if (request.parts.length > open.partCount) {
+            return yield* new PartOutOfRange({ part_number: request.parts.length, part_count: open.partCount })
+          }
+          const parts = request.parts.map((part) => ({ partNumber: part.part_number, etag: part.etag }))
+          yield* store.completeMultipart(open.intent.key, open.storeUploadId, parts).pipe(
+            Effect.catchTag("MultipartRefused", (refused) =>
+              Effect.gen(function*() {
+                if (refused.reason === "NoSuchUpload") {
+                  // Completed meanwhile by another call (the object is there), or aborted.
+                  if (Option.isSome(yield* store.head(open.intent.key))) return
+                  return yield* new MultipartNotFound({ upload_id: uploadId })
+                }
+                return yield* new PartRejected({
+                  reason: refused.reason === "EntityTooSmall" ? "too_small" : "missing_or_wrong_etag",
+                  part_number: refused.partNumber ?? null
+                })
+              }))
+          )
+          return yield* finalizeMedia({ file_key: open.intent.key })
+        })
+
+        const abortMultipart = Effect.fn("Uploads.abortMultipart")(function*(uploadId: string) {
+          const open = yield* openMultipart(uploadId)
+          yield* store.abortMultipart(open.intent.key, open.storeUploadId)
+          yield* intents.delete(open.intent.key)
         })
 
         const listMedia = Effect.fn("Uploads.listMedia")(function*(request: MediaPageRequest) {
@@ -309,7 +486,12 @@ export class Uploads extends Context.Service<Uploads, {
           mediaUploadUrl,
           finalizeMedia,
           listMedia,
-          deleteMedia
+          deleteMedia,
+          startMultipart,
+          multipartPartUrls,
+          multipartStatus,
+          completeMultipart,
+          abortMultipart
         })
       })
     )

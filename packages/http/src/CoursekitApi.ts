@@ -19,9 +19,16 @@ import {
   LessonUpdate,
   MediaFile,
   MediaUploadUrlRequest,
+  MultipartCompleteRequest,
+  MultipartCreateRequest,
+  MultipartStatus,
+  MultipartUpload,
+  PartUrls,
+  PartUrlsRequest,
   PublicCourse,
   Purchase,
   UploadUrlRequest,
+  UploadId,
   UploadUrlResponse,
   UserId
 } from "@coursekit/core"
@@ -210,6 +217,69 @@ export class MediaApi extends HttpApiGroup.make("media")
   .annotateMerge(OpenApi.annotations({ title: "Media", description: "The admin media library." }))
 {}
 
+const multipartPath = { upload_id: UploadId }
+const multipartHow = "Large media files go up in parts, straight to storage: create the upload, ask for part URLs as you " +
+  "go (each valid 5 minutes), PUT each part with exactly its headers and keep the ETag the PUT answers, then complete " +
+  "with every part's number and ETag. GET tells what storage holds, so a client that lost its state uploads only " +
+  "the missing parts."
+
+/** Multipart uploads of large media files. */
+export class MultipartApi extends HttpApiGroup.make("multipart")
+  .add(
+    HttpApiEndpoint.post("create", "/admin/media/multipart", {
+      payload: MultipartCreateRequest,
+      success: MultipartUpload.pipe(HttpApiSchema.status(201)),
+      error: problemsFor("FileTooLarge", "UnsupportedFileType", "PersistenceError", "StorageError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Start a multipart upload of a media file").annotate(
+      OpenApi.Description,
+      `${multipartHow} The service picks part_size (whole MiB, at least 5 MiB, at most 10,000 parts) from size_bytes; ` +
+        "every part but the last holds exactly part_size bytes. Types and visibility as for /admin/media/upload-url " +
+        "(else 415); larger than UPLOAD_MEDIA_MAX_BYTES: 413. The upload stays open until expires_at (24 hours)."
+    ),
+    HttpApiEndpoint.post("partUrls", "/admin/media/multipart/:upload_id/parts", {
+      params: multipartPath,
+      payload: PartUrlsRequest,
+      success: PartUrls,
+      error: problemsFor("MultipartNotFound", "MultipartCompleted", "UploadExpired", "PartOutOfRange", "PersistenceError", "StorageError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Presign PUTs of parts (at most 100 per call, each valid 5 minutes)")
+      .annotate(OpenApi.Description, "A part uploaded again replaces it. A part number past part_count: 422."),
+    HttpApiEndpoint.get("status", "/admin/media/multipart/:upload_id", {
+      params: multipartPath,
+      success: MultipartStatus,
+      error: problemsFor("MultipartNotFound", "MultipartCompleted", "PersistenceError", "StorageError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "The parts storage holds now, to resume with only the missing ones"),
+    HttpApiEndpoint.post("complete", "/admin/media/multipart/:upload_id/complete", {
+      params: multipartPath,
+      payload: MultipartCompleteRequest,
+      success: MediaFile,
+      error: problemsFor(
+        "MultipartNotFound",
+        "PartRejected",
+        "PartOutOfRange",
+        "UploadNotFound",
+        "UploadNotReceived",
+        "UploadExpired",
+        "FileTooLarge",
+        "UnsupportedFileType",
+        "PersistenceError",
+        "StorageError"
+      )
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Assemble the parts into the media file; the same answer as finalize-upload")
+      .annotate(
+        OpenApi.Description,
+        "Name every part 1…part_count once, in order, with the ETag its PUT answered. A missing, wrong or too small " +
+          "part is a 409 naming it (part_number), and nothing changes. The object is assembled, HEADed, its size taken " +
+          "from storage and recorded; completing again answers the same record."
+      ),
+    HttpApiEndpoint.delete("abort", "/admin/media/multipart/:upload_id", {
+      params: multipartPath,
+      success: HttpApiSchema.NoContent,
+      error: problemsFor("MultipartNotFound", "MultipartCompleted", "PersistenceError", "StorageError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Abort a multipart upload and free its parts")
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Multipart uploads", description: "Large media files, uploaded in parts." }))
+{}
+
 const lessonPath = { id: CourseIdParam, lesson_id: LessonIdParam }
 const lessonBodies = "content_html is sanitized before it is stored (stages 2 and 3 of the pipeline). " +
   "video_key must name a finalized media file (else 422), and a lesson that is not a preview must use a private " +
@@ -320,6 +390,7 @@ export class CoursekitApi extends HttpApi.make("coursekit")
   .add(CoursesApi)
   .add(CourseUploadsApi)
   .add(MediaApi)
+  .add(MultipartApi)
   .add(LessonsApi)
   .add(PublicApi)
   .add(PurchasesApi)

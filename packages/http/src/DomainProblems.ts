@@ -16,8 +16,12 @@ import type {
   LessonNotFound,
   MediaInUse,
   MediaNotFound,
+  MultipartCompleted,
+  MultipartNotFound,
   NoModelConfigured,
   PersistenceError,
+  PartOutOfRange,
+  PartRejected,
   PublicVideoOnPaidLesson,
   StorageError,
   UnsupportedFileType,
@@ -34,6 +38,7 @@ import {
   Gone,
   InUse,
   NotFound,
+  PartConflict,
   ServiceUnavailable,
   UnprocessableContent,
   UnsupportedMediaType
@@ -48,6 +53,10 @@ export type DomainError =
   | PublicVideoOnPaidLesson
   | MediaNotFound
   | MediaInUse
+  | MultipartNotFound
+  | MultipartCompleted
+  | PartOutOfRange
+  | PartRejected
   | PersistenceError
   | StorageError
   | UploadNotFound
@@ -99,9 +108,26 @@ export const domainProblems = {
     problem: InUse,
     render: (error) => new InUse({ detail: error.message, lessons: error.lessons, thumbnail_of: error.thumbnail_of })
   },
+  MultipartNotFound: withMessage(NotFound),
+  MultipartCompleted: withMessage(Conflict),
+  PartOutOfRange: {
+    problem: UnprocessableContent,
+    render: (error) => new UnprocessableContent({ detail: error.message, errors: [{ path: "body.part_numbers", message: error.message }] })
+  },
+  PartRejected: {
+    problem: PartConflict,
+    render: (error) => new PartConflict({ detail: error.message, part_number: error.part_number })
+  },
   UploadNotReceived: withMessage(Conflict),
   UploadExpired: withMessage(Gone),
-  FileTooLarge: withMessage(ContentTooLarge),
+  FileTooLarge: {
+    problem: ContentTooLarge,
+    // The core names no routes: where the parts go is the HTTP API's to say.
+    render: (error) =>
+      new ContentTooLarge({
+        detail: error.multipart_max_bytes === undefined ? error.message : `${error.message} Start one with POST /admin/media/multipart.`
+      })
+  },
   UnsupportedFileType: withMessage(UnsupportedMediaType),
   PersistenceError: {
     problem: ServiceUnavailable,

@@ -77,6 +77,12 @@ export class InUse extends HttpApiError.Problem<InUse>()("InUse", problemDeclara
   thumbnail_of: Schema.NullOr(CourseId)
 }) {}
 
+/** 409: completing a multipart upload refused; `part_number` names the part at fault. */
+export class PartConflict extends HttpApiError.Problem<PartConflict>()("PartConflict", problemDeclaration(409), {
+  detail: Schema.String,
+  part_number: Schema.NullOr(Schema.Int)
+}) {}
+
 /** 410: what the request names is gone for good (an expired upload URL never used). */
 export class Gone extends HttpApiError.Problem<Gone>()("Gone", problemDeclaration(410), { detail: Schema.String }) {}
 

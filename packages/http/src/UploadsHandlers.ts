@@ -39,5 +39,17 @@ export const layerMedia = HttpApiBuilder.group(CoursekitApi, "media", Effect.fn(
   })
 }))
 
-/** Both groups. */
-export const layer = Layer.mergeAll(layerCourseUploads, layerMedia)
+/** The `multipart` group. Needs `Uploads`. */
+export const layerMultipart = HttpApiBuilder.group(CoursekitApi, "multipart", Effect.fn(function*(handlers) {
+  const uploads = yield* Uploads
+  return handlers.handleAll({
+    create: ({ payload }) => problems(uploads.startMultipart(payload)),
+    partUrls: ({ params, payload }) => problems(uploads.multipartPartUrls(params.upload_id, payload)),
+    status: ({ params }) => problems(uploads.multipartStatus(params.upload_id)),
+    complete: ({ params, payload }) => problems(uploads.completeMultipart(params.upload_id, payload)),
+    abort: ({ params }) => problems(uploads.abortMultipart(params.upload_id))
+  })
+}))
+
+/** The three groups. */
+export const layer = Layer.mergeAll(layerCourseUploads, layerMedia, layerMultipart)

@@ -13,6 +13,7 @@ import uploads from "./migrations/0003_uploads.ts"
 import lessonsPurchases from "./migrations/0004_lessons_purchases.ts"
 import courseDescription from "./migrations/0005_course_description.ts"
 import lessonVideoReference from "./migrations/0006_lesson_video_reference.ts"
+import multipartUploads from "./migrations/0007_multipart_uploads.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
@@ -21,7 +22,8 @@ export const migrations = {
   "0003_uploads": uploads,
   "0004_lessons_purchases": lessonsPurchases,
   "0005_course_description": courseDescription,
-  "0006_lesson_video_reference": lessonVideoReference
+  "0006_lesson_video_reference": lessonVideoReference,
+  "0007_multipart_uploads": multipartUploads
 }
 
 /** Table where applied migrations are recorded. */

@@ -57,6 +57,13 @@ export const makeUploadRepo = () => Effect.gen(function*() {
         Effect.mapError(persistenceError("read upload intents"))
       )
     }, bounded(timeout, "read upload intents")),
+    findByUploadId: Effect.fn("UploadRepo.findByUploadId")(function*(uploadId: string) {
+      const rows = yield* sql`SELECT * FROM upload_intents WHERE upload_id = ${uploadId}`.pipe(
+        Effect.flatMap(decodeIntents),
+        Effect.mapError(persistenceError("read multipart upload"))
+      )
+      return Option.fromNullishOr(rows[0])
+    }, bounded(timeout, "read multipart upload")),
     markFinalized: Effect.fn("UploadRepo.markFinalized")(function*(key: string) {
       yield* sql`UPDATE upload_intents SET finalized_at = now() WHERE key = ${key} AND finalized_at IS NULL`.pipe(
         Effect.mapError(persistenceError("mark upload finalized"))

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { defaultMediaUrlTtl, defaultUploadLimits, maxMediaUrlTtl, type UploadLimits } from "@coursekit/core"
+import { defaultMediaUrlTtl, defaultSinglePutMaxBytes, defaultUploadLimits, maxMediaUrlTtl, type UploadLimits } from "@coursekit/core"
 import { PgDatabase } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { Config, ConfigProvider, Data, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
@@ -193,6 +193,9 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   mediaMaxBytes: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "UPLOAD_MEDIA_MAX_BYTES").pipe(
     Config.withDefault(defaultUploadLimits.mediaMaxBytes)
   ),
+  singlePutMaxBytes: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "UPLOAD_SINGLE_PUT_MAX_BYTES").pipe(
+    Config.withDefault(defaultSinglePutMaxBytes)
+  ),
   uploadGracePeriod: Config.Duration("UPLOAD_GRACE_PERIOD").pipe(Config.withDefault(Duration.hours(1))),
   uploadSweepInterval: Config.Duration("UPLOAD_SWEEP_INTERVAL").pipe(Config.withDefault(Duration.minutes(10))),
   mediaUrlTtl: mediaUrlTtlConfig,
@@ -230,7 +233,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     databaseTimeout: raw.databaseTimeout,
     cdnUrl: Option.map(raw.cdnUrl, (url) => trimSlash(url.toString())),
     storage: raw.storage,
-    uploadLimits: { thumbnailMaxBytes: raw.thumbnailMaxBytes, mediaMaxBytes: raw.mediaMaxBytes },
+    uploadLimits: { thumbnailMaxBytes: raw.thumbnailMaxBytes, mediaMaxBytes: raw.mediaMaxBytes, singlePutMaxBytes: raw.singlePutMaxBytes },
     uploadGracePeriod: raw.uploadGracePeriod,
     uploadSweepInterval: raw.uploadSweepInterval,
     mediaUrlTtl: raw.mediaUrlTtl,

@@ -15,7 +15,12 @@ describe("ServerConfig.settings", () => {
       assert.deepStrictEqual(parsed.cdnUrl, Option.none())
       assert.strictEqual(parsed.dataDir, "./data")
       assert.deepStrictEqual(parsed.storage, StorageSettings.local({ dir: "./data/storage", secret: Option.none() }))
-      assert.deepStrictEqual(parsed.uploadLimits, { thumbnailMaxBytes: 10 * 1024 * 1024, mediaMaxBytes: 5 * 1024 * 1024 * 1024 })
+      // Media up to 50 GiB in parts; one PUT at most 5 GiB − 5 MiB (R2's limit).
+      assert.deepStrictEqual(parsed.uploadLimits, {
+        thumbnailMaxBytes: 10 * 1024 * 1024,
+        mediaMaxBytes: 50 * 1024 * 1024 * 1024,
+        singlePutMaxBytes: 5 * 1024 * 1024 * 1024 - 5 * 1024 * 1024
+      })
       assert.strictEqual(Duration.toMillis(parsed.uploadGracePeriod), 3_600_000)
       assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 600_000)
       assert.deepStrictEqual(parsed.databaseUrl, Option.none())
@@ -54,6 +59,7 @@ describe("ServerConfig.settings", () => {
         S3_PUBLIC_URL: "https://files.example.com",
         UPLOAD_THUMBNAIL_MAX_BYTES: "1000",
         UPLOAD_MEDIA_MAX_BYTES: "2000",
+        UPLOAD_SINGLE_PUT_MAX_BYTES: "1500",
         UPLOAD_GRACE_PERIOD: "30 minutes",
         UPLOAD_SWEEP_INTERVAL: "5 minutes",
         JWT_SECRET: "a-viewer-token-secret-of-32-chars!",
@@ -77,7 +83,7 @@ describe("ServerConfig.settings", () => {
       })
       assert.strictEqual(s3.credentials?.accessKeyId, "AKIAEXAMPLE")
       assert.strictEqual(s3.credentials && Redacted.value(s3.credentials.secretAccessKey), "s3-secret")
-      assert.deepStrictEqual(parsed.uploadLimits, { thumbnailMaxBytes: 1000, mediaMaxBytes: 2000 })
+      assert.deepStrictEqual(parsed.uploadLimits, { thumbnailMaxBytes: 1000, mediaMaxBytes: 2000, singlePutMaxBytes: 1500 })
       assert.strictEqual(Duration.toMillis(parsed.uploadGracePeriod), 1_800_000)
       assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 300_000)
       assert.strictEqual(Option.map(parsed.databaseUrl, Redacted.value).pipe(Option.getOrThrow), "postgres://u:p@db/coursekit")
@@ -118,6 +124,7 @@ describe("ServerConfig.settings", () => {
           ["PUBLIC_URL", "not a url"],
           ["STORAGE", "ftp"],
           ["UPLOAD_MEDIA_MAX_BYTES", "0"],
+          ["UPLOAD_SINGLE_PUT_MAX_BYTES", "-1"],
           ["UPLOAD_GRACE_PERIOD", "soon"],
           ["JWKS_URL", "not a url"]
         ] as const

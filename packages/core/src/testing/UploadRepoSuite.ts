@@ -10,6 +10,9 @@ import { UploadRepo } from "../UploadRepo.ts"
 
 const randomKey = (prefix = "media/") => `${prefix}${globalThis.crypto.randomUUID()}.png`
 
+/** The multipart fields of a single-PUT intent. */
+const single = { upload_id: null, store_upload_id: null, part_size: null }
+
 /** Registers the `UploadRepo` conformance tests for `repoLayer` under `name`. */
 export const uploadRepoSuite = <E>(name: string, repoLayer: Layer.Layer<UploadRepo, E>): void => {
   describe(`UploadRepo conformance: ${name}`, () => {
@@ -26,7 +29,8 @@ export const uploadRepoSuite = <E>(name: string, repoLayer: Layer.Layer<UploadRe
             file_name: "clip.mp4",
             content_type: "video/mp4",
             size_bytes: 42,
-            expires_at: expiresAt
+            expires_at: expiresAt,
+            ...single
           })
           assert.strictEqual(created.key, key)
           assert.isNull(created.finalized_at)
@@ -45,7 +49,7 @@ export const uploadRepoSuite = <E>(name: string, repoLayer: Layer.Layer<UploadRe
           const repo = yield* UploadRepo
           const key = randomKey()
           const expiresAt = DateTime.addDuration(yield* DateTime.now, Duration.minutes(5))
-          yield* repo.create({ key, purpose: "media", course_id: null, file_name: "a.png", content_type: "image/png", size_bytes: null, expires_at: expiresAt })
+          yield* repo.create({ key, purpose: "media", course_id: null, file_name: "a.png", content_type: "image/png", size_bytes: null, expires_at: expiresAt, ...single })
           yield* repo.markFinalized(key)
           const first = Option.getOrThrow(yield* repo.find(key)).finalized_at
           assert.isNotNull(first)
@@ -60,6 +64,34 @@ export const uploadRepoSuite = <E>(name: string, repoLayer: Layer.Layer<UploadRe
           assert.deepStrictEqual(yield* repo.findMany([]), [])
         }))
 
+      it.effect("a multipart intent keeps its upload ids and part size; findByUploadId finds it, and only it", () =>
+        Effect.gen(function*() {
+          const repo = yield* UploadRepo
+          const key = randomKey("private/media/")
+          const uploadId = globalThis.crypto.randomUUID()
+          const expiresAt = DateTime.addDuration(yield* DateTime.now, Duration.hours(24))
+          yield* repo.create({
+            key,
+            purpose: "media",
+            course_id: null,
+            file_name: "lecture.mp4",
+            content_type: "video/mp4",
+            size_bytes: 6 * 1024 * 1024 * 1024,
+            expires_at: expiresAt,
+            upload_id: uploadId,
+            store_upload_id: "store-id-1",
+            part_size: 8 * 1024 * 1024
+          })
+          const found = Option.getOrThrow(yield* repo.findByUploadId(uploadId))
+          assert.deepStrictEqual(
+            [found.key, found.upload_id, found.store_upload_id, found.part_size, found.size_bytes],
+            [key, uploadId, "store-id-1", 8 * 1024 * 1024, 6 * 1024 * 1024 * 1024]
+          )
+          assert.deepStrictEqual(yield* repo.findByUploadId(globalThis.crypto.randomUUID()), Option.none())
+          yield* repo.delete(key)
+          assert.deepStrictEqual(yield* repo.findByUploadId(uploadId), Option.none())
+        }))
+
       it.effect("listAbandoned returns unfinalized intents expired before the instant, oldest first", () =>
         Effect.gen(function*() {
           const repo = yield* UploadRepo
@@ -68,7 +100,7 @@ export const uploadRepoSuite = <E>(name: string, repoLayer: Layer.Layer<UploadRe
           const at = (minutes: number) => DateTime.addDuration(base, Duration.minutes(minutes))
           const keys = [randomKey(), randomKey(), randomKey(), randomKey()]
           for (const [index, key] of keys.entries()) {
-            yield* repo.create({ key, purpose: "media", course_id: null, file_name: "a.png", content_type: "image/png", size_bytes: null, expires_at: at(10 - index) })
+            yield* repo.create({ key, purpose: "media", course_id: null, file_name: "a.png", content_type: "image/png", size_bytes: null, expires_at: at(10 - index), ...single })
           }
           yield* repo.markFinalized(keys[1]!)
           const abandoned = (yield* repo.listAbandoned(at(9), 100)).filter((intent) => keys.includes(intent.key))
