@@ -60,8 +60,10 @@ describe("examples/browser-upload's server", () => {
       expect(output).not.toContain("listening on")
 
       // Still up; once the service is, the same requests reach it.
-      for (let waited = 0; !output.includes("listening on") && waited < 60_000 && child.exitCode === null; waited += 50) await sleep(50)
-      expect(output).toContain(`Browser upload example listening on ${url}`)
+      // The example's own line: the service inside it logs that it is listening too, a moment earlier.
+      const listening = `Browser upload example listening on ${url}`
+      for (let waited = 0; !output.includes(listening) && waited < 60_000 && child.exitCode === null; waited += 50) await sleep(50)
+      expect(output).toContain(listening)
       expect((await answerOf(`${url}/favicon.ico`)).status).toBe(204)
       const forwarded = await answerOf(`${url}/some/arbitrary/path`)
       expect(forwarded.status).toBe(404)
