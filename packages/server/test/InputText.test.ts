@@ -18,11 +18,23 @@ const validBodies: Record<string, Record<string, unknown>> = {
   FinalizeUploadRequest: { file_key: "media/x.mp4" },
   LessonCreate: { title: "A lesson", content_html: "<p>Body</p>", video_key: "media/x.mp4" },
   LessonUpdate: { title: "A lesson", content_html: "<p>Body</p>", video_key: "media/x.mp4" },
-  GenerateRequest: { prompt: "A lesson on soufflés" }
+  GenerateRequest: { prompt: "A lesson on soufflés" },
+  MultipartCreateRequest: { filename: "lecture.mp4", type: "video/mp4", size_bytes: 10 },
+  PartUrlsRequest: { part_numbers: [1] },
+  MultipartCompleteRequest: { parts: [{ part_number: 1, etag: "\"0\"" }] }
 }
 
 /** A valid value per path or query parameter name. */
-const validParams: Record<string, string> = { id: "1", lesson_id: "1", user_id: "user-1", slug: "a-course", cursor: "1", limit: "10" }
+const validParams: Record<string, string> = {
+  id: "1",
+  lesson_id: "1",
+  user_id: "user-1",
+  slug: "a-course",
+  cursor: "1",
+  limit: "10",
+  file_key: "media/x.mp4",
+  upload_id: "0b9d4c1e-5f2a-4c3b-9d8e-7f6a5b4c3d2e"
+}
 
 interface Operation {
   readonly method: string
