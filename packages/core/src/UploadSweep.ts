@@ -8,6 +8,7 @@
  */
 import { Context, DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import { MediaRepo } from "./MediaRepo.ts"
+import { multipartValidityHours } from "./Multipart.ts"
 import { ObjectStore, type StorageError } from "./ObjectStore.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import { defaultGracePeriod, keyPrefixes } from "./Upload.ts"
@@ -103,8 +104,10 @@ export class UploadSweep extends Context.Service<UploadSweep, {
             }
           } while (after !== undefined)
         }
-        // Partial uploads nothing has written to for as long: their PUT is long over.
-        const incomplete = yield* store.removeIncomplete(cutoff)
+        // Partial uploads nothing has written to for as long as an upload stays open and the
+        // grace period: a multipart upload may rest for hours between parts and still resume
+        // until its 24 hours end (those with an intent were aborted above, on time).
+        const incomplete = yield* store.removeIncomplete(DateTime.subtractDuration(cutoff, Duration.hours(multipartValidityHours)))
         const report: SweepReport = { abandoned, adopted, orphans, incomplete }
         return report
       }).pipe(Effect.withSpan("UploadSweep.run"))
