@@ -252,18 +252,7 @@ export class MultipartApi extends HttpApiGroup.make("multipart")
       params: multipartPath,
       payload: MultipartCompleteRequest,
       success: MediaFile,
-      error: problemsFor(
-        "MultipartNotFound",
-        "PartRejected",
-        "PartOutOfRange",
-        "UploadNotFound",
-        "UploadNotReceived",
-        "UploadExpired",
-        "FileTooLarge",
-        "UnsupportedFileType",
-        "PersistenceError",
-        "StorageError"
-      )
+      error: problemsFor("MultipartNotFound", "PartRejected", "PartOutOfRange", ...finalizeErrors)
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Assemble the parts into the media file; the same answer as finalize-upload")
       .annotate(
         OpenApi.Description,
