@@ -145,7 +145,8 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
   if (upload !== undefined) {
     const remembered = upload
     const status = await calls.status(remembered.upload_id).catch((error: unknown) => {
-      if (error instanceof CoursekitError && (error.status === 404 || error.status === 409)) return undefined
+      // Unknown or aborted (404), completed already (409), expired (410): start anew.
+      if (error instanceof CoursekitError && (error.status === 404 || error.status === 409 || error.status === 410)) return undefined
       throw error
     })
     if (status === undefined || status.part_size !== remembered.part_size || status.part_count !== remembered.part_count) {
@@ -193,6 +194,8 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
   const stop = new AbortController()
   const onAbort = () => stop.abort(signal?.reason)
   signal?.addEventListener("abort", onAbort, { once: true })
+  // Aborted while the upload was being created or looked up.
+  if (signal?.aborted) onAbort()
 
   // Part URLs, asked in batches of the parts next in line; asked again once old.
   const urls = new Map<number, { readonly url: PartUrl; readonly at: number }>()

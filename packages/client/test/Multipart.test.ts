@@ -205,7 +205,14 @@ describe("uploadMedia in parts", () => {
         yield* Effect.promise(() => fresh.uploadMedia(file, { multipartThreshold: threshold, resumeStore: store }))
         assert.isFalse(again.requests.some((request) => request.url.includes(uploadId)))
         assert.notStrictEqual(last.entry!.upload_id, uploadId)
-        yield* Effect.promise(() => Promise.all([kit.dispose(), fresh.dispose()]))
+
+        // A signal aborted already: nothing is created, nothing sent.
+        const none = recording()
+        const idle = createClient({ baseUrl: url, adminToken, fetch: none.fetch })
+        const early = yield* rejection(idle.uploadMedia(file, { multipartThreshold: threshold, resumeStore: memoryResumeStore(), signal: AbortSignal.abort() }))
+        assert.strictEqual((early as Error).name, "AbortError")
+        assert.deepStrictEqual(none.requests, [])
+        yield* Effect.promise(() => Promise.all([kit.dispose(), fresh.dispose(), idle.dispose()]))
       }))
   })
 })
