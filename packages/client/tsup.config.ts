@@ -1,3 +1,3 @@
 import { packageBuild } from "../../tsup.base.ts"
 
-export default packageBuild(["src/index.ts"])
+export default packageBuild(["src/index.ts", "src/node.ts"])

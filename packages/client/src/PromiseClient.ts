@@ -10,6 +10,7 @@ import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { FetchHttpClient, type HttpClientResponse } from "effect/http"
 import { type Client, type ClientOptions, CoursekitClient } from "./CoursekitClient.ts"
 import { CoursekitError, fromCause } from "./CoursekitError.ts"
+import { defaultMultipartThreshold, defaultResumeStore, type MultipartOptions, uploadMultipart } from "./MultipartUpload.ts"
 import { putFile, type UploadOptions } from "./PutFile.ts"
 
 /**
@@ -40,14 +41,16 @@ export type CoursekitPromiseClient = PromiseClient<Client> & {
   /**
    * Uploads a media file (video, image) the same way; answers the media record.
    * `visibility: "private"` for a paid lesson's video: its `url` is then signed and expires.
+   * Files of at least `multipartThreshold` bytes (default 64 MiB) go up in parts, in
+   * parallel, retried, resumable and cancellable (see {@link MultipartOptions}).
    */
   readonly uploadMedia: (file: Blob, options?: MediaUploadOptions) => Promise<MediaFile>
   /** Releases the client's runtime. */
   readonly dispose: () => Promise<void>
 }
 
-/** Options of `uploadMedia`: the upload's, and who may read the file (default public). */
-export interface MediaUploadOptions extends UploadOptions {
+/** Options of `uploadMedia`: the upload's, who may read the file (default public), and when and how to go in parts. */
+export interface MediaUploadOptions extends UploadOptions, MultipartOptions {
   readonly visibility?: MediaVisibility | undefined
 }
 
@@ -71,6 +74,17 @@ export const createClient = (options: PromiseClientOptions): CoursekitPromiseCli
       return yield* f(yield* CoursekitClient)
     }))
   const fetchImpl = options.fetch ?? globalThis.fetch
+  const resumeStore = defaultResumeStore()
+
+  const multipartCalls = {
+    create: (payload: Parameters<Client["multipart"]["create"]>[0]["payload"]) => withClient((client) => client.multipart.create({ payload })),
+    partUrls: (uploadId: string, partNumbers: ReadonlyArray<number>) =>
+      withClient((client) => client.multipart.partUrls({ params: { upload_id: uploadId }, payload: { part_numbers: partNumbers } })).then((answer) => answer.parts),
+    status: (uploadId: string) => withClient((client) => client.multipart.status({ params: { upload_id: uploadId } })),
+    complete: (uploadId: string, parts: ReadonlyArray<{ part_number: number; etag: string }>) =>
+      withClient((client) => client.multipart.complete({ params: { upload_id: uploadId }, payload: { parts } })),
+    abort: (uploadId: string) => withClient((client) => client.multipart.abort({ params: { upload_id: uploadId } })).then(() => undefined)
+  }
 
   const uploadThumbnail = async (courseId: CourseId, file: Blob, upload: UploadOptions = {}) => {
     const issued = await withClient((client) =>
@@ -83,6 +97,20 @@ export const createClient = (options: PromiseClientOptions): CoursekitPromiseCli
     return withClient((client) => client.courseUploads.finalizeUpload({ params: { id: courseId }, payload: { file_key: issued.file_key } }))
   }
   const uploadMedia = async (file: Blob, upload: MediaUploadOptions = {}) => {
+    if (file.size >= (upload.multipartThreshold ?? defaultMultipartThreshold)) {
+      return uploadMultipart(multipartCalls, {
+        file,
+        filename: nameOf(file, "file"),
+        type: typeOf(file),
+        visibility: upload.visibility,
+        baseUrl: options.baseUrl,
+        onProgress: upload.onProgress,
+        signal: upload.signal,
+        partsInFlight: upload.partsInFlight,
+        store: upload.resumeStore ?? resumeStore,
+        fetch: fetchImpl
+      })
+    }
     const issued = await withClient((client) =>
       client.media.uploadUrl({
         payload: {

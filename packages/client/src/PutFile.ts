@@ -42,7 +42,7 @@ const refused = async (status: number, read: () => Promise<string>) => {
 }
 
 const viaXhr = (issued: IssuedUpload, file: Blob, options: UploadOptions) =>
-  new Promise<void>((resolve, reject) => {
+  new Promise<string | undefined>((resolve, reject) => {
     const xhr = new XMLHttpRequest()
     xhr.open("PUT", issued.upload_url)
     for (const [name, value] of Object.entries(sendableHeaders(issued.headers))) xhr.setRequestHeader(name, value)
@@ -50,7 +50,7 @@ const viaXhr = (issued: IssuedUpload, file: Blob, options: UploadOptions) =>
     xhr.onload = () => {
       if (xhr.status >= 200 && xhr.status < 300) {
         options.onProgress?.({ loaded: file.size, total: file.size })
-        resolve()
+        resolve(xhr.getResponseHeader("ETag") ?? undefined)
       } else {
         void refused(xhr.status, async () => xhr.responseText).then(reject)
       }
@@ -93,8 +93,12 @@ const viaFetch = async (issued: IssuedUpload, file: Blob, options: UploadOptions
   if (!response.ok) throw await refused(response.status, () => response.text())
   await response.body?.cancel()
   if (options.onProgress !== undefined && total === 0) options.onProgress({ loaded: 0, total: 0 })
+  return response.headers.get("etag") ?? undefined
 }
 
-/** PUTs `file` to the presigned URL with the headers it was signed with. */
-export const putFile = (issued: IssuedUpload, file: Blob, options: UploadOptions, fetchImpl: typeof fetch): Promise<void> =>
+/**
+ * PUTs `file` to the presigned URL with the headers it was signed with; answers the
+ * `ETag` storage sent (undefined when it sent none, or CORS does not expose it).
+ */
+export const putFile = (issued: IssuedUpload, file: Blob, options: UploadOptions, fetchImpl: typeof fetch): Promise<string | undefined> =>
   typeof XMLHttpRequest === "function" ? viaXhr(issued, file, options) : viaFetch(issued, file, options, fetchImpl)

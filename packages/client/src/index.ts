@@ -8,4 +8,12 @@
 export * from "./CoursekitClient.ts"
 export * from "./CoursekitError.ts"
 export * from "./PromiseClient.ts"
+export {
+  defaultResumeStore,
+  localStorageResumeStore,
+  memoryResumeStore,
+  type MultipartOptions,
+  type ResumeEntry,
+  type ResumeStore
+} from "./MultipartUpload.ts"
 export type { UploadOptions, UploadProgress } from "./PutFile.ts"

@@ -1,0 +1,303 @@
+/**
+ * Large media files in parts: `uploadMedia` switches to this at `multipartThreshold`.
+ * Parts are read as slices of the file (never the whole file in memory), PUT a few at a
+ * time straight to storage with URLs asked in batches as it goes, each PUT retried with
+ * backoff; open uploads are remembered in a {@link ResumeStore} so that uploading the same
+ * file again sends only the parts storage lacks; an abort signal deletes the upload.
+ *
+ * @since 0.1.0
+ */
+import type { MediaFile, MediaVisibility, MultipartStatus, MultipartUpload, PartUrl } from "@coursekit/core"
+import { CoursekitError } from "./CoursekitError.ts"
+import { putFile, type UploadProgress } from "./PutFile.ts"
+
+/** What is remembered of an open multipart upload. */
+export interface ResumeEntry {
+  readonly upload_id: string
+  readonly file_key: string
+  readonly part_size: number
+  readonly part_count: number
+}
+
+/** Where open multipart uploads are remembered between `uploadMedia` calls (and page loads). */
+export interface ResumeStore {
+  readonly get: (key: string) => Promise<ResumeEntry | undefined>
+  readonly set: (key: string, value: ResumeEntry) => Promise<void>
+  readonly delete: (key: string) => Promise<void>
+}
+
+/** A store in memory: resumes within one process (or page) only. */
+export const memoryResumeStore = (): ResumeStore => {
+  const entries = new Map<string, ResumeEntry>()
+  return {
+    get: async (key) => entries.get(key),
+    set: async (key, value) => void entries.set(key, value),
+    delete: async (key) => void entries.delete(key)
+  }
+}
+
+/** A store in `localStorage`: resumes after a page reload. */
+export const localStorageResumeStore = (storage: Storage): ResumeStore => ({
+  get: async (key) => {
+    const text = storage.getItem(key)
+    return text === null ? undefined : JSON.parse(text) as ResumeEntry
+  },
+  set: async (key, value) => storage.setItem(key, JSON.stringify(value)),
+  delete: async (key) => storage.removeItem(key)
+})
+
+/** `localStorage` where the platform has a usable one, else a store in memory. */
+export const defaultResumeStore = (): ResumeStore => {
+  try {
+    // Node may define `localStorage` without a backing file; probe it.
+    const storage = (globalThis as { localStorage?: Storage }).localStorage
+    if (storage !== undefined && typeof storage.getItem === "function") {
+      storage.getItem("coursekit:probe")
+      return localStorageResumeStore(storage)
+    }
+  } catch {
+    // No usable storage (disabled, sandboxed frame).
+  }
+  return memoryResumeStore()
+}
+
+/** Options of the multipart path of `uploadMedia`. */
+export interface MultipartOptions {
+  /** Files of at least this many bytes go up in parts. Default 64 MiB. */
+  readonly multipartThreshold?: number | undefined
+  /** Most part PUTs at once. Default 4. */
+  readonly partsInFlight?: number | undefined
+  /** Where open uploads are remembered for resuming. Default `localStorage` where there is one, else memory (per client). */
+  readonly resumeStore?: ResumeStore | undefined
+}
+
+export const defaultMultipartThreshold = 64 * 1024 * 1024
+const defaultPartsInFlight = 4
+/** Waits before each retry of a part PUT. */
+const retryDelaysMs = [500, 1000, 2000]
+/** Part URLs live 5 minutes; one older than this is asked again before a PUT. */
+const partUrlMaxAgeMs = 4 * 60 * 1000
+const maxPartUrlsPerCall = 100
+
+/** The multipart endpoints as Promises (rejecting with `CoursekitError`). */
+export interface MultipartCalls {
+  readonly create: (payload: { filename: string; type: string; size_bytes: number; visibility?: MediaVisibility }) => Promise<MultipartUpload>
+  readonly partUrls: (uploadId: string, partNumbers: ReadonlyArray<number>) => Promise<ReadonlyArray<PartUrl>>
+  readonly status: (uploadId: string) => Promise<MultipartStatus>
+  readonly complete: (uploadId: string, parts: ReadonlyArray<{ part_number: number; etag: string }>) => Promise<MediaFile>
+  readonly abort: (uploadId: string) => Promise<void>
+}
+
+export interface MultipartRequest {
+  readonly file: Blob
+  readonly filename: string
+  readonly type: string
+  readonly visibility?: MediaVisibility | undefined
+  readonly baseUrl: string
+  readonly onProgress?: ((progress: UploadProgress) => void) | undefined
+  readonly signal?: AbortSignal | undefined
+  readonly partsInFlight?: number | undefined
+  readonly store: ResumeStore
+  /** The `fetch` the part PUTs go through (outside browsers). */
+  readonly fetch: typeof globalThis.fetch
+}
+
+/** The key an upload of this file (to this service, with this visibility) is remembered under. */
+export const resumeKey = (request: Pick<MultipartRequest, "file" | "filename" | "type" | "visibility" | "baseUrl">) =>
+  "coursekit:multipart:" + JSON.stringify([
+    request.baseUrl,
+    request.filename,
+    request.file.size,
+    (request.file as { lastModified?: number }).lastModified ?? null,
+    request.type,
+    request.visibility ?? "public"
+  ])
+
+const abortError = (signal: AbortSignal) =>
+  signal.reason instanceof Error && signal.reason.name === "AbortError" ? signal.reason : new DOMException("The upload was aborted.", "AbortError")
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener("abort", done)
+      resolve()
+    }
+    signal.addEventListener("abort", done, { once: true })
+  })
+
+/** Worth another try: no answer, a server error, or a 403 (the URL may have expired). */
+const retriable = (error: unknown) =>
+  error instanceof CoursekitError && (error.status === 0 || error.status === 403 || error.status >= 500)
+
+const partLength = (size: number, partSize: number, partNumber: number) => Math.min(partSize, size - (partNumber - 1) * partSize)
+
+/** Uploads `request.file` in parts, resuming a remembered upload of the same file; answers the media file. */
+export const uploadMultipart = async (calls: MultipartCalls, request: MultipartRequest): Promise<MediaFile> => {
+  const { file, store, signal } = request
+  const key = resumeKey(request)
+  if (signal?.aborted) throw abortError(signal)
+
+  // The remembered upload, with the parts storage holds already (those of the right size).
+  let upload: ResumeEntry | undefined = await store.get(key)
+  const etags = new Map<number, string>()
+  if (upload !== undefined) {
+    const remembered = upload
+    const status = await calls.status(remembered.upload_id).catch((error: unknown) => {
+      // Unknown or aborted (404), completed already (409), expired (410): start anew.
+      if (error instanceof CoursekitError && (error.status === 404 || error.status === 409 || error.status === 410)) return undefined
+      throw error
+    })
+    if (status === undefined || status.part_size !== remembered.part_size || status.part_count !== remembered.part_count) {
+      await store.delete(key)
+      upload = undefined
+    } else {
+      for (const part of status.parts) {
+        if (part.size_bytes === partLength(file.size, status.part_size, part.part_number)) etags.set(part.part_number, part.etag)
+      }
+    }
+  }
+  if (upload === undefined) {
+    const created = await calls.create({
+      filename: request.filename,
+      type: request.type,
+      size_bytes: file.size,
+      ...(request.visibility === undefined ? {} : { visibility: request.visibility })
+    })
+    upload = { upload_id: created.upload_id, file_key: created.file_key, part_size: created.part_size, part_count: created.part_count }
+    await store.set(key, upload)
+  }
+  const { upload_id, part_size, part_count } = upload
+
+  const missing: Array<number> = []
+  for (let n = 1; n <= part_count; n++) if (!etags.has(n)) missing.push(n)
+
+  // Progress over the whole file: parts done plus what is out of the parts in flight, never backwards.
+  let doneBytes = 0
+  for (const n of etags.keys()) doneBytes += partLength(file.size, part_size, n)
+  const inFlight = new Map<number, number>()
+  let reported = -1
+  const report = () => {
+    if (request.onProgress === undefined) return
+    let loaded = doneBytes
+    for (const bytes of inFlight.values()) loaded += bytes
+    loaded = Math.min(loaded, file.size)
+    if (loaded > reported) {
+      reported = loaded
+      request.onProgress({ loaded, total: file.size })
+    }
+  }
+  report()
+
+  // Stops every PUT: on the caller's abort or when a part fails for good.
+  const stop = new AbortController()
+  const onAbort = () => stop.abort(signal?.reason)
+  signal?.addEventListener("abort", onAbort, { once: true })
+  // Aborted while the upload was being created or looked up.
+  if (signal?.aborted) onAbort()
+
+  // Part URLs, asked in batches of the parts next in line; asked again once old.
+  const urls = new Map<number, { readonly url: PartUrl; readonly at: number }>()
+  const asking = new Map<number, Promise<void>>()
+  let queued = 0
+  const urlFor = async (n: number): Promise<PartUrl> => {
+    for (;;) {
+      const cached = urls.get(n)
+      if (cached !== undefined && Date.now() - cached.at < partUrlMaxAgeMs) return cached.url
+      const pending = asking.get(n)
+      if (pending !== undefined) {
+        await pending
+        if (urls.has(n) && Date.now() - urls.get(n)!.at < partUrlMaxAgeMs) return urls.get(n)!.url
+        if (asking.get(n) === pending) asking.delete(n)
+        continue
+      }
+      const batch = [n]
+      for (let i = queued; i < missing.length && batch.length < maxPartUrlsPerCall; i++) {
+        const next = missing[i]!
+        if (next !== n && !asking.has(next) && !(urls.has(next) && Date.now() - urls.get(next)!.at < partUrlMaxAgeMs)) batch.push(next)
+      }
+      const call = calls.partUrls(upload_id, batch).then((parts) => {
+        const at = Date.now()
+        for (const part of parts) urls.set(part.part_number, { url: part, at })
+      }).finally(() => {
+        for (const m of batch) if (asking.get(m) === call) asking.delete(m)
+      })
+      for (const m of batch) asking.set(m, call)
+      await call
+      const got = urls.get(n)
+      if (got === undefined) throw new CoursekitError(0, { title: "No part URL", detail: `The service answered no URL for part ${n}.` })
+      return got.url
+    }
+  }
+
+  const putPart = async (n: number) => {
+    const start = (n - 1) * part_size
+    const slice = file.slice(start, start + partLength(file.size, part_size, n))
+    for (let attempt = 0;; attempt++) {
+      if (stop.signal.aborted) throw stop.signal.reason
+      inFlight.set(n, 0)
+      try {
+        const url = await urlFor(n)
+        if (stop.signal.aborted) throw stop.signal.reason
+        const etag = await putFile(url, slice, {
+          signal: stop.signal,
+          onProgress: ({ loaded }) => {
+            inFlight.set(n, loaded)
+            report()
+          }
+        }, request.fetch)
+        inFlight.delete(n)
+        doneBytes += slice.size
+        if (etag !== undefined) etags.set(n, etag)
+        report()
+        return etag !== undefined
+      } catch (error) {
+        inFlight.delete(n)
+        if (stop.signal.aborted || !retriable(error) || attempt >= retryDelaysMs.length) throw error
+        // A fresh URL for the retry: the old one may have expired.
+        urls.delete(n)
+        await sleep(retryDelaysMs[attempt]!, stop.signal)
+      }
+    }
+  }
+
+  let withoutEtag = false
+  let failure: { readonly error: unknown } | undefined
+  const worker = async () => {
+    while (failure === undefined && queued < missing.length) {
+      const n = missing[queued++]!
+      try {
+        if (!(await putPart(n))) withoutEtag = true
+      } catch (error) {
+        if (failure === undefined) failure = { error }
+        stop.abort(error)
+      }
+    }
+  }
+  const workers = Math.max(1, Math.min(request.partsInFlight ?? defaultPartsInFlight, missing.length))
+  try {
+    await Promise.all(Array.from({ length: workers }, worker))
+  } finally {
+    signal?.removeEventListener("abort", onAbort)
+  }
+
+  if (signal?.aborted) {
+    // Cancelled: free the parts and forget the upload.
+    await calls.abort(upload_id).catch(() => undefined)
+    await store.delete(key)
+    throw abortError(signal)
+  }
+  if (failure !== undefined) throw failure.error
+
+  // A storage that hid its ETag (CORS without `expose-headers`): ask the service for them.
+  if (withoutEtag) {
+    const status = await calls.status(upload_id)
+    for (const part of status.parts) if (!etags.has(part.part_number)) etags.set(part.part_number, part.etag)
+  }
+  const parts = Array.from({ length: part_count }, (_, i) => ({ part_number: i + 1, etag: etags.get(i + 1) ?? "" }))
+  const media = await calls.complete(upload_id, parts)
+  await store.delete(key)
+  if (reported < file.size) request.onProgress?.({ loaded: file.size, total: file.size })
+  return media
+}
