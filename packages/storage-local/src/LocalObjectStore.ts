@@ -25,7 +25,7 @@ import {
   type PutRequest,
   StorageError
 } from "@coursekit/core"
-import { Context, DateTime, Effect, Layer, Option, Redacted, Result, Semaphore } from "effect"
+import { Context, DateTime, type Duration, Effect, Layer, Option, Redacted, Result, Semaphore } from "effect"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as LocalDisk from "./LocalDisk.ts"
@@ -75,6 +75,18 @@ const guard = (disk: LocalDisk.LocalDisk, operation: string, key: string) => {
     : Effect.succeed(resolved.success)
 }
 
+/**
+ * A URL's `expires`: `from + expiresIn` in whole seconds, rounded down, so the URL never
+ * outlives what was asked. The route reads at most 12 digits back: a longer expiry (an
+ * infinite one) could never be used, and is refused.
+ */
+const expiresOf = (operation: string, from: DateTime.Utc, expiresIn: Duration.Duration): Effect.Effect<number, StorageError> => {
+  const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(from, expiresIn)) / 1000)
+  return Number.isSafeInteger(expires) && expires <= UrlSignature.maxExpires
+    ? Effect.succeed(expires)
+    : Effect.fail(new StorageError({ operation, cause: new Error(`Expiry ${expires} cannot be signed`) }))
+}
+
 /** Removes a regular file; absent (or a directory, as a key's path may be) is fine. */
 const unlinkFile = async (file: string) => {
   try {
@@ -119,13 +131,7 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0)) {
         return yield* new StorageError({ operation: "presignPut", cause: new Error(`Maximum length ${cap} is not a number of bytes`) })
       }
-      const now = yield* DateTime.now
-      // Whole seconds, rounded down: the URL never outlives what was asked.
-      const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
-      // The route reads at most 12 digits back: a longer expiry (an infinite one) could never be used.
-      if (!(Number.isSafeInteger(expires) && expires <= UrlSignature.maxExpires)) {
-        return yield* new StorageError({ operation: "presignPut", cause: new Error(`Expiry ${expires} cannot be signed`) })
-      }
+      const expires = yield* expiresOf("presignPut", yield* DateTime.now, request.expiresIn)
       // The purpose's limit, signed, caps a PUT of undeclared length below the store's own cap.
       const maxLength = cap === undefined ? undefined : Math.min(cap, maxUploadBytes)
       const put: UrlSignature.SignedPut = {
@@ -149,13 +155,7 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
     const presignGet = Effect.fn("LocalObjectStore.presignGet")(function*(request: GetRequest) {
       yield* guard(disk, "presignGet", request.key)
       const now = yield* DateTime.now
-      const from = request.issuedAt === undefined ? now : DateTime.min(request.issuedAt, now)
-      // Whole seconds, rounded down: the URL never outlives what was asked.
-      const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(from, request.expiresIn)) / 1000)
-      // The route reads at most 12 digits back: a longer expiry (an infinite one) could never be used.
-      if (!(Number.isSafeInteger(expires) && expires <= UrlSignature.maxExpires)) {
-        return yield* new StorageError({ operation: "presignGet", cause: new Error(`Expiry ${expires} cannot be signed`) })
-      }
+      const expires = yield* expiresOf("presignGet", request.issuedAt === undefined ? now : DateTime.min(request.issuedAt, now), request.expiresIn)
       const get: UrlSignature.SignedGet = { key: request.key, expires }
       const signature = UrlSignature.signGet(secret, get)
       return {
@@ -184,10 +184,7 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       if (refused !== undefined) return yield* refuse(refused)
       if (!UrlSignature.uploadIdPattern.test(request.uploadId)) return yield* refuse("The upload id is not one this store issues")
       if (request.contentLength > maxUploadBytes) return yield* refuse(`A part of ${request.contentLength} bytes is over the store's cap`)
-      const now = yield* DateTime.now
-      // Whole seconds, rounded down: the URL never outlives what was asked.
-      const expires = Math.floor(DateTime.toEpochMillis(DateTime.addDuration(now, request.expiresIn)) / 1000)
-      if (!(Number.isSafeInteger(expires) && expires <= UrlSignature.maxExpires)) return yield* refuse(`Expiry ${expires} cannot be signed`)
+      const expires = yield* expiresOf("presignPart", yield* DateTime.now, request.expiresIn)
       const part: UrlSignature.SignedPart = {
         key: request.key,
         uploadId: request.uploadId,
