@@ -383,11 +383,9 @@ export class Uploads extends Context.Service<Uploads, {
         })
 
         const completeMultipart = Effect.fn("Uploads.completeMultipart")(function*(uploadId: string, request: MultipartCompleteRequest) {
-          const intent = Option.getOrUndefined(yield* intents.findByUploadId(uploadId))
-          if (intent === undefined || intent.store_upload_id === null) return yield* new MultipartNotFound({ upload_id: uploadId })
           // Completed before (or by a concurrent call): the same answer.
-          const open = yield* openMultipart(uploadId).pipe(Effect.catchTag("MultipartCompleted", () => Effect.succeed(undefined)))
-          if (open === undefined) return yield* finalizeMedia({ file_key: intent.key })
+          const open = yield* openMultipart(uploadId).pipe(Effect.catchTag("MultipartCompleted", Effect.succeed))
+          if (open instanceof MultipartCompleted) return yield* finalizeMedia({ file_key: open.file_key })
           // Every part, once, in order: 1…part_count.
           for (const [index, part] of request.parts.entries()) {
             if (part.part_number !== index + 1) {
