@@ -182,7 +182,9 @@ export class MediaApi extends HttpApiGroup.make("media")
       OpenApi.Description,
       `Types: image/jpeg, png, webp, gif, avif and video/mp4, webm, quicktime (else 415). ${uploadHow} ` +
         `visibility "private" (for paid lesson videos) stores the file under private/media/, readable only through ` +
-        "signed URLs that expire; the default, public, under media/ at a permanent URL."
+        "signed URLs that expire; the default, public, under media/ at a permanent URL. One PUT takes at most " +
+        "UPLOAD_SINGLE_PUT_MAX_BYTES (default 5 GiB − 5 MiB): a larger declared size_bytes is a 413 that points to " +
+        "POST /admin/media/multipart."
     ),
     HttpApiEndpoint.post("finalizeUpload", "/admin/media/finalize-upload", {
       payload: FinalizeUploadRequest,

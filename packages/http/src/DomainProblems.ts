@@ -84,6 +84,9 @@ const withMessage = <C extends new (fields: { readonly detail: string }) => obje
   render: (error: { readonly message: string }) => new problem({ detail: error.message }) as InstanceType<C>
 })
 
+/** A 422 whose one issue is the input at `path`. */
+const unprocessableAt = (path: string, detail: string) => new UnprocessableContent({ detail, errors: [{ path, message: detail }] })
+
 /** The table. */
 export const domainProblems = {
   CourseNotFound: withMessage(NotFound),
@@ -96,12 +99,12 @@ export const domainProblems = {
       // The core names no routes: where to upload a video is the HTTP API's to say.
       const detail = `video_key ${JSON.stringify(error.video_key)} names no finalized media file: upload it through ` +
         "/admin/media/upload-url and /admin/media/finalize-upload first."
-      return new UnprocessableContent({ detail, errors: [{ path: "body.video_key", message: detail }] })
+      return unprocessableAt("body.video_key", detail)
     }
   },
   PublicVideoOnPaidLesson: {
     problem: UnprocessableContent,
-    render: (error) => new UnprocessableContent({ detail: error.message, errors: [{ path: "body.video_key", message: error.message }] })
+    render: (error) => unprocessableAt("body.video_key", error.message)
   },
   MediaNotFound: withMessage(NotFound),
   MediaInUse: {
@@ -112,7 +115,7 @@ export const domainProblems = {
   MultipartCompleted: withMessage(Conflict),
   PartOutOfRange: {
     problem: UnprocessableContent,
-    render: (error) => new UnprocessableContent({ detail: error.message, errors: [{ path: "body.part_numbers", message: error.message }] })
+    render: (error) => unprocessableAt("body.part_numbers", error.message)
   },
   PartRejected: {
     problem: PartConflict,
