@@ -89,6 +89,14 @@ export interface PresignedGet {
 export interface MultipartRequest {
   readonly key: string
   readonly contentType: string
+  /**
+   * The size of every part but the last, when the caller knows it (Coursekit's service
+   * always does). A store may then lay each part out in place, at
+   * `(partNumber − 1) × partSize`, instead of assembling a copy at completion; such a
+   * store refuses a part larger than this, and a completion whose parts are not
+   * 1…k with every part but the last exactly this size (see {@link ObjectStore}).
+   */
+  readonly partSize?: number | undefined
 }
 
 /**
@@ -247,7 +255,12 @@ export interface ObjectPage {
  *   number of bytes is a `StorageError` of `presignPart`; `abortMultipart` ends an upload
  *   and frees its parts (an absent one is fine). Nothing is readable under the key
  *   before completion. An upload nobody completes or aborts stays until
- *   `removeIncomplete` removes it.
+ *   `removeIncomplete` removes it. An upload started with a `partSize` may be held to
+ *   it: a part PUT larger than `partSize` refused (413), and a completion refused unless
+ *   its parts are 1…k (else `InvalidPart` naming the first missing) with every part but
+ *   the last of exactly `partSize` bytes (else `EntityTooSmall` naming it); a part
+ *   being uploaded again is not held until its new bytes are (the local store, which
+ *   writes parts in place); stores that ignore `partSize` (S3) keep S3's rules.
  * - `publicUrl` is where the store itself serves a key (a CDN may front it: see
  *   `FileUrl`); `check` answers when the store is reachable (readiness).
  */

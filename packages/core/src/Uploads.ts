@@ -320,7 +320,7 @@ export class Uploads extends Context.Service<Uploads, {
           }
           const key = keyFor("media", null, uuid(), extensionOf(request.type), request.visibility)
           const partSize = partSizeFor(request.size_bytes)
-          const storeUploadId = yield* store.createMultipart({ key, contentType: request.type })
+          const storeUploadId = yield* store.createMultipart({ key, contentType: request.type, partSize })
           const expiresAt = DateTime.addDuration(yield* DateTime.now, Duration.hours(multipartValidityHours))
           const uploadId = globalThis.crypto.randomUUID()
           // Should this fail, the store's upload is nobody's: removeIncomplete takes it.

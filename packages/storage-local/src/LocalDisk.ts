@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { StorageError } from "@coursekit/core"
-import { Data, Effect, Option, Result, Semaphore } from "effect"
+import { Data, type Deferred, Effect, Option, Result, Semaphore } from "effect"
 import { randomBytes } from "node:crypto"
 import { constants, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
@@ -114,6 +114,20 @@ export interface LocalDisk {
    * a delete's two removals), so a reader never pairs bytes with another upload's type.
    */
   readonly commitLock: Semaphore.Semaphore
+  /**
+   * Parts this process is writing in place, by upload id and part number. A part PUT
+   * again stops the write before it, and completion or abort stop them all, so two
+   * writes never mix in one place (see `LocalMultipart.claimPart`).
+   */
+  readonly partWriters: Map<string, Map<number, PartWriter>>
+  /** Uploads being completed or aborted, with how many such calls run: no part write starts on them. */
+  readonly closingUploads: Map<string, number>
+}
+
+/** A part being written in place: told to `stop`, it ends, closes its file, then completes `done`. */
+export interface PartWriter {
+  readonly stop: Deferred.Deferred<void>
+  readonly done: Deferred.Deferred<void>
 }
 
 /** Creates the root (mode 0700) and its metadata directory when missing. */
@@ -125,7 +139,7 @@ export const open = Effect.fn("LocalDisk.open")(function*(root: string) {
     Effect.catchIf((error) => codeOf(error) === "EEXIST", () => Effect.void)
   )
   const commitLock = yield* Semaphore.make(1)
-  return { root: real, commitLock } satisfies LocalDisk
+  return { root: real, commitLock, partWriters: new Map(), closingUploads: new Map() } satisfies LocalDisk
 })
 
 /**
@@ -213,6 +227,15 @@ export const writeAll = async (handle: fs.FileHandle, bytes: Uint8Array): Promis
   let offset = 0
   while (offset < bytes.byteLength) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset)
+    offset += bytesWritten
+  }
+}
+
+/** Writes all of `bytes` at `position` in the file (a write may take fewer). */
+export const writeAllAt = async (handle: fs.FileHandle, bytes: Uint8Array, position: number): Promise<void> => {
+  let offset = 0
+  while (offset < bytes.byteLength) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset, position + offset)
     offset += bytesWritten
   }
 }

@@ -5,8 +5,25 @@
  *
  * Layout under the root (no key segment starts with a dot, so nothing here is a key):
  *
- * - `.multipart/<uploadId>/upload.json`: `{ key, contentType, created }`, written before
- *   the id is handed out; an upload is there exactly while this file is.
+ * - `.multipart/<uploadId>/upload.json`: `{ key, contentType, created, partSize? }`,
+ *   written before the id is handed out; an upload is there exactly while this file is.
+ *
+ * An upload started with a `partSize` (the service always gives one) is laid out in
+ * place, so that completing it moves no bytes — for a 20 GB lecture, no 20 GB copy, no
+ * second 20 GB on disk:
+ *
+ * - `.multipart/<uploadId>/data`: the object to be. Part `n` is written straight to its
+ *   place, `(n − 1) × partSize`; a part over `partSize` is refused.
+ * - `.multipart/<uploadId>/<n>.json`: `{ size, etag }`, written (durably, by rename)
+ *   only once part `n`'s bytes are flushed. A part PUT again first removes this
+ *   pointer, so a place being rewritten is never claimed; one write per place at a
+ *   time (`claimPart`: the newer PUT stops the older one).
+ * - Completion stops every write of the upload, checks the parts are 1…k with all but
+ *   the last of `partSize`, cuts `data` to their length and renames it into place.
+ *
+ * Without a `partSize` (the port's other callers), parts are files of their own and
+ * completion assembles a copy:
+ *
  * - `.multipart/<uploadId>/<n>-<random>.part`: the bytes of one PUT of part `n`.
  * - `.multipart/<uploadId>/<n>.json`: `{ file, size, etag }`, the part `n` now is. A PUT
  *   streams to a temporary file, renames it to a fresh `.part` name, then renames a new
@@ -17,7 +34,7 @@
  * @since 0.1.0
  */
 import { completionRefusal, type CompletedPart, MultipartRefused, StorageError, type StoredPart } from "@coursekit/core"
-import { Effect, Option, Result } from "effect"
+import { Deferred, Effect, Option, Result, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -28,6 +45,10 @@ import { uploadIdPattern } from "./UrlSignature.ts"
 export const multipartDirectory = ".multipart"
 
 const recordName = "upload.json"
+const dataName = "data"
+
+/** The object to be of an upload laid out in place. */
+export const dataPath = (directory: string): string => path.join(directory, dataName)
 
 /** What `upload.json` holds. */
 export interface UploadRecord {
@@ -35,11 +56,13 @@ export interface UploadRecord {
   readonly contentType: string
   /** ISO 8601. */
   readonly created: string
+  /** Present when parts are laid out in place in `data`. */
+  readonly partSize?: number | undefined
 }
 
-/** What `<n>.json` holds: the committed bytes of part `n`. */
+/** What `<n>.json` holds: the committed bytes of part `n`, in `file`, or in place when there is none. */
 interface PartPointer {
-  readonly file: string
+  readonly file?: string | undefined
   readonly size: number
   readonly etag: string
 }
@@ -63,12 +86,13 @@ const parseJson = (text: string): unknown => {
 
 const isRecord = (value: unknown): value is UploadRecord =>
   typeof value === "object" && value !== null && "key" in value && typeof value.key === "string" &&
-  "contentType" in value && typeof value.contentType === "string" && "created" in value && typeof value.created === "string"
+  "contentType" in value && typeof value.contentType === "string" && "created" in value && typeof value.created === "string" &&
+  (!("partSize" in value) || (Number.isSafeInteger(value.partSize) && (value.partSize as number) > 0))
 
 const isPointer = (value: unknown): value is PartPointer =>
-  typeof value === "object" && value !== null && "file" in value && typeof value.file === "string" &&
-  /^\d{1,5}-[0-9a-f]{24}\.part$/.test(value.file) && "size" in value && Number.isSafeInteger(value.size) &&
-  "etag" in value && typeof value.etag === "string"
+  typeof value === "object" && value !== null &&
+  (!("file" in value) || (typeof value.file === "string" && /^\d{1,5}-[0-9a-f]{24}\.part$/.test(value.file))) &&
+  "size" in value && Number.isSafeInteger(value.size) && "etag" in value && typeof value.etag === "string"
 
 /**
  * The upload `uploadId` of `key`, when it is there. An id the store could not have issued
@@ -100,6 +124,8 @@ export const create = (disk: LocalDisk.LocalDisk, record: UploadRecord): Effect.
     const uploadId = newUploadId()
     const directory = path.join(parent, uploadId)
     await fs.mkdir(directory, { mode: 0o700 })
+    // Before the record: an upload laid out in place always has its data file.
+    if (record.partSize !== undefined) await fs.writeFile(dataPath(directory), new Uint8Array(), { flag: "wx", mode: 0o600 })
     const temporary = LocalDisk.temporaryPath(directory)
     await LocalDisk.writeDurably(temporary, new TextEncoder().encode(JSON.stringify(record)))
     await fs.rename(temporary, path.join(directory, recordName))
@@ -171,7 +197,95 @@ export const commitPart = async (
     throw error
   }
   await LocalDisk.syncDirectory(directory)
-  if (isPointer(previous) && previous.file !== file) await LocalDisk.removeQuietly(path.join(directory, previous.file))
+  if (isPointer(previous) && previous.file !== undefined && previous.file !== file) await LocalDisk.removeQuietly(path.join(directory, previous.file))
+}
+
+/**
+ * Claims the place of part `partNumber` of `uploadId` for a write in place, until the
+ * scope closes: a write of the same part under way is told to stop, and waited for
+ * until its file is closed. `None` while the upload is being completed or aborted.
+ * Close the data file before the scope: its finalizer, run last, lets the next write in.
+ */
+export const claimPart = (
+  disk: LocalDisk.LocalDisk,
+  uploadId: string,
+  partNumber: number
+): Effect.Effect<Option.Option<LocalDisk.PartWriter>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    for (;;) {
+      if (disk.closingUploads.has(uploadId)) return Option.none()
+      const previous = disk.partWriters.get(uploadId)?.get(partNumber)
+      if (previous === undefined) break
+      yield* Deferred.succeed(previous.stop, undefined)
+      yield* Deferred.await(previous.done)
+    }
+    const writer: LocalDisk.PartWriter = { stop: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
+    const writers = disk.partWriters.get(uploadId) ?? new Map<number, LocalDisk.PartWriter>()
+    disk.partWriters.set(uploadId, writers.set(partNumber, writer))
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        if (writers.get(partNumber) === writer) writers.delete(partNumber)
+        if (writers.size === 0 && disk.partWriters.get(uploadId) === writers) disk.partWriters.delete(uploadId)
+        return Deferred.succeed(writer.done, undefined)
+      })
+    )
+    return Option.some(writer)
+  })
+
+/**
+ * Marks `uploadId` as being completed or aborted until the scope closes: no part write
+ * starts on it, and those under way are stopped and waited for.
+ */
+export const closeUpload = (disk: LocalDisk.LocalDisk, uploadId: string): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    yield* Effect.acquireRelease(
+      Effect.sync(() => void disk.closingUploads.set(uploadId, (disk.closingUploads.get(uploadId) ?? 0) + 1)),
+      () =>
+        Effect.sync(() => {
+          const count = (disk.closingUploads.get(uploadId) ?? 1) - 1
+          if (count === 0) disk.closingUploads.delete(uploadId)
+          else disk.closingUploads.set(uploadId, count)
+        })
+    )
+    for (const writer of [...(disk.partWriters.get(uploadId)?.values() ?? [])]) {
+      yield* Deferred.succeed(writer.stop, undefined)
+      yield* Deferred.await(writer.done)
+    }
+  })
+
+/**
+ * Forgets part `partNumber` of an upload laid out in place before its place is written
+ * again, durably: after a crash, a pointer never claims bytes half rewritten.
+ */
+export const forgetPlacedPart = async (directory: string, partNumber: number): Promise<void> => {
+  try {
+    await fs.unlink(path.join(directory, `${partNumber}.json`))
+  } catch (error) {
+    if (LocalDisk.isMissing(error)) return
+    throw error
+  }
+  await LocalDisk.syncDirectory(directory)
+}
+
+/**
+ * Commits part `partNumber` of an upload laid out in place, its bytes flushed in
+ * `data`: a new pointer is renamed over `<n>.json`. Fails with `ENOENT` when the
+ * upload's directory is gone.
+ */
+export const commitPlacedPart = async (
+  directory: string,
+  partNumber: number,
+  part: { readonly size: number; readonly etag: string }
+): Promise<void> => {
+  const pointerTemporary = LocalDisk.temporaryPath(directory)
+  try {
+    await LocalDisk.writeDurably(pointerTemporary, new TextEncoder().encode(JSON.stringify(part satisfies PartPointer)))
+    await fs.rename(pointerTemporary, path.join(directory, `${partNumber}.json`))
+  } catch (error) {
+    await LocalDisk.removeQuietly(pointerTemporary)
+    throw error
+  }
+  await LocalDisk.syncDirectory(directory)
 }
 
 /**
@@ -199,12 +313,33 @@ const copyInto = async (target: fs.FileHandle, source: fs.FileHandle, size: numb
 }
 
 /**
- * Assembles the named parts into the object under `key` and ends the upload: the parts
- * are checked (`completionRefusal`) and opened, streamed in order into a temporary file
- * beside the object's place, flushed, and committed with their metadata exactly as a
- * whole upload is (`commitObject`: a key holding a file already refuses it); only then is
- * the upload's directory removed. Killed before the commit, the parts are all still
- * there and nothing is readable under the key; after it, the object is whole.
+ * For an upload laid out in place: the named parts must be 1…k, every one but the last
+ * of exactly `partSize` bytes (a shorter one would leave a gap in `data`).
+ */
+const placementRefusal = (
+  parts: ReadonlyArray<CompletedPart>,
+  pointers: ReadonlyMap<number, PartPointer>,
+  partSize: number
+): MultipartRefused | undefined => {
+  for (const [index, { partNumber }] of parts.entries()) {
+    if (partNumber !== index + 1) return new MultipartRefused({ reason: "InvalidPart", partNumber: index + 1 })
+    if (index < parts.length - 1 && pointers.get(partNumber)!.size !== partSize) {
+      return new MultipartRefused({ reason: "EntityTooSmall", partNumber })
+    }
+  }
+  return undefined
+}
+
+/**
+ * Completes the upload into the object under `key` and ends it: the parts are checked
+ * (`completionRefusal`, and `placementRefusal` for an upload laid out in place), the
+ * object's bytes made ready beside nothing readable — laid out in place, `data` is cut
+ * to the parts' length (parts past them are forgotten, as S3 drops parts a completion
+ * does not name) and flushed; otherwise the parts are streamed in order into a
+ * temporary file and flushed — and committed with their metadata exactly as a whole
+ * upload is (`commitObject`: a key holding a file already refuses it); only then is the
+ * upload's directory removed. Killed before the commit, the parts are all still there
+ * and nothing is readable under the key; after it, the object is whole.
  */
 export const complete = (
   disk: LocalDisk.LocalDisk,
@@ -218,10 +353,14 @@ export const complete = (
     const found = yield* findUpload(disk, operation, key, uploadId)
     if (Option.isNone(found)) return yield* new MultipartRefused({ reason: "NoSuchUpload" })
     const { directory, record } = found.value
+    const { partSize } = record
+    // In place, no part may be written while the parts are checked and the data moves.
+    if (partSize !== undefined) yield* closeUpload(disk, uploadId)
     const pointers = yield* LocalDisk.attempt(operation, () => readPointers(directory)).pipe(
       Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "NoSuchUpload" })))
     )
-    const refused = completionRefusal(parts, (partNumber) => pointers.get(partNumber))
+    const refused = completionRefusal(parts, (partNumber) => pointers.get(partNumber)) ??
+      (partSize === undefined ? undefined : placementRefusal(parts, pointers, partSize))
     if (refused !== undefined) return yield* refused
     const resolved = LocalDisk.resolveKey(disk.root, key)
     if (Result.isFailure(resolved)) return yield* new StorageError({ operation, cause: resolved.failure })
@@ -229,13 +368,17 @@ export const complete = (
 
     // Opened now, the parts stay readable as checked even if one is replaced meanwhile.
     const sources: Array<{ readonly handle: fs.FileHandle; readonly size: number }> = []
-    for (const { partNumber } of parts) {
-      const pointer = pointers.get(partNumber)!
-      const handle = yield* Effect.acquireRelease(
-        LocalDisk.attempt(operation, () => fs.open(path.join(directory, pointer.file), "r")),
-        (handle) => Effect.promise(() => handle.close().catch(() => undefined))
-      ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "InvalidPart", partNumber }))))
-      sources.push({ handle, size: pointer.size })
+    if (partSize === undefined) {
+      for (const { partNumber } of parts) {
+        const pointer = pointers.get(partNumber)!
+        const file = pointer.file
+        if (file === undefined) return yield* new MultipartRefused({ reason: "InvalidPart", partNumber })
+        const handle = yield* Effect.acquireRelease(
+          LocalDisk.attempt(operation, () => fs.open(path.join(directory, file), "r")),
+          (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+        ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "InvalidPart", partNumber }))))
+        sources.push({ handle, size: pointer.size })
+      }
     }
 
     const objectDirectory = path.dirname(paths.file)
@@ -244,25 +387,46 @@ export const complete = (
       return yield* conflict(new Error("Another stored key is in the way of this one (one names a directory of the other)."))
     }
     const temporary: { readonly data: string; meta: string | undefined } = {
-      data: LocalDisk.temporaryPath(objectDirectory),
+      data: partSize === undefined ? LocalDisk.temporaryPath(objectDirectory) : dataPath(directory),
       meta: undefined
     }
     let committed = false
     yield* Effect.addFinalizer(() =>
       committed ? Effect.void : Effect.promise(async () => {
-        await LocalDisk.removeQuietly(temporary.data)
+        // The data laid out in place stays with its upload, which can still be completed.
+        if (partSize === undefined) await LocalDisk.removeQuietly(temporary.data)
         if (temporary.meta !== undefined) await LocalDisk.removeQuietly(temporary.meta)
       })
     )
-    yield* LocalDisk.attempt(operation, async () => {
-      const target = await fs.open(temporary.data, "wx", 0o600)
-      try {
-        for (const source of sources) await copyInto(target, source.handle, source.size)
-        await target.sync()
-      } finally {
-        await target.close()
-      }
-    })
+    if (partSize === undefined) {
+      yield* LocalDisk.attempt(operation, async () => {
+        const target = await fs.open(temporary.data, "wx", 0o600)
+        try {
+          for (const source of sources) await copyInto(target, source.handle, source.size)
+          await target.sync()
+        } finally {
+          await target.close()
+        }
+      })
+    } else {
+      const length = parts.reduce((sum, { partNumber }) => sum + pointers.get(partNumber)!.size, 0)
+      yield* LocalDisk.attempt(operation, async () => {
+        for (const partNumber of pointers.keys()) if (partNumber > parts.length) await forgetPlacedPart(directory, partNumber)
+        const data = await fs.open(temporary.data, "r+")
+        try {
+          await data.truncate(length)
+          await data.sync()
+        } finally {
+          await data.close()
+        }
+      }).pipe(Effect.catchIf(LocalDisk.isMissing, () =>
+        // Its data is gone: committed by a completion stopped before it removed the
+        // directory (a killed process), so the object is under the key; the upload is done.
+        Effect.andThen(
+          LocalDisk.attempt(operation, () => fs.rm(directory, { recursive: true, force: true, maxRetries: 3 })),
+          Effect.fail(new MultipartRefused({ reason: "NoSuchUpload" }))
+        )))
+    }
     yield* Effect.uninterruptible(commitObject(paths, temporary, record.contentType)).pipe(
       Effect.catchTag("UploadRefused", (refusal) =>
         // A completion that raced this one has already committed and ended the upload.
@@ -278,9 +442,13 @@ export const complete = (
 /** Ends the upload `uploadId` of `key` and removes its parts; one not there is fine. */
 export const abort = (disk: LocalDisk.LocalDisk, key: string, uploadId: string): Effect.Effect<void, StorageError> =>
   Effect.flatMap(findUpload(disk, "abortMultipart", key, uploadId), (upload) =>
-    Option.isNone(upload)
-      ? Effect.void
-      : LocalDisk.attempt("abortMultipart", () => fs.rm(upload.value.directory, { recursive: true, force: true, maxRetries: 3 })))
+    Option.isNone(upload) ? Effect.void : Effect.scoped(
+      // Part writes under way stop first: none lands in a directory being removed.
+      Effect.andThen(
+        closeUpload(disk, uploadId),
+        LocalDisk.attempt("abortMultipart", () => fs.rm(upload.value.directory, { recursive: true, force: true, maxRetries: 3 }))
+      )
+    ))
 
 /** The latest modification in `directory`: itself (an entry added or renamed) or any file in it (a part streaming). */
 const lastWrite = async (directory: string): Promise<number> => {

@@ -172,8 +172,15 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
           cause: new Error(`Content type ${JSON.stringify(request.contentType)} cannot be sent as a header`)
         })
       }
+      const { partSize } = request
+      if (partSize !== undefined && !(Number.isSafeInteger(partSize) && partSize > 0 && partSize <= maxUploadBytes)) {
+        return yield* new StorageError({
+          operation: "createMultipart",
+          cause: new Error(`A part size of ${partSize} is not a number of bytes up to the store's cap`)
+        })
+      }
       const created = DateTime.formatIso(yield* DateTime.now)
-      return yield* LocalMultipart.create(disk, { key: request.key, contentType: request.contentType, created })
+      return yield* LocalMultipart.create(disk, { key: request.key, contentType: request.contentType, created, ...(partSize === undefined ? {} : { partSize }) })
     })
 
     // Under the upload path, told from a whole upload by its query (`uploadId`, `partNumber`).

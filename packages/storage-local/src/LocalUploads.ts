@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { isPrivateKey, StorageError } from "@coursekit/core"
-import { Clock, Context, Data, DateTime, Effect, Option, Result, type Scope, Stream } from "effect"
+import { Clock, Context, Data, DateTime, Deferred, Effect, Option, Result, type Scope, Stream } from "effect"
 import type { Redacted } from "effect"
 import type { FileHandle } from "node:fs/promises"
 import * as fs from "node:fs/promises"
@@ -60,6 +60,7 @@ export type RefusalReason =
   | "TypeMismatch" //        403: Content-Type is not the signed type
   | "Conflict" //            409: another key's file or directory is in the way
   | "AlreadyStored" //       409: a file already landed under this key
+  | "Superseded" //          409: the same part was PUT again meanwhile; the newer PUT goes on
   | "NoSuchUpload" //        404: the part's multipart upload is not there (aborted, completed, or never started)
   | "LengthRequired" //      411: a length is signed but the request has no Content-Length
   | "TooLarge" //            413: above the signed length, or above the cap when none is signed
@@ -73,6 +74,7 @@ const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 404 | 409 | 411 | 413
   TypeMismatch: 403,
   Conflict: 409,
   AlreadyStored: 409,
+  Superseded: 409,
   NoSuchUpload: 404,
   LengthRequired: 411,
   TooLarge: 413
@@ -379,6 +381,64 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     )
   })
 
+  /**
+   * Writes a part straight to its place in the upload's data file: the place is claimed
+   * (a write of the same part under way stops; none starts while the upload completes or
+   * aborts), the part's old pointer is forgotten, the bytes stream to
+   * `(n − 1) × partSize` with their MD5, are flushed, and only then is the pointer
+   * written. Stopped or failed midway, the part is simply not there.
+   */
+  const receivePlacedPart = (
+    directory: string,
+    signed: UrlSignature.SignedPart,
+    partSize: number,
+    body: Stream.Stream<Uint8Array, unknown>,
+    refuse: (reason: RefusalReason, detail: string) => UploadRefused,
+    noSuchUpload: UploadRefused
+  ) =>
+    Effect.scoped(Effect.gen(function*() {
+      const { partNumber, contentLength: length } = signed
+      const claimed = yield* LocalMultipart.claimPart(disk, signed.uploadId, partNumber)
+      if (Option.isNone(claimed)) return yield* noSuchUpload
+      const superseded = refuse("Superseded", `Part ${partNumber} was uploaded again by another request meanwhile; that upload of it goes on.`)
+      yield* LocalDisk.attempt("receivePart", () => LocalMultipart.forgetPlacedPart(directory, partNumber)).pipe(
+        Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload))
+      )
+      // Closed before the claim ends (finalizers run in reverse): no write of this one lands after the next begins.
+      const handle = yield* Effect.acquireRelease(
+        LocalDisk.attempt("receivePart", () => fs.open(LocalMultipart.dataPath(directory), "r+")),
+        (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+      ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload)))
+      const start = (partNumber - 1) * partSize
+      const md5 = createHash("md5")
+      let received = 0
+      const write = body.pipe(
+        Stream.mapError(() => refuse("Incomplete", "The request body could not be read to its end.")),
+        Stream.runForEach((chunk): Effect.Effect<void, UploadRefused | StorageError> => {
+          const position = start + received
+          received += chunk.byteLength
+          // Node frames a body by its Content-Length; another host might not.
+          if (received > length) return Effect.fail(refuse("TooLarge", `The part is larger than the ${length} bytes signed.`))
+          md5.update(chunk)
+          // Whole or not at all: a stop waits for the write under way.
+          return Effect.uninterruptible(LocalDisk.attempt("receivePart", () => LocalDisk.writeAllAt(handle, chunk, position)))
+        })
+      )
+      const stopped = Effect.andThen(
+        Deferred.await(claimed.value.stop),
+        // Stopped by a completion or abort, or by a newer PUT of this part.
+        Effect.suspend(() => Effect.fail(disk.closingUploads.has(signed.uploadId) ? noSuchUpload : superseded))
+      )
+      yield* Effect.raceFirst(write, stopped)
+      if (received !== length) return yield* refuse("Incomplete", `The body ended after ${received} of ${length} bytes.`)
+      yield* LocalDisk.attempt("receivePart", () => handle.datasync())
+      const part = { size: received, etag: `"${md5.digest("hex")}"` }
+      yield* Effect.uninterruptible(
+        LocalDisk.attempt("receivePart", () => LocalMultipart.commitPlacedPart(directory, partNumber, part))
+      ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload)))
+      return { key: signed.key, uploadId: signed.uploadId, partNumber, ...part } satisfies StoredUploadPart
+    }))
+
   const receivePart = Effect.fn("LocalUploads.receivePart")(function*(upload: IncomingUpload) {
     const refuse = (reason: RefusalReason, detail: string) => new UploadRefused({ key: upload.key, reason, detail })
     const resolved = LocalDisk.resolveKey(disk.root, upload.key)
@@ -403,11 +463,18 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     const found = yield* LocalMultipart.findUpload(disk, "receivePart", upload.key, signed.uploadId)
     if (Option.isNone(found)) return yield* noSuchUpload
     const directory = found.value.directory
-    const temporary = LocalDisk.temporaryPath(directory)
-    let committed = false
+    const partSize = found.value.record.partSize
     const body = Stream.isStream(upload.body)
       ? upload.body
       : Stream.fromAsyncIterable(upload.body, (cause) => cause)
+    if (partSize !== undefined) {
+      if (length > partSize) {
+        return yield* refuse("TooLarge", `A part of this upload is at most its part size, ${partSize} bytes; this one is ${length}.`)
+      }
+      return yield* receivePlacedPart(directory, signed, partSize, body, refuse, noSuchUpload)
+    }
+    const temporary = LocalDisk.temporaryPath(directory)
+    let committed = false
 
     return yield* Effect.acquireUseRelease(
       LocalDisk.attempt("receivePart", () => fs.open(temporary, "wx", 0o600)).pipe(

@@ -8,8 +8,9 @@ import { fetchGet } from "@coursekit/core/testing"
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
-import { existsSync, readdirSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from "node:fs"
+import { request as httpRequest } from "node:http"
+import { dirname, join } from "node:path"
 import { eventually, layerServed, raw, startAbandonedUpload, temporaryFiles, TestStorage } from "./TestStorage.ts"
 
 const bytes = (text: string) => new TextEncoder().encode(text)
@@ -251,6 +252,157 @@ describe("LocalStorageRoutes: multipart parts", () => {
         assert.deepStrictEqual([refused._tag, refused._tag === "StorageError" ? refused.operation : undefined], ["StorageError", "completeMultipart"])
         assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, 5)
         assert.deepStrictEqual(Option.map(yield* store.listParts(key, uploadId), (parts) => parts.length), Option.some(1))
+      }))
+  })
+})
+
+/** The bytes `0, 1, …` shifted by `seed`, `length` of them. */
+const patterned = (seed: number, length: number) => Uint8Array.from({ length }, (_, i) => (i * 7 + seed) % 251)
+
+const concatenated = (chunks: ReadonlyArray<Uint8Array>) => {
+  const all = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0))
+  let offset = 0
+  for (const chunk of chunks) {
+    all.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return all
+}
+
+/**
+ * Starts a PUT to `url` declaring `length` bytes and sends `sent` of them: its answer,
+ * if the server gives one before the body ends, and a way to drop the connection.
+ */
+const startSlowPut = (url: string, length: number, sent: number) =>
+  Effect.sync(() => {
+    const target = new URL(url)
+    const request = httpRequest({
+      host: target.hostname,
+      port: target.port,
+      method: "PUT",
+      path: target.pathname + target.search,
+      headers: { "content-length": String(length) },
+      agent: false
+    })
+    const answer = new Promise<{ status: number; body: string }>((resolve) => {
+      request.on("response", (response) => {
+        let body = ""
+        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+      })
+      request.on("error", () => resolve({ status: 0, body: "" }))
+    })
+    request.write(patterned(99, sent))
+    return { answer: Effect.promise(() => answer), drop: () => request.destroy() }
+  })
+
+describe("LocalObjectStore: multipart laid out in place (partSize)", () => {
+  layer(layerServed(), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("parts PUT out of order, one twice, land at their places in one data file; completion moves no bytes: the object is that file", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("placed.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4", partSize: minPartSize })
+        const directory = join(root, ".multipart", uploadId)
+        const parts = [patterned(1, minPartSize), patterned(2, minPartSize), patterned(3, 7)]
+        const put = (partNumber: number, body: Uint8Array) =>
+          Effect.flatMap(signPart(key, uploadId, partNumber, body.byteLength), (signed) => putTo(signed.url, body, signed.headers))
+        const etag3 = (yield* put(3, parts[2]!)).etag!
+        assert.strictEqual(statSync(join(directory, "data")).size, 2 * minPartSize + 7, "part 3 lies past two part sizes")
+        yield* put(2, patterned(9, minPartSize))
+        const etag2 = (yield* put(2, parts[1]!)).etag!
+        const etag1 = (yield* put(1, parts[0]!)).etag!
+        assert.deepStrictEqual([etag1, etag2, etag3], parts.map(md5Etag))
+        assert.deepStrictEqual(readdirSync(directory).sort(), ["1.json", "2.json", "3.json", "data", "upload.json"])
+        const inode = statSync(join(directory, "data")).ino
+        yield* store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: etag1 }, { partNumber: 2, etag: etag2 }, { partNumber: 3, etag: etag3 }])
+        assert.strictEqual(statSync(join(root, key)).ino, inode, "the data file itself became the object")
+        assert.isFalse(existsSync(directory))
+        const reply = yield* fetchGet((yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })).url)
+        assert.strictEqual(reply.status, 200)
+        assert.isTrue(Buffer.from(reply.body).equals(Buffer.from(concatenated(parts))), "the object is the parts' concatenation")
+        assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+
+    it.effect("a part over the part size is 413 and stores nothing; a gap or a short part not last is refused naming it, the upload stays; parts past those named are dropped", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const partSize = minPartSize + 10
+        const key = freshKey("refused.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4", partSize })
+        const put = (partNumber: number, body: Uint8Array) =>
+          Effect.flatMap(signPart(key, uploadId, partNumber, body.byteLength), (signed) => putTo(signed.url, body, signed.headers))
+        const over = yield* put(1, patterned(1, partSize + 1))
+        assert.deepStrictEqual([over.status, over.body?.detail], [413, `A part of this upload is at most its part size, ${partSize} bytes; this one is ${partSize + 1}.`])
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([]))
+        const [one, short, three, four] = [patterned(1, partSize), patterned(2, minPartSize), patterned(3, 9), patterned(4, 4)]
+        const etag1 = (yield* put(1, one)).etag!
+        const etag2 = (yield* put(2, short)).etag!
+        const etag3 = (yield* put(3, three)).etag!
+        const refusal = (parts: ReadonlyArray<{ partNumber: number; etag: string }>) =>
+          Effect.map(Effect.flip(store.completeMultipart(key, uploadId, parts)), (error) =>
+            error._tag === "MultipartRefused" ? [error.reason, error.partNumber] : [error._tag])
+        assert.deepStrictEqual(yield* refusal([{ partNumber: 1, etag: etag1 }, { partNumber: 3, etag: etag3 }]), ["InvalidPart", 2])
+        assert.deepStrictEqual(
+          yield* refusal([{ partNumber: 1, etag: etag1 }, { partNumber: 2, etag: etag2 }, { partNumber: 3, etag: etag3 }]),
+          ["EntityTooSmall", 2]
+        )
+        assert.deepStrictEqual(Option.map(yield* store.listParts(key, uploadId), (parts) => parts.map(({ partNumber }) => partNumber)), Option.some([1, 2, 3]))
+        const two = patterned(5, partSize)
+        const etag2Full = (yield* put(2, two)).etag!
+        yield* put(4, four)
+        yield* store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: etag1 }, { partNumber: 2, etag: etag2Full }, { partNumber: 3, etag: etag3 }])
+        const reply = yield* fetchGet((yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })).url)
+        assert.strictEqual(reply.body.byteLength, 2 * partSize + 9, "part 4, not named, is not in the object")
+        assert.isTrue(Buffer.from(reply.body).equals(Buffer.from(concatenated([one, two, three]))))
+        assert.isFalse(existsSync(join(root, ".multipart", uploadId)))
+      }))
+
+    it.effect("a process killed between putting the data in place and removing the upload: completing again answers NoSuchUpload and clears the upload", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("committed.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4", partSize: minPartSize })
+        const body = bytes("the only part")
+        const signed = yield* signPart(key, uploadId, 1, body.byteLength)
+        const etag = (yield* putTo(signed.url, body, signed.headers)).etag!
+        // What the commit leaves when the process dies before the directory is removed.
+        mkdirSync(dirname(join(root, key)), { recursive: true })
+        renameSync(join(root, ".multipart", uploadId, "data"), join(root, key))
+        const refused = yield* Effect.flip(store.completeMultipart(key, uploadId, [{ partNumber: 1, etag }]))
+        assert.deepStrictEqual([refused._tag, refused._tag === "MultipartRefused" ? refused.reason : undefined], ["MultipartRefused", "NoSuchUpload"])
+        assert.isFalse(existsSync(join(root, ".multipart", uploadId)))
+        assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, body.byteLength)
+      }))
+
+    it.effect("a part PUT again while its first PUT streams stops the first (409) and holds the second's bytes; abort stops a part streaming and leaves nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("again.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4", partSize: minPartSize })
+        const data = join(root, ".multipart", uploadId, "data")
+        const first = yield* startSlowPut((yield* signPart(key, uploadId, 1, minPartSize)).url, minPartSize, 64 * 1024)
+        assert.isTrue(yield* eventually(() => statSync(data).size >= 64 * 1024), "the first PUT writes in place")
+        const bytesAgain = patterned(7, minPartSize)
+        const again = yield* putTo((yield* signPart(key, uploadId, 1, minPartSize)).url, bytesAgain)
+        assert.deepStrictEqual([again.status, again.etag], [200, md5Etag(bytesAgain)])
+        const stopped = yield* first.answer
+        first.drop()
+        assert.strictEqual(stopped.status, 409)
+        assert.include(JSON.parse(stopped.body).detail, "Part 1 was uploaded again by another request meanwhile")
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([{ partNumber: 1, size: minPartSize, etag: md5Etag(bytesAgain) }]))
+
+        const streaming = yield* startSlowPut((yield* signPart(key, uploadId, 2, 1024)).url, 1024, 100)
+        assert.isTrue(yield* eventually(() => statSync(data).size >= minPartSize + 100), "part 2 streams in place")
+        yield* store.abortMultipart(key, uploadId)
+        const aborted = yield* streaming.answer
+        streaming.drop()
+        assert.strictEqual(aborted.status, 404)
+        assert.isFalse(existsSync(join(root, ".multipart", uploadId)))
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.none())
       }))
   })
 })

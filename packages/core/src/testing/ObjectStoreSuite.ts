@@ -491,6 +491,27 @@ export const objectStoreSuite = <E, R = never>(
           if (answersHttp) assert.strictEqual(reply.headers["content-type"], "video/mp4")
         }), { timeout: 60_000 })
 
+      it.effect("multipart with a part size (as the service starts them): parts PUT out of order, one twice, completed 1…k into exactly their concatenation", () =>
+        Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const key = `${uniquePrefix()}sized-parts.mp4`
+          const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4", partSize: minPartSize })
+          const parts = [patterned(11, minPartSize), patterned(12, minPartSize), patterned(13, 1000)]
+          const etag3 = yield* storedPart(key, uploadId, 3, parts[2]!)
+          yield* storedPart(key, uploadId, 1, patterned(19, minPartSize))
+          const etag2 = yield* storedPart(key, uploadId, 2, parts[1]!)
+          const etag1 = yield* storedPart(key, uploadId, 1, parts[0]!)
+          assert.deepStrictEqual(
+            Option.map(yield* store.listParts(key, uploadId), (listed) => listed.map(({ partNumber, size }) => [partNumber, size])),
+            Option.some([[1, minPartSize], [2, minPartSize], [3, 1000]])
+          )
+          yield* store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: etag1 }, { partNumber: 2, etag: etag2 }, { partNumber: 3, etag: etag3 }])
+          assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, 2 * minPartSize + 1000)
+          const reply = yield* read((yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })).url)
+          assert.strictEqual(firstDifference(reply.body, concatenated(parts)), -1, "the object is the parts' concatenation")
+          assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.none())
+        }), { timeout: 60_000 })
+
       it.effect("multipart: a completion naming a wrong ETag, an absent part, a small part not last, parts out of order or none is refused and changes nothing", () =>
         Effect.gen(function*() {
           const store = yield* ObjectStore
