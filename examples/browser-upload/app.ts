@@ -4,7 +4,9 @@
  * the thumbnail from its `thumbnail_url`. Then a paid lesson: its video is uploaded the
  * same way as a *private* media file, and the public course is read as a student — a
  * buyer gets the lesson's signed `video_url` and the video plays; a visitor, or the buyer
- * after a refund, sees the lesson locked. Bundled for the browser by server.ts.
+ * after a refund, sees the lesson locked. Last, a large video goes up in parts
+ * (`uploadMedia` past its `multipartThreshold`), which survives a reload: choosing the same
+ * file again sends only the parts storage lacks. Bundled for the browser by server.ts.
  *
  * A refused thumbnail leaves no course behind: the user asked for a course *with* this
  * thumbnail. The API cannot take the file first (an upload URL is issued for an existing
@@ -189,3 +191,53 @@ element("refund").addEventListener("click", act(async () => {
   await show(student())
 }))
 element("as-visitor").addEventListener("click", act(() => show(undefined)))
+
+// A large video, in parts: resumable after a reload (the client remembers the open upload
+// in localStorage, keyed by the file's name, size, lastModified and type).
+const MiB = 1024 * 1024
+const largeProgress = element<HTMLProgressElement>("large-progress")
+const largeStatus = element<HTMLParagraphElement>("large-status")
+const largeError = element<HTMLParagraphElement>("large-error")
+const mib = (bytes: number) => (bytes / MiB).toFixed(1)
+
+element<HTMLFormElement>("large-form").addEventListener("submit", async (event) => {
+  event.preventDefault()
+  const file = element<HTMLInputElement>("large-video").files?.[0]
+  if (file === undefined) return
+  // The client's default is 64 MiB; the page lets the user lower it to see parts with a smaller file.
+  const threshold = element<HTMLInputElement>("large-threshold").valueAsNumber * MiB
+  const inParts = file.size >= threshold
+  largeError.textContent = ""
+  element("large-result").hidden = true
+  // Indeterminate until the client reports: it may first look up an earlier upload of this file.
+  largeProgress.removeAttribute("value")
+  largeStatus.textContent = "Starting…"
+  element<HTMLButtonElement>("large-upload").disabled = true
+  // In parts, the first report is what storage already holds: more than 0 when an earlier upload resumes.
+  let resumedAt: number | undefined
+  const resumed = () => resumedAt !== undefined && resumedAt > 0 ? `; resumed: ${mib(resumedAt)} MiB were stored already` : ""
+  try {
+    const media = await kit.uploadMedia(file, {
+      visibility: "private",
+      multipartThreshold: threshold,
+      onProgress: ({ loaded, total }) => {
+        if (inParts) resumedAt ??= loaded
+        largeProgress.value = total === 0 ? 1 : loaded / total
+        largeStatus.textContent = `${mib(loaded)} of ${mib(total)} MiB sent${inParts ? " in parts" : ""}${resumed()}…`
+      }
+    })
+    element("large-key").textContent = media.file_key
+    element("large-size").textContent = String(media.size_bytes)
+    const link = element<HTMLAnchorElement>("large-link")
+    link.href = media.url
+    link.title = media.url_expires_at === null ? "" : `Works until ${DateTime.formatIso(media.url_expires_at)}`
+    element("large-result").hidden = false
+    largeStatus.textContent = `Done: ${file.name} (${mib(file.size)} MiB) went up ${inParts ? "in parts" : "in one PUT"}${resumed()}.`
+  } catch (cause) {
+    largeError.textContent = explain(cause)
+    // The parts stored stay with the open upload: uploading the same file again sends only the others.
+    largeStatus.textContent = inParts ? "Upload the same file again to resume." : ""
+  } finally {
+    element<HTMLButtonElement>("large-upload").disabled = false
+  }
+})

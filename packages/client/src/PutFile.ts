@@ -41,13 +41,22 @@ const refused = async (status: number, read: () => Promise<string>) => {
   })
 }
 
+const aborted = () => new CoursekitError(0, { title: "Aborted", detail: "The upload was aborted." })
+
 const viaXhr = (issued: IssuedUpload, file: Blob, options: UploadOptions) =>
   new Promise<string | undefined>((resolve, reject) => {
+    // An aborted signal fires no more "abort" events: the PUT must not start at all.
+    if (options.signal?.aborted) return reject(aborted())
     const xhr = new XMLHttpRequest()
+    const abort = () => xhr.abort()
+    // The signal may outlive this PUT (one serves every part of a multipart upload): its
+    // listener goes before the promise settles, so that no caller sees it left behind.
+    const settled = () => options.signal?.removeEventListener("abort", abort)
     xhr.open("PUT", issued.upload_url)
     for (const [name, value] of Object.entries(sendableHeaders(issued.headers))) xhr.setRequestHeader(name, value)
     xhr.upload.onprogress = (event) => options.onProgress?.({ loaded: event.loaded, total: event.lengthComputable ? event.total : file.size })
     xhr.onload = () => {
+      settled()
       if (xhr.status >= 200 && xhr.status < 300) {
         options.onProgress?.({ loaded: file.size, total: file.size })
         resolve(xhr.getResponseHeader("ETag") ?? undefined)
@@ -55,9 +64,15 @@ const viaXhr = (issued: IssuedUpload, file: Blob, options: UploadOptions) =>
         void refused(xhr.status, async () => xhr.responseText).then(reject)
       }
     }
-    xhr.onerror = () => reject(new CoursekitError(0, { title: "No answer", detail: "The upload could not reach the storage." }))
-    xhr.onabort = () => reject(new CoursekitError(0, { title: "Aborted", detail: "The upload was aborted." }))
-    options.signal?.addEventListener("abort", () => xhr.abort(), { once: true })
+    xhr.onerror = () => {
+      settled()
+      reject(new CoursekitError(0, { title: "No answer", detail: "The upload could not reach the storage." }))
+    }
+    xhr.onabort = () => {
+      settled()
+      reject(aborted())
+    }
+    options.signal?.addEventListener("abort", abort, { once: true })
     xhr.send(file)
   })
 
