@@ -1,10 +1,10 @@
 import { Uploads, UploadSweep } from "@coursekit/core"
 import { assert, describe, layer } from "@effect/vitest"
-import { Clock, Duration, Effect, Layer } from "effect"
+import { Duration, Effect } from "effect"
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import * as StandaloneServer from "../src/StandaloneServer.ts"
-import { call, testSettings, TestServer, urlOf } from "./TestServer.ts"
+import { at } from "./MovedClock.ts"
+import { call, layerTestServerFrom, testSettings, TestServer } from "./TestServer.ts"
 import {
   abortMultipart,
   assertProblem,
@@ -30,33 +30,6 @@ const file = sourceFile(12 * MiB + 12_345)
 const partSize = 5 * MiB
 const partSizes = [5 * MiB, 5 * MiB, 2 * MiB + 12_345]
 
-/** The standalone server for `settings`, as the {@link TestServer}, with its services (Uploads, UploadSweep). */
-const layerServer = (settings: ReturnType<typeof testSettings>) =>
-  Layer.effect(TestServer, Effect.map(urlOf, (url) => TestServer.of({ url }))).pipe(
-    Layer.provideMerge(StandaloneServer.layerFrom(settings))
-  )
-
-/** The real clock moved by `offset`: the service's view of another moment, while storage keeps the real time. */
-const clockMovedBy = (offset: Duration.Duration) =>
-  Clock.clockWith((real) => {
-    const millis = Duration.toMillis(offset)
-    const now = () => real.currentTimeMillisUnsafe() + millis
-    const nanos = () => real.currentTimeNanosUnsafe() + BigInt(millis) * 1_000_000n
-    return Effect.succeed<Clock.Clock>({
-      currentTimeMillisUnsafe: now,
-      currentTimeMillis: Effect.sync(now),
-      currentTimeNanosUnsafe: nanos,
-      currentTimeNanos: Effect.sync(nanos),
-      monotonicTimeNanosUnsafe: () => real.monotonicTimeNanosUnsafe(),
-      monotonicTimeNanos: real.monotonicTimeNanos,
-      sleep: (duration) => real.sleep(duration)
-    })
-  })
-
-/** Runs `effect` as if `offset` from now. */
-const at = <A, E, R>(offset: Duration.Duration, effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(clockMovedBy(offset), (clock) => Effect.provideService(effect, Clock.Clock, clock))
-
 const start = (json: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
     const created = yield* createMultipart({ filename: "lecture.mp4", type: "video/mp4", size_bytes: file.byteLength, ...json })
@@ -78,7 +51,7 @@ const settings = testSettings({
 
 describe("multipart uploads over HTTP (PGlite, local disk)", () => {
   // Real clocks: URLs are signed with the server's time and checked against it.
-  layer(layerServer(settings), { timeout: 120_000, excludeTestServices: true })((it) => {
+  layer(layerTestServerFrom(settings), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("create, parts PUT in parallel with the answered headers, one part PUT again, status lists them, complete gives the media file", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
@@ -328,7 +301,7 @@ describe("the upload sweep aborts abandoned multipart uploads (PGlite, local dis
   const storage = sweepSettings.storage._tag === "local" ? sweepSettings.storage.dir : assert.fail("local storage expected")
   const openUploads = () => existsSync(join(storage, ".multipart")) ? readdirSync(join(storage, ".multipart")) : []
 
-  layer(layerServer(sweepSettings), { timeout: 60_000, excludeTestServices: true })((it) => {
+  layer(layerTestServerFrom(sweepSettings), { timeout: 60_000, excludeTestServices: true })((it) => {
     it.effect("an upload resting for hours stays; past its 24 hours, the grace period and the margin it is aborted: its parts and its intent are gone", () =>
       Effect.gen(function*() {
         const sweep = yield* UploadSweep

@@ -1,8 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import { accessKeyId, secretAccessKey, TestS3rver } from "../../storage-s3/test/TestS3rver.ts"
-import { StorageSettings } from "../src/ServerConfig.ts"
-import { layerTestServer } from "./TestServer.ts"
+import { Effect } from "effect"
+import { TestS3rver } from "../../storage-s3/test/TestS3rver.ts"
+import { layerTestServerOnS3 } from "./TestServerOnS3.ts"
 import {
   abortMultipart,
   assertProblem,
@@ -28,20 +27,6 @@ const MiB = 1024 * 1024
 const file = sourceFile(12 * MiB + 12_345, 7)
 const partSize = 5 * MiB
 
-const layerServerOnS3 = Layer.unwrap(Effect.gen(function*() {
-  const s3 = yield* TestS3rver
-  return layerTestServer({
-    storage: StorageSettings.s3({
-      endpoint: s3.endpoint,
-      region: "us-east-1",
-      bucket: s3.bucket,
-      credentials: { accessKeyId, secretAccessKey },
-      forcePathStyle: true,
-      timeout: "10 seconds"
-    })
-  })
-})).pipe(Layer.provideMerge(TestS3rver.layer()))
-
 const start = (json: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
     const created = yield* createMultipart({ filename: "lecture.mp4", type: "video/mp4", size_bytes: file.byteLength, ...json })
@@ -51,7 +36,7 @@ const start = (json: Record<string, unknown> = {}) =>
   })
 
 describe("multipart uploads over HTTP (PGlite, S3 on s3rver)", () => {
-  layer(layerServerOnS3, { timeout: 120_000, excludeTestServices: true })((it) => {
+  layer(layerTestServerOnS3(), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("parts signed for the bucket go up in parallel; a client resumes from GET status; complete assembles the file in S3", () =>
       Effect.gen(function*() {
         const s3 = yield* TestS3rver

@@ -67,6 +67,16 @@ export const layerTestServer = (overrides: Partial<ServerSettings> = {}) =>
     Layer.provide(StandaloneServer.layerFrom(testSettings(overrides)))
   )
 
+/**
+ * The standalone server for `settings` as the {@link TestServer}, with its services
+ * (`Uploads`, `UploadSweep`, …) for tests that call them directly: at another moment,
+ * or to run the sweep.
+ */
+export const layerTestServerFrom = (settings: ServerSettings) =>
+  Layer.effect(TestServer, Effect.map(urlOf, (url) => TestServer.of({ url }))).pipe(
+    Layer.provideMerge(StandaloneServer.layerFrom(settings))
+  )
+
 /** A response with its body read once, as JSON when it is JSON. */
 export interface Reply {
   readonly status: number

@@ -56,7 +56,7 @@ export const completeMultipart = (uploadId: string, parts: ReadonlyArray<{ part_
 export const abortMultipart = (uploadId: string) => call(`/admin/media/multipart/${uploadId}`, { method: "DELETE", admin: true })
 
 /** The client's PUT of one part to its signed URL: the status and the ETag storage answered. */
-export const putPart = (url: string, headers: Record<string, string>, body: Uint8Array) =>
+export const putPart = (url: string, headers: Record<string, string>, body: Uint8Array | Blob) =>
   Effect.promise(async () => {
     const response = await fetch(url, { method: "PUT", headers, body: body as BodyInit })
     return { status: response.status, etag: response.headers.get("etag"), text: await response.text() }
@@ -65,6 +65,10 @@ export const putPart = (url: string, headers: Record<string, string>, body: Uint
 /** Part `partNumber` (1-based) of `file` cut in parts of `partSize`. */
 export const partOf = (file: Uint8Array, partSize: number, partNumber: number) =>
   file.subarray((partNumber - 1) * partSize, Math.min(file.byteLength, partNumber * partSize))
+
+/** The same part of a file in memory, or of a Blob (one backed by a file on disk is read as the part is sent). */
+const bodyOfPart = (file: Uint8Array | Blob, partSize: number, partNumber: number) =>
+  file instanceof Blob ? file.slice((partNumber - 1) * partSize, partNumber * partSize) : partOf(file, partSize, partNumber)
 
 /** `length` bytes no two parts share (a part swapped for another changes the file). */
 export const sourceFile = (length: number, seed = 1) => {
@@ -80,13 +84,13 @@ export const sourceFile = (length: number, seed = 1) => {
 export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
 
 /** Signs URLs for `partNumbers` and PUTs those parts of `file` in parallel, with exactly the headers answered: the ETags by part. */
-export const uploadParts = (uploadId: string, file: Uint8Array, partSize: number, partNumbers: ReadonlyArray<number>) =>
+export const uploadParts = (uploadId: string, file: Uint8Array | Blob, partSize: number, partNumbers: ReadonlyArray<number>) =>
   Effect.gen(function*() {
     const signed = yield* partUrls(uploadId, partNumbers)
     assert.strictEqual(signed.status, 200, signed.text)
     const puts = yield* Effect.forEach(
       signed.body.parts as Array<{ part_number: number; upload_url: string; headers: Record<string, string> }>,
-      (part) => Effect.map(putPart(part.upload_url, part.headers, partOf(file, partSize, part.part_number)), (put) => ({ part_number: part.part_number, ...put })),
+      (part) => Effect.map(putPart(part.upload_url, part.headers, bodyOfPart(file, partSize, part.part_number)), (put) => ({ part_number: part.part_number, ...put })),
       { concurrency: "unbounded" }
     )
     for (const put of puts) {

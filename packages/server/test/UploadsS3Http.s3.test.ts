@@ -1,10 +1,10 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SignJWT } from "jose"
-import { accessKeyId, secretAccessKey, TestS3rver } from "../../storage-s3/test/TestS3rver.ts"
-import { StorageSettings } from "../src/ServerConfig.ts"
+import { TestS3rver } from "../../storage-s3/test/TestS3rver.ts"
 import { TcpProxy } from "./TcpProxy.ts"
 import { call, jwtSecret, layerTestServer } from "./TestServer.ts"
+import { s3rverStorage } from "./TestServerOnS3.ts"
 import { assertProblem, createCourse, fetchBytes, finalizeMedia, finalizeThumbnail, mediaUrl, putBytes, thumbnailUrl } from "./UploadCalls.ts"
 
 // Both upload flows on the standalone server with STORAGE=s3 against a real S3 server
@@ -38,15 +38,8 @@ const layerServerOnS3 = Layer.unwrap(Effect.gen(function*() {
   const proxy = yield* TcpProxy
   return Layer.merge(
     layerTestServer({
-      storage: StorageSettings.s3({
-        endpoint: proxy.url,
-        region: "us-east-1",
-        bucket: s3.bucket,
-        credentials: { accessKeyId, secretAccessKey },
-        forcePathStyle: true,
-        // Fail fast while the proxy is down (retries included).
-        timeout: "3 seconds"
-      })
+      // Fail fast while the proxy is down (retries included).
+      storage: s3rverStorage(s3, { endpoint: proxy.url, timeout: "3 seconds" })
     }),
     Layer.succeed(Bucket, Bucket.of({ url: `${proxy.url}/${s3.bucket}` }))
   )
