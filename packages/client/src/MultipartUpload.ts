@@ -100,6 +100,8 @@ export interface MultipartRequest {
   readonly store: ResumeStore
   /** The `fetch` the part PUTs go through (outside browsers). */
   readonly fetch: typeof globalThis.fetch
+  /** The clock part URLs are aged by, in epoch milliseconds; default `Date.now` (tests move it). */
+  readonly now?: (() => number) | undefined
 }
 
 /** The key an upload of this file (to this service, with this visibility) is remembered under. */
@@ -137,6 +139,7 @@ const partLength = (size: number, partSize: number, partNumber: number) => Math.
 export const uploadMultipart = async (calls: MultipartCalls, request: MultipartRequest): Promise<MediaFile> => {
   const { file, store, signal } = request
   const key = resumeKey(request)
+  const now = request.now ?? Date.now
   if (signal?.aborted) throw abortError(signal)
 
   // The remembered upload, with the parts storage holds already (those of the right size).
@@ -204,21 +207,21 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
   const urlFor = async (n: number): Promise<PartUrl> => {
     for (;;) {
       const cached = urls.get(n)
-      if (cached !== undefined && Date.now() - cached.at < partUrlMaxAgeMs) return cached.url
+      if (cached !== undefined && now() - cached.at < partUrlMaxAgeMs) return cached.url
       const pending = asking.get(n)
       if (pending !== undefined) {
         await pending
-        if (urls.has(n) && Date.now() - urls.get(n)!.at < partUrlMaxAgeMs) return urls.get(n)!.url
+        if (urls.has(n) && now() - urls.get(n)!.at < partUrlMaxAgeMs) return urls.get(n)!.url
         if (asking.get(n) === pending) asking.delete(n)
         continue
       }
       const batch = [n]
       for (let i = queued; i < missing.length && batch.length < maxPartUrlsPerCall; i++) {
         const next = missing[i]!
-        if (next !== n && !asking.has(next) && !(urls.has(next) && Date.now() - urls.get(next)!.at < partUrlMaxAgeMs)) batch.push(next)
+        if (next !== n && !asking.has(next) && !(urls.has(next) && now() - urls.get(next)!.at < partUrlMaxAgeMs)) batch.push(next)
       }
       const call = calls.partUrls(upload_id, batch).then((parts) => {
-        const at = Date.now()
+        const at = now()
         for (const part of parts) urls.set(part.part_number, { url: part, at })
       }).finally(() => {
         for (const m of batch) if (asking.get(m) === call) asking.delete(m)

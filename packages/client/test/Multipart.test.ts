@@ -1,7 +1,7 @@
 /**
  * `uploadMedia` in parts against the real standalone server (files on local disk behind
  * signed part PUTs): parallel PUTs with progress, resume with only the missing parts,
- * retries, cancel; and the Node file-backed resume store.
+ * retries, part URLs asked again when old, cancel; and the Node file-backed resume store.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { createHash, randomBytes } from "node:crypto"
@@ -10,7 +10,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { adminToken, layerTestServer, TestServer } from "../../server/test/TestServer.ts"
-import { CoursekitError, createClient, memoryResumeStore, type ResumeEntry, type ResumeStore } from "../src/index.ts"
+import type { PartUrl } from "@coursekit/core"
+import { CoursekitError, createClient, type CoursekitPromiseClient, memoryResumeStore, type ResumeEntry, type ResumeStore } from "../src/index.ts"
+import { type MultipartCalls, uploadMultipart } from "../src/MultipartUpload.ts"
 import { fileResumeStore } from "../src/node.ts"
 
 const MiB = 1024 * 1024
@@ -59,6 +61,35 @@ const recording = (onPut?: (index: number) => Response | Error | undefined, afte
   }
   return { fetch: wrapped, requests, puts: () => puts, maxActive: () => maxActive }
 }
+
+/**
+ * The multipart calls over a Promise client, for `uploadMultipart` itself (to move its clock).
+ * Each part URL answered carries a fragment naming the call that answered it (`#call-2`;
+ * never sent), so that a test can tell which URL a PUT used.
+ */
+const markedCalls = (kit: CoursekitPromiseClient) => {
+  const answered: Array<ReadonlyArray<PartUrl>> = []
+  const calls: MultipartCalls = {
+    create: (payload) => kit.multipart.create({ payload }),
+    partUrls: async (uploadId, partNumbers) => {
+      const { parts } = await kit.multipart.partUrls({ params: { upload_id: uploadId }, payload: { part_numbers: partNumbers } })
+      const marked = parts.map((part) => ({ ...part, upload_url: `${part.upload_url}#call-${answered.length + 1}` }))
+      answered.push(marked)
+      return marked
+    },
+    status: (uploadId) => kit.multipart.status({ params: { upload_id: uploadId } }),
+    complete: (uploadId, parts) => kit.multipart.complete({ params: { upload_id: uploadId }, payload: { parts } }),
+    abort: (uploadId) => kit.multipart.abort({ params: { upload_id: uploadId } }).then(() => undefined)
+  }
+  return { calls, answered }
+}
+
+/** The PUTs sent: part number and the call whose URL it used. */
+const putsByCall = (requests: ReadonlyArray<{ method: string; url: string }>) =>
+  requests.filter((request) => request.method === "PUT").map((request) => {
+    const url = new URL(request.url)
+    return [Number(url.searchParams.get("partNumber")), url.hash] as const
+  })
 
 /** A store that remembers what it was given last. */
 const watchedStore = () => {
@@ -214,6 +245,57 @@ describe("uploadMedia in parts", () => {
         assert.deepStrictEqual(none.requests, [])
         yield* Effect.promise(() => Promise.all([kit.dispose(), fresh.dispose(), idle.dispose()]))
       }))
+
+    it.effect("part URLs: one 4 minutes old is asked again before its PUT; one younger is used", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const kit = createClient({ baseUrl: url, adminToken })
+        const { calls, answered } = markedCalls(kit)
+        const { bytes, file } = fileOf(11 * MiB, "aged.mp4")
+        // The clock moves as the PUTs start: at part 2 the URLs are 1 ms short of 4 minutes
+        // old, at part 3 exactly 4 minutes.
+        let clock = 1_700_000_000_000
+        const recorder = recording((index) => {
+          if (index === 1) clock += 4 * 60_000 - 1
+          if (index === 2) clock += 1
+          return undefined
+        })
+        const media = yield* Effect.promise(() =>
+          uploadMultipart(calls, {
+            file,
+            filename: file.name,
+            type: file.type,
+            baseUrl: url,
+            partsInFlight: 1,
+            store: memoryResumeStore(),
+            fetch: recorder.fetch,
+            now: () => clock
+          })
+        )
+        assert.deepStrictEqual(answered.map((parts) => parts.map((part) => part.part_number)), [[1, 2, 3], [3]])
+        assert.deepStrictEqual(putsByCall(recorder.requests), [[1, "#call-1"], [2, "#call-1"], [3, "#call-2"]])
+        assert.strictEqual(media.size_bytes, file.size)
+        assert.strictEqual(yield* servedSha256(media.url), sha256(bytes))
+        yield* Effect.promise(() => kit.dispose())
+      }))
+
+    it.effect("part URLs: a PUT answered 403 (an expired URL) is asked a new URL and PUT again there", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const kit = createClient({ baseUrl: url, adminToken })
+        const { calls, answered } = markedCalls(kit)
+        const { bytes, file } = fileOf(11 * MiB, "expired.mp4")
+        const recorder = recording((index) => index === 2 ? new Response("Request has expired", { status: 403 }) : undefined)
+        const media = yield* Effect.promise(() =>
+          uploadMultipart(calls, { file, filename: file.name, type: file.type, baseUrl: url, partsInFlight: 1, store: memoryResumeStore(), fetch: recorder.fetch })
+        )
+        // Part 2's first PUT was refused; only its URL is asked again (part 3's is fresh).
+        assert.deepStrictEqual(answered.map((parts) => parts.map((part) => part.part_number)), [[1, 2, 3], [2]])
+        assert.deepStrictEqual(putsByCall(recorder.requests), [[1, "#call-1"], [2, "#call-1"], [2, "#call-2"], [3, "#call-1"]])
+        assert.strictEqual(yield* servedSha256(media.url), sha256(bytes))
+        yield* Effect.promise(() => kit.dispose())
+      }))
+
   })
 })
 
