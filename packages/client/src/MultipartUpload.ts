@@ -3,7 +3,10 @@
  * Parts are read as slices of the file (never the whole file in memory), PUT a few at a
  * time straight to storage with URLs asked in batches as it goes, each PUT retried with
  * backoff; open uploads are remembered in a {@link ResumeStore} so that uploading the same
- * file again sends only the parts storage lacks; an abort signal deletes the upload.
+ * file again sends only the parts storage lacks; an abort signal deletes the upload. Calls
+ * for one file at once share its upload: in one client they join one run
+ * ({@link joiningUploads}); across clients sharing a store, whoever finishes second answers
+ * the media the first completed, and none forgets an entry that is not its own.
  *
  * @since 0.1.0
  */
@@ -19,12 +22,21 @@ export interface ResumeEntry {
   readonly part_count: number
 }
 
-/** Where open multipart uploads are remembered between `uploadMedia` calls (and page loads). */
+/**
+ * Where open multipart uploads are remembered between `uploadMedia` calls (and page loads).
+ * `delete(key, uploadId)` deletes the entry only while it is that upload's: another client
+ * sharing the store may have put its own upload there meanwhile. (The client reads the
+ * entry first too, so a store that ignores `uploadId` still works.)
+ */
 export interface ResumeStore {
   readonly get: (key: string) => Promise<ResumeEntry | undefined>
   readonly set: (key: string, value: ResumeEntry) => Promise<void>
-  readonly delete: (key: string) => Promise<void>
+  readonly delete: (key: string, uploadId?: string) => Promise<void>
 }
+
+/** Whether `delete(key, uploadId)` may delete `entry`. */
+const deletable = (entry: ResumeEntry | undefined, uploadId: string | undefined) =>
+  entry !== undefined && (uploadId === undefined || entry.upload_id === uploadId)
 
 /** A store in memory: resumes within one process (or page) only. */
 export const memoryResumeStore = (): ResumeStore => {
@@ -32,19 +44,26 @@ export const memoryResumeStore = (): ResumeStore => {
   return {
     get: async (key) => entries.get(key),
     set: async (key, value) => void entries.set(key, value),
-    delete: async (key) => void entries.delete(key)
+    delete: async (key, uploadId) => {
+      if (deletable(entries.get(key), uploadId)) entries.delete(key)
+    }
   }
 }
 
 /** A store in `localStorage`: resumes after a page reload. */
-export const localStorageResumeStore = (storage: Storage): ResumeStore => ({
-  get: async (key) => {
+export const localStorageResumeStore = (storage: Storage): ResumeStore => {
+  const read = (key: string) => {
     const text = storage.getItem(key)
     return text === null ? undefined : JSON.parse(text) as ResumeEntry
-  },
-  set: async (key, value) => storage.setItem(key, JSON.stringify(value)),
-  delete: async (key) => storage.removeItem(key)
-})
+  }
+  return {
+    get: async (key) => read(key),
+    set: async (key, value) => storage.setItem(key, JSON.stringify(value)),
+    delete: async (key, uploadId) => {
+      if (deletable(read(key), uploadId)) storage.removeItem(key)
+    }
+  }
+}
 
 /** `localStorage` where the platform has a usable one, else a store in memory. */
 export const defaultResumeStore = (): ResumeStore => {
@@ -86,6 +105,8 @@ export interface MultipartCalls {
   readonly status: (uploadId: string) => Promise<MultipartStatus>
   readonly complete: (uploadId: string, parts: ReadonlyArray<{ part_number: number; etag: string }>) => Promise<MediaFile>
   readonly abort: (uploadId: string) => Promise<void>
+  /** `finalize-upload`: the media file of an upload completed already (the same record again). */
+  readonly finalize: (fileKey: string) => Promise<MediaFile>
 }
 
 export interface MultipartRequest {
@@ -100,6 +121,8 @@ export interface MultipartRequest {
   readonly store: ResumeStore
   /** The `fetch` the part PUTs go through (outside browsers). */
   readonly fetch: typeof globalThis.fetch
+  /** The clock part URLs are aged by, in epoch milliseconds; default `Date.now` (tests move it). */
+  readonly now?: (() => number) | undefined
 }
 
 /** The key an upload of this file (to this service, with this visibility) is remembered under. */
@@ -133,24 +156,63 @@ const retriable = (error: unknown) =>
 
 const partLength = (size: number, partSize: number, partNumber: number) => Math.min(partSize, size - (partNumber - 1) * partSize)
 
+const answered = (error: unknown, ...statuses: ReadonlyArray<number>) => error instanceof CoursekitError && statuses.includes(error.status)
+
+/** The upload's status, or "completed" when it was completed already (the service answers 409). */
+const statusOf = (calls: MultipartCalls, uploadId: string) =>
+  calls.status(uploadId).catch((error: unknown) => {
+    if (answered(error, 409)) return "completed" as const
+    throw error
+  })
+
+/**
+ * The media file of an upload completed already: by another client sharing the store, or
+ * by a run stopped before it forgot the upload. Undefined when its file is gone since
+ * (deleted: finalize answers 404).
+ */
+const completedMedia = (calls: MultipartCalls, upload: ResumeEntry): Promise<MediaFile | undefined> =>
+  calls.finalize(upload.file_key).catch((error: unknown) => {
+    if (answered(error, 404, 409, 410)) return undefined
+    throw error
+  })
+
 /** Uploads `request.file` in parts, resuming a remembered upload of the same file; answers the media file. */
 export const uploadMultipart = async (calls: MultipartCalls, request: MultipartRequest): Promise<MediaFile> => {
   const { file, store, signal } = request
   const key = resumeKey(request)
+  const now = request.now ?? Date.now
   if (signal?.aborted) throw abortError(signal)
+
+  // Only the entry of `uploadId`: a client sharing the store may have put its own meanwhile.
+  const forget = async (uploadId: string) => {
+    if ((await store.get(key))?.upload_id === uploadId) await store.delete(key, uploadId)
+  }
+  // The highest `loaded` reported: progress never goes backwards, nor repeats.
+  let reported = -1
+  const finished = async (uploadId: string, media: MediaFile) => {
+    await forget(uploadId)
+    if (reported < file.size) request.onProgress?.({ loaded: file.size, total: file.size })
+    return media
+  }
 
   // The remembered upload, with the parts storage holds already (those of the right size).
   let upload: ResumeEntry | undefined = await store.get(key)
   const etags = new Map<number, string>()
   if (upload !== undefined) {
     const remembered = upload
-    const status = await calls.status(remembered.upload_id).catch((error: unknown) => {
-      // Unknown or aborted (404), completed already (409), expired (410): start anew.
-      if (error instanceof CoursekitError && (error.status === 404 || error.status === 409 || error.status === 410)) return undefined
+    const status = await statusOf(calls, remembered.upload_id).catch((error: unknown) => {
+      // Unknown or aborted (404), expired (410): start anew.
+      if (answered(error, 404, 410)) return undefined
       throw error
     })
-    if (status === undefined || status.part_size !== remembered.part_size || status.part_count !== remembered.part_count) {
-      await store.delete(key)
+    // Completed already: its media, unless deleted since (then start anew too).
+    const media = status === "completed" ? await completedMedia(calls, remembered) : undefined
+    if (media !== undefined) return finished(remembered.upload_id, media)
+    if (
+      status === undefined || status === "completed" || status.part_size !== remembered.part_size ||
+      status.part_count !== remembered.part_count
+    ) {
+      await forget(remembered.upload_id)
       upload = undefined
     } else {
       for (const part of status.parts) {
@@ -168,7 +230,8 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
     upload = { upload_id: created.upload_id, file_key: created.file_key, part_size: created.part_size, part_count: created.part_count }
     await store.set(key, upload)
   }
-  const { upload_id, part_size, part_count } = upload
+  const current = upload
+  const { upload_id, part_size, part_count } = current
 
   const missing: Array<number> = []
   for (let n = 1; n <= part_count; n++) if (!etags.has(n)) missing.push(n)
@@ -177,7 +240,6 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
   let doneBytes = 0
   for (const n of etags.keys()) doneBytes += partLength(file.size, part_size, n)
   const inFlight = new Map<number, number>()
-  let reported = -1
   const report = () => {
     if (request.onProgress === undefined) return
     let loaded = doneBytes
@@ -204,21 +266,21 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
   const urlFor = async (n: number): Promise<PartUrl> => {
     for (;;) {
       const cached = urls.get(n)
-      if (cached !== undefined && Date.now() - cached.at < partUrlMaxAgeMs) return cached.url
+      if (cached !== undefined && now() - cached.at < partUrlMaxAgeMs) return cached.url
       const pending = asking.get(n)
       if (pending !== undefined) {
         await pending
-        if (urls.has(n) && Date.now() - urls.get(n)!.at < partUrlMaxAgeMs) return urls.get(n)!.url
+        if (urls.has(n) && now() - urls.get(n)!.at < partUrlMaxAgeMs) return urls.get(n)!.url
         if (asking.get(n) === pending) asking.delete(n)
         continue
       }
       const batch = [n]
       for (let i = queued; i < missing.length && batch.length < maxPartUrlsPerCall; i++) {
         const next = missing[i]!
-        if (next !== n && !asking.has(next) && !(urls.has(next) && Date.now() - urls.get(next)!.at < partUrlMaxAgeMs)) batch.push(next)
+        if (next !== n && !asking.has(next) && !(urls.has(next) && now() - urls.get(next)!.at < partUrlMaxAgeMs)) batch.push(next)
       }
       const call = calls.partUrls(upload_id, batch).then((parts) => {
-        const at = Date.now()
+        const at = now()
         for (const part of parts) urls.set(part.part_number, { url: part, at })
       }).finally(() => {
         for (const m of batch) if (asking.get(m) === call) asking.delete(m)
@@ -285,19 +347,118 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
   if (signal?.aborted) {
     // Cancelled: free the parts and forget the upload.
     await calls.abort(upload_id).catch(() => undefined)
-    await store.delete(key)
+    await forget(upload_id)
     throw abortError(signal)
   }
-  if (failure !== undefined) throw failure.error
+  if (failure !== undefined) {
+    // A client sharing the store that resumed this upload may have completed it meanwhile
+    // (its part URLs then answer 409, storage 404 to PUTs): its media is this file's.
+    const status = await statusOf(calls, upload_id).catch(() => undefined)
+    const media = status === "completed" ? await completedMedia(calls, current).catch(() => undefined) : undefined
+    if (media !== undefined) return finished(upload_id, media)
+    throw failure.error
+  }
 
   // A storage that hid its ETag (CORS without `expose-headers`): ask the service for them.
   if (withoutEtag) {
-    const status = await calls.status(upload_id)
+    const status = await statusOf(calls, upload_id)
+    if (status === "completed") {
+      // By a client sharing the store, as these PUTs ended.
+      const media = await completedMedia(calls, current)
+      if (media !== undefined) return finished(upload_id, media)
+      throw new CoursekitError(404, { title: "Not Found", status: 404, detail: `The upload was completed and its file ${current.file_key} deleted since.` })
+    }
     for (const part of status.parts) if (!etags.has(part.part_number)) etags.set(part.part_number, part.etag)
   }
   const parts = Array.from({ length: part_count }, (_, i) => ({ part_number: i + 1, etag: etags.get(i + 1) ?? "" }))
-  const media = await calls.complete(upload_id, parts)
-  await store.delete(key)
-  if (reported < file.size) request.onProgress?.({ loaded: file.size, total: file.size })
-  return media
+  // Completed meanwhile by a client sharing the store: the service answers the same media.
+  return finished(upload_id, await calls.complete(upload_id, parts))
+}
+
+/** One run of {@link uploadMultipart} and the calls waiting for it. */
+interface SharedRun {
+  readonly promise: Promise<MediaFile>
+  /** Aborted once every call waiting for the run has aborted. */
+  readonly cancel: AbortController
+  readonly listeners: Set<(progress: UploadProgress) => void>
+  last: UploadProgress | undefined
+  callers: number
+}
+
+/**
+ * {@link uploadMultipart} with one run per file (resume key) at a time: a call for a file
+ * whose upload is under way joins that run instead of racing it over the same resume entry
+ * and parts. Each call gets the run's media (or error) and the run's progress from where it
+ * is; the run's other options are the first call's. A call that aborts rejects at once with
+ * an `AbortError` and leaves the run to the others; the last one to abort cancels it, and
+ * rejects once the upload is deleted and forgotten. A call arriving while a run is being
+ * cancelled starts anew after it.
+ */
+export const joiningUploads = (calls: MultipartCalls) => {
+  const runs = new Map<string, SharedRun>()
+
+  const start = (key: string, request: MultipartRequest): SharedRun => {
+    const cancel = new AbortController()
+    const listeners = new Set<(progress: UploadProgress) => void>()
+    const run: SharedRun = {
+      cancel,
+      listeners,
+      last: undefined,
+      callers: 0,
+      promise: uploadMultipart(calls, {
+        ...request,
+        signal: cancel.signal,
+        onProgress: (progress) => {
+          run.last = progress
+          for (const listener of listeners) listener(progress)
+        }
+      }).finally(() => {
+        if (runs.get(key) === run) runs.delete(key)
+      })
+    }
+    runs.set(key, run)
+    return run
+  }
+
+  const join = (run: SharedRun, request: MultipartRequest) =>
+    new Promise<MediaFile>((resolve, reject) => {
+      const { onProgress, signal } = request
+      // A function of its own: two calls may pass the same callback.
+      const listener = onProgress === undefined ? undefined : (progress: UploadProgress) => onProgress(progress)
+      const leave = () => {
+        if (listener !== undefined) run.listeners.delete(listener)
+        signal?.removeEventListener("abort", onAbort)
+      }
+      function onAbort() {
+        leave()
+        run.callers -= 1
+        if (run.callers === 0) run.cancel.abort(signal!.reason)
+        else reject(abortError(signal!))
+      }
+      run.callers += 1
+      if (listener !== undefined) {
+        run.listeners.add(listener)
+        if (run.last !== undefined) listener(run.last)
+      }
+      signal?.addEventListener("abort", onAbort, { once: true })
+      run.promise.then((media) => {
+        leave()
+        resolve(media)
+      }, (error: unknown) => {
+        leave()
+        reject(error)
+      })
+    })
+
+  return async (request: MultipartRequest): Promise<MediaFile> => {
+    const key = resumeKey(request)
+    for (;;) {
+      if (request.signal?.aborted) throw abortError(request.signal)
+      const run = runs.get(key)
+      if (run === undefined) return join(start(key, request), request)
+      if (!run.cancel.signal.aborted) return join(run, request)
+      // Being cancelled: its abort deletes the upload this call would otherwise resume.
+      await run.promise.catch(() => undefined)
+    }
+  }
 }

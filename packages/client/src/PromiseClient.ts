@@ -10,7 +10,7 @@ import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { FetchHttpClient, type HttpClientResponse } from "effect/http"
 import { type Client, type ClientOptions, CoursekitClient } from "./CoursekitClient.ts"
 import { CoursekitError, fromCause } from "./CoursekitError.ts"
-import { defaultMultipartThreshold, defaultResumeStore, type MultipartOptions, uploadMultipart } from "./MultipartUpload.ts"
+import { defaultMultipartThreshold, defaultResumeStore, joiningUploads, type MultipartOptions } from "./MultipartUpload.ts"
 import { putFile, type UploadOptions } from "./PutFile.ts"
 
 /**
@@ -42,7 +42,8 @@ export type CoursekitPromiseClient = PromiseClient<Client> & {
    * Uploads a media file (video, image) the same way; answers the media record.
    * `visibility: "private"` for a paid lesson's video: its `url` is then signed and expires.
    * Files of at least `multipartThreshold` bytes (default 64 MiB) go up in parts, in
-   * parallel, retried, resumable and cancellable (see {@link MultipartOptions}).
+   * parallel, retried, resumable and cancellable (see {@link MultipartOptions}); a call for a
+   * file this client is uploading in parts already joins that upload (the same media).
    */
   readonly uploadMedia: (file: Blob, options?: MediaUploadOptions) => Promise<MediaFile>
   /** Releases the client's runtime. */
@@ -83,8 +84,11 @@ export const createClient = (options: PromiseClientOptions): CoursekitPromiseCli
     status: (uploadId: string) => withClient((client) => client.multipart.status({ params: { upload_id: uploadId } })),
     complete: (uploadId: string, parts: ReadonlyArray<{ part_number: number; etag: string }>) =>
       withClient((client) => client.multipart.complete({ params: { upload_id: uploadId }, payload: { parts } })),
-    abort: (uploadId: string) => withClient((client) => client.multipart.abort({ params: { upload_id: uploadId } })).then(() => undefined)
+    abort: (uploadId: string) => withClient((client) => client.multipart.abort({ params: { upload_id: uploadId } })).then(() => undefined),
+    finalize: (fileKey: string) => withClient((client) => client.media.finalizeUpload({ payload: { file_key: fileKey } }))
   }
+  // One run per file at a time in this client: a second call for it joins the first.
+  const uploadInParts = joiningUploads(multipartCalls)
 
   const uploadThumbnail = async (courseId: CourseId, file: Blob, upload: UploadOptions = {}) => {
     const issued = await withClient((client) =>
@@ -98,7 +102,7 @@ export const createClient = (options: PromiseClientOptions): CoursekitPromiseCli
   }
   const uploadMedia = async (file: Blob, upload: MediaUploadOptions = {}) => {
     if (file.size >= (upload.multipartThreshold ?? defaultMultipartThreshold)) {
-      return uploadMultipart(multipartCalls, {
+      return uploadInParts({
         file,
         filename: nameOf(file, "file"),
         type: typeOf(file),

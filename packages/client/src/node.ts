@@ -41,6 +41,9 @@ export const fileResumeStore = (path: string): ResumeStore => {
       return (await load())[key]
     },
     set: (key, value) => update((entries) => void (entries[key] = value)),
-    delete: (key) => update((entries) => void delete entries[key])
+    delete: (key, uploadId) =>
+      update((entries) => {
+        if (uploadId === undefined || entries[key]?.upload_id === uploadId) delete entries[key]
+      })
   }
 }
