@@ -17,14 +17,21 @@ const multipart = join(storage, ".multipart")
 
 const openUploads = () => existsSync(multipart) ? readdirSync(multipart) : []
 
-/** Committed part `n` is `<n>.json` naming its bytes; besides those and `upload.json`, nothing belongs in an upload's directory. */
+/**
+ * The service starts uploads with a part size, so the store lays them out in place:
+ * `upload.json`, the `data` file and a `<n>.json` per committed part (naming no file of
+ * its own); nothing else belongs in an upload's directory.
+ */
 const strayFiles = () =>
   openUploads().flatMap((upload) => {
     const names = readdirSync(join(multipart, upload))
-    const named = new Set(
-      names.filter((name) => /^\d+\.json$/.test(name)).map((name) => (JSON.parse(readFileSync(join(multipart, upload, name), "utf8")) as { file: string }).file)
-    )
-    return names.filter((name) => name !== "upload.json" && !/^\d+\.json$/.test(name) && !named.has(name)).map((name) => `${upload}/${name}`)
+    const named = names.filter((name) => /^\d+\.json$/.test(name))
+      .map((name) => (JSON.parse(readFileSync(join(multipart, upload, name), "utf8")) as { file?: string }).file)
+      .filter((file) => file !== undefined)
+    return [
+      ...named.map((file) => `${upload}/${file} (a part file: the upload is not laid out in place)`),
+      ...names.filter((name) => name !== "upload.json" && name !== "data" && !/^\d+\.json$/.test(name)).map((name) => `${upload}/${name}`)
+    ]
   })
 
 const layerProbe = Layer.succeed(StoreProbe, StoreProbe.of({

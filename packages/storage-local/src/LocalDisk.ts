@@ -116,8 +116,8 @@ export interface LocalDisk {
   readonly commitLock: Semaphore.Semaphore
   /**
    * Parts this process is writing in place, by upload id and part number. A part PUT
-   * again stops the write before it, and completion or abort stop them all, so two
-   * writes never mix in one place (see `LocalMultipart.claimPart`).
+   * again waits for the write before it (or stops it, stalled), and completion or abort
+   * stop them all, so two writes never mix in one place (see `LocalMultipart.claimPart`).
    */
   readonly partWriters: Map<string, Map<number, PartWriter>>
   /** Uploads being completed or aborted, with how many such calls run: no part write starts on them. */
@@ -128,6 +128,8 @@ export interface LocalDisk {
 export interface PartWriter {
   readonly stop: Deferred.Deferred<void>
   readonly done: Deferred.Deferred<void>
+  /** When bytes last arrived (epoch ms): a write that stalls may be stopped by a newer one. */
+  lastProgress: number
 }
 
 /** Creates the root (mode 0700) and its metadata directory when missing. */

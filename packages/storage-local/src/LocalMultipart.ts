@@ -17,7 +17,7 @@
  * - `.multipart/<uploadId>/<n>.json`: `{ size, etag }`, written (durably, by rename)
  *   only once part `n`'s bytes are flushed. A part PUT again first removes this
  *   pointer, so a place being rewritten is never claimed; one write per place at a
- *   time (`claimPart`: the newer PUT stops the older one).
+ *   time (`claimPart`: a newer PUT waits for the older, or stops it once stalled).
  * - Completion stops every write of the upload, checks the parts are 1…k with all but
  *   the last of `partSize`, cuts `data` to their length and renames it into place.
  *
@@ -34,7 +34,7 @@
  * @since 0.1.0
  */
 import { completionRefusal, type CompletedPart, MultipartRefused, StorageError, type StoredPart } from "@coursekit/core"
-import { Deferred, Effect, Option, Result, type Scope } from "effect"
+import { Clock, Deferred, Duration, Effect, Option, Result, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -200,11 +200,17 @@ export const commitPart = async (
   if (isPointer(previous) && previous.file !== undefined && previous.file !== file) await LocalDisk.removeQuietly(path.join(directory, previous.file))
 }
 
+/** A write in place that received no bytes for this long is stopped by a newer PUT of its part. */
+export const stalledWriteMillis = 5_000
+
 /**
  * Claims the place of part `partNumber` of `uploadId` for a write in place, until the
- * scope closes: a write of the same part under way is told to stop, and waited for
- * until its file is closed. `None` while the upload is being completed or aborted.
- * Close the data file before the scope: its finalizer, run last, lets the next write in.
+ * scope closes. A write of the same part under way is waited for while its bytes flow
+ * (two clients resuming one upload both PUT it: each gets its answer, as on S3), and
+ * told to stop once it has received nothing for {@link stalledWriteMillis} (a client
+ * that went away without closing its connection), then waited for until its file is
+ * closed. `None` while the upload is being completed or aborted. Close the data file
+ * before the scope: its finalizer, run last, lets the next write in.
  */
 export const claimPart = (
   disk: LocalDisk.LocalDisk,
@@ -216,10 +222,18 @@ export const claimPart = (
       if (disk.closingUploads.has(uploadId)) return Option.none()
       const previous = disk.partWriters.get(uploadId)?.get(partNumber)
       if (previous === undefined) break
-      yield* Deferred.succeed(previous.stop, undefined)
-      yield* Deferred.await(previous.done)
+      const ended = yield* Deferred.await(previous.done).pipe(Effect.timeoutOption(Duration.seconds(1)))
+      if (Option.isSome(ended)) continue
+      if ((yield* Clock.currentTimeMillis) - previous.lastProgress >= stalledWriteMillis) {
+        yield* Deferred.succeed(previous.stop, undefined)
+        yield* Deferred.await(previous.done)
+      }
     }
-    const writer: LocalDisk.PartWriter = { stop: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
+    const writer: LocalDisk.PartWriter = {
+      stop: yield* Deferred.make<void>(),
+      done: yield* Deferred.make<void>(),
+      lastProgress: yield* Clock.currentTimeMillis
+    }
     const writers = disk.partWriters.get(uploadId) ?? new Map<number, LocalDisk.PartWriter>()
     disk.partWriters.set(uploadId, writers.set(partNumber, writer))
     yield* Effect.addFinalizer(() =>

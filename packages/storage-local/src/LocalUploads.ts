@@ -60,7 +60,7 @@ export type RefusalReason =
   | "TypeMismatch" //        403: Content-Type is not the signed type
   | "Conflict" //            409: another key's file or directory is in the way
   | "AlreadyStored" //       409: a file already landed under this key
-  | "Superseded" //          409: the same part was PUT again meanwhile; the newer PUT goes on
+  | "Superseded" //          409: the PUT stalled and the same part was PUT again meanwhile; the newer PUT goes on
   | "NoSuchUpload" //        404: the part's multipart upload is not there (aborted, completed, or never started)
   | "LengthRequired" //      411: a length is signed but the request has no Content-Length
   | "TooLarge" //            413: above the signed length, or above the cap when none is signed
@@ -383,8 +383,8 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
 
   /**
    * Writes a part straight to its place in the upload's data file: the place is claimed
-   * (a write of the same part under way stops; none starts while the upload completes or
-   * aborts), the part's old pointer is forgotten, the bytes stream to
+   * (after a write of the same part under way, or stopping it once stalled; none starts
+   * while the upload completes or aborts), the part's old pointer is forgotten, the bytes stream to
    * `(n − 1) × partSize` with their MD5, are flushed, and only then is the pointer
    * written. Stopped or failed midway, the part is simply not there.
    */
@@ -400,7 +400,7 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
       const { partNumber, contentLength: length } = signed
       const claimed = yield* LocalMultipart.claimPart(disk, signed.uploadId, partNumber)
       if (Option.isNone(claimed)) return yield* noSuchUpload
-      const superseded = refuse("Superseded", `Part ${partNumber} was uploaded again by another request meanwhile; that upload of it goes on.`)
+      const superseded = refuse("Superseded", `This PUT of part ${partNumber} stalled and the part was uploaded again by another request; that upload of it goes on.`)
       yield* LocalDisk.attempt("receivePart", () => LocalMultipart.forgetPlacedPart(directory, partNumber)).pipe(
         Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload))
       )
@@ -420,8 +420,11 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
           // Node frames a body by its Content-Length; another host might not.
           if (received > length) return Effect.fail(refuse("TooLarge", `The part is larger than the ${length} bytes signed.`))
           md5.update(chunk)
-          // Whole or not at all: a stop waits for the write under way.
-          return Effect.uninterruptible(LocalDisk.attempt("receivePart", () => LocalDisk.writeAllAt(handle, chunk, position)))
+          return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            claimed.value.lastProgress = now
+            // Whole or not at all: a stop waits for the write under way.
+            return Effect.uninterruptible(LocalDisk.attempt("receivePart", () => LocalDisk.writeAllAt(handle, chunk, position)))
+          })
         })
       )
       const stopped = Effect.andThen(

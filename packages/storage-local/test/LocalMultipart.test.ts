@@ -8,7 +8,7 @@ import { fetchGet } from "@coursekit/core/testing"
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { dirname, join } from "node:path"
 import { eventually, layerServed, raw, startAbandonedUpload, temporaryFiles, TestStorage } from "./TestStorage.ts"
@@ -259,6 +259,18 @@ describe("LocalStorageRoutes: multipart parts", () => {
 /** The bytes `0, 1, …` shifted by `seed`, `length` of them. */
 const patterned = (seed: number, length: number) => Uint8Array.from({ length }, (_, i) => (i * 7 + seed) % 251)
 
+/** `length` bytes of the file at `position`. */
+const bytesAt = (file: string, position: number, length: number) => {
+  const fd = openSync(file, "r")
+  try {
+    const buffer = Buffer.alloc(length)
+    const read = readSync(fd, buffer, 0, length, position)
+    return buffer.subarray(0, read)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 const concatenated = (chunks: ReadonlyArray<Uint8Array>) => {
   const all = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0))
   let offset = 0
@@ -377,26 +389,40 @@ describe("LocalObjectStore: multipart laid out in place (partSize)", () => {
         assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, body.byteLength)
       }))
 
-    it.effect("a part PUT again while its first PUT streams stops the first (409) and holds the second's bytes; abort stops a part streaming and leaves nothing", () =>
+    it.effect("two PUTs of one part at once both land, one after the other; a PUT again stops one stalled (409) and holds its own bytes; abort stops a part streaming and leaves nothing", () =>
       Effect.gen(function*() {
         const store = yield* ObjectStore
         const { root } = yield* TestStorage
         const key = freshKey("again.mp4")
         const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4", partSize: minPartSize })
         const data = join(root, ".multipart", uploadId, "data")
+        const put = (partNumber: number, body: Uint8Array) =>
+          Effect.flatMap(signPart(key, uploadId, partNumber, body.byteLength), (signed) => putTo(signed.url, body, signed.headers))
+
+        // Two clients resuming one upload, each PUTting part 2 with the same bytes.
+        const same = patterned(3, minPartSize)
+        const both = yield* Effect.all([put(2, same), put(2, same)], { concurrency: "unbounded" })
+        assert.deepStrictEqual(both.map(({ status, etag }) => [status, etag]), [[200, md5Etag(same)], [200, md5Etag(same)]])
+
         const first = yield* startSlowPut((yield* signPart(key, uploadId, 1, minPartSize)).url, minPartSize, 64 * 1024)
-        assert.isTrue(yield* eventually(() => statSync(data).size >= 64 * 1024), "the first PUT writes in place")
+        const slowBytes = Buffer.from(patterned(99, 64 * 1024))
+        assert.isTrue(yield* eventually(() => bytesAt(data, 0, slowBytes.byteLength).equals(slowBytes)), "the first PUT writes in place")
         const bytesAgain = patterned(7, minPartSize)
-        const again = yield* putTo((yield* signPart(key, uploadId, 1, minPartSize)).url, bytesAgain)
+        const started = Date.now()
+        const again = yield* put(1, bytesAgain)
         assert.deepStrictEqual([again.status, again.etag], [200, md5Etag(bytesAgain)])
+        assert.isAtLeast(Date.now() - started, 4_000, "the first PUT was waited for until it had stalled for 5 s")
         const stopped = yield* first.answer
         first.drop()
         assert.strictEqual(stopped.status, 409)
-        assert.include(JSON.parse(stopped.body).detail, "Part 1 was uploaded again by another request meanwhile")
-        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([{ partNumber: 1, size: minPartSize, etag: md5Etag(bytesAgain) }]))
+        assert.include(JSON.parse(stopped.body).detail, "This PUT of part 1 stalled and the part was uploaded again by another request")
+        assert.deepStrictEqual(
+          yield* store.listParts(key, uploadId),
+          Option.some([{ partNumber: 1, size: minPartSize, etag: md5Etag(bytesAgain) }, { partNumber: 2, size: minPartSize, etag: md5Etag(same) }])
+        )
 
-        const streaming = yield* startSlowPut((yield* signPart(key, uploadId, 2, 1024)).url, 1024, 100)
-        assert.isTrue(yield* eventually(() => statSync(data).size >= minPartSize + 100), "part 2 streams in place")
+        const streaming = yield* startSlowPut((yield* signPart(key, uploadId, 3, 1024)).url, 1024, 100)
+        assert.isTrue(yield* eventually(() => statSync(data).size >= 2 * minPartSize + 100), "part 3 streams in place")
         yield* store.abortMultipart(key, uploadId)
         const aborted = yield* streaming.answer
         streaming.drop()
