@@ -79,15 +79,15 @@ const counts = (calls: ReadonlyArray<string>) => {
   return counted
 }
 
-/** Where the test's videos are written: chromium reads a file it is given by path at once (a buffer crawls through the protocol). */
-const videos = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "uppy-upload-"))
-afterAll(() => rmSync(videos, { recursive: true, force: true }))
-
 /** A fresh random "video" of `size` bytes. */
 const newVideo = () => randomBytes(size)
 
-/** Adds `bytes` as lecture.mp4 through the Dashboard's "browse files", then starts the upload with its Upload button. */
-const addAndUpload = async (page: Page, bytes: Buffer) => {
+/**
+ * Adds `bytes` as lecture.mp4 through the Dashboard's "browse files", then starts the
+ * upload with its Upload button. The file is written under `videos` first: chromium reads
+ * a file it is given by path at once, where a buffer crawls through the protocol.
+ */
+const addAndUpload = async (page: Page, videos: string, bytes: Buffer) => {
   const file = join(mkdtempSync(join(videos, "video-")), "lecture.mp4")
   writeFileSync(file, bytes)
   const chooser = page.waitForEvent("filechooser")
@@ -121,6 +121,8 @@ const drop = (held: ReadonlyArray<Route>) => Promise.all(held.map((route) => rou
 if (chromiumTestsRun) {
   describe("examples/uppy-upload in chromium", () => {
     const running = useExampleInChromium(start)
+    const videos = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "uppy-upload-videos-"))
+    afterAll(() => rmSync(videos, { recursive: true, force: true }))
 
     /** The example's page, with Uppy loaded, recording its traffic and its errors. */
     const open = async () => {
@@ -158,7 +160,7 @@ if (chromiumTestsRun) {
         window.uppy.on("upload-progress", (_file, progress) => void seen.push(progress.bytesUploaded))
       })
       const video = newVideo()
-      await addAndUpload(page, video)
+      await addAndUpload(page, videos, video)
       await page.waitForSelector("#uploaded li", { timeout: 30_000 })
       const shown = await uppyState(page)
       const progressSeen = await page.evaluate(() => Reflect.get(window, "progressSeen") as Array<number>)
@@ -207,7 +209,7 @@ if (chromiumTestsRun) {
         window.uppy.on("s3-multipart:part-uploaded", (_file, part) => void parts.push(part.PartNumber))
       })
       const video = newVideo()
-      await addAndUpload(page, video)
+      await addAndUpload(page, videos, video)
       await page.waitForFunction(() => (Reflect.get(window, "partsUploaded") as Array<number>).length === 2, undefined, { timeout: 30_000 })
       await expect.poll(() => held.length, { timeout: 10_000 }).toBe(2)
 
@@ -261,7 +263,7 @@ if (chromiumTestsRun) {
         return route.continue()
       })
       const video = newVideo()
-      await addAndUpload(page, video)
+      await addAndUpload(page, videos, video)
       await page.waitForSelector("#uploaded li", { timeout: 30_000 })
       const shown = await uppyState(page)
       await page.close()
@@ -286,7 +288,7 @@ if (chromiumTestsRun) {
       // Every part PUT is held: the upload is under way when it is cancelled.
       const held: Array<Route> = []
       await page.route((url) => url.searchParams.has("partNumber"), (route) => void held.push(route))
-      await addAndUpload(page, newVideo())
+      await addAndUpload(page, videos, newVideo())
       await expect.poll(() => held.length, { timeout: 30_000 }).toBe(4)
       const uploadId = traffic.created[0]!.upload_id
       expect((await status(uploadId)).status).toBe(200)
