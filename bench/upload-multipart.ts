@@ -29,6 +29,8 @@ const MiB = 1024 * 1024
 const sizeMiB = Number(process.env.BENCH_MULTIPART_MIB ?? 1024)
 const size = sizeMiB * MiB
 const partsInFlight = 4
+/** Which stores to measure (`BENCH_MULTIPART_STORES`, default both): local, s3rver. */
+const stores = (process.env.BENCH_MULTIPART_STORES ?? "local,s3rver").split(",")
 const token = "bench-admin-token"
 
 const work = mkdtempSync(join(tmpdir(), "coursekit-bench-multipart-"))
@@ -242,7 +244,7 @@ try {
   writeFile()
   const rows: Array<Row> = []
   rows.push(await run("local", 4310, { STORAGE: "local" }))
-
+  if (stores.includes("s3rver")) {
   const s3Directory = mkdtempSync(join(work, "s3rver-"))
   const bucket = "coursekit-bench"
   const s3rver = await startS3rver(s3Directory, bucket)
@@ -259,6 +261,7 @@ try {
   } finally {
     await stopS3rver(s3rver.child)
     rmSync(s3Directory, { recursive: true, force: true })
+  }
   }
 
   console.log(`\nMedia upload of ${sizeMiB} MiB through the standalone server: one PUT, and multipart with ${partsInFlight} parts in flight\n`)

@@ -337,7 +337,9 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
       }
     }
   }
-  const workers = Math.max(1, Math.min(request.partsInFlight ?? defaultPartsInFlight, missing.length))
+  const wanted = request.partsInFlight ?? defaultPartsInFlight
+  // A count that is no whole number of at least 1 (0, NaN) would start no worker at all.
+  const workers = Math.max(1, Math.min(Number.isFinite(wanted) ? Math.floor(wanted) : defaultPartsInFlight, missing.length))
   try {
     await Promise.all(Array.from({ length: workers }, worker))
   } finally {
@@ -371,8 +373,17 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
     for (const part of status.parts) if (!etags.has(part.part_number)) etags.set(part.part_number, part.etag)
   }
   const parts = Array.from({ length: part_count }, (_, i) => ({ part_number: i + 1, etag: etags.get(i + 1) ?? "" }))
-  // Completed meanwhile by a client sharing the store: the service answers the same media.
-  return finished(upload_id, await calls.complete(upload_id, parts))
+  // Completed meanwhile by a client sharing the store, or by an attempt whose answer was
+  // lost: the service answers the same media, so completing is retried like a part PUT.
+  for (let attempt = 0;; attempt++) {
+    try {
+      return finished(upload_id, await calls.complete(upload_id, parts))
+    } catch (error) {
+      const unanswered = error instanceof CoursekitError && (error.status === 0 || error.status >= 500)
+      if (!unanswered || attempt >= retryDelaysMs.length || signal?.aborted) throw error
+      await new Promise((resolve) => setTimeout(resolve, retryDelaysMs[attempt]))
+    }
+  }
 }
 
 /** One run of {@link uploadMultipart} and the calls waiting for it. */

@@ -253,6 +253,36 @@ describe("uploadMedia in parts", () => {
         yield* Effect.promise(() => kit.dispose())
       }))
 
+    it.effect("complete: an answer lost (no answer, then a 503) is asked again: one upload, the record its first attempt made; partsInFlight 0 still uploads", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        let completes = 0
+        let creates = 0
+        const lossy: typeof fetch = async (input, init) => {
+          const target = input instanceof Request ? input.url : String(input)
+          if (target.endsWith("/admin/media/multipart")) creates += 1
+          if (!target.endsWith("/complete")) return fetch(input, init)
+          completes += 1
+          if (completes === 1) {
+            // The service completes; its answer never arrives.
+            await (await fetch(input, init)).arrayBuffer()
+            throw new TypeError("fetch failed")
+          }
+          if (completes === 2) return new Response("busy", { status: 503 })
+          return fetch(input, init)
+        }
+        const kit = createClient({ baseUrl: url, adminToken, fetch: lossy })
+        const { bytes, file } = fileOf(11 * MiB, "lost-answer.mp4")
+        const media = yield* Effect.promise(() => kit.uploadMedia(file, { multipartThreshold: threshold, partsInFlight: 0, resumeStore: memoryResumeStore() }))
+        assert.deepStrictEqual([creates, completes], [1, 3])
+        assert.strictEqual(media.size_bytes, 11 * MiB)
+        assert.strictEqual(yield* servedSha256(media.url), sha256(bytes))
+        // The file the first attempt completed: finalizing its key answers the same record.
+        const recorded = yield* Effect.promise(() => kit.media.finalizeUpload({ payload: { file_key: media.file_key } }))
+        assert.strictEqual(recorded.id, media.id)
+        yield* Effect.promise(() => kit.dispose())
+      }))
+
     it.effect("cancel: aborting after the first part rejects with an AbortError, deletes the upload (then 404) and forgets it", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
