@@ -113,14 +113,17 @@ export class Uploads extends Context.Service<Uploads, {
    * Multipart uploads of large media files (see `Multipart`): start one (the service picks
    * the part size), sign part PUTs as the client goes, tell what the store holds (to
    * resume), complete it into a media file (the same answer as `finalizeMedia`; again,
-   * the same record), or abort it.
+   * the same record), or abort it. From `expires_at` on, part URLs and status fail with
+   * `UploadExpired`; completion does from the end of the grace period after it.
    */
   startMultipart(request: MultipartCreateRequest): Effect.Effect<MultipartUpload, UploadUrlError>
   multipartPartUrls(
     uploadId: string,
     request: PartUrlsRequest
   ): Effect.Effect<PartUrls, MultipartNotFound | MultipartCompleted | UploadExpired | PartOutOfRange | PersistenceError | StorageError>
-  multipartStatus(uploadId: string): Effect.Effect<MultipartStatus, MultipartNotFound | MultipartCompleted | PersistenceError | StorageError>
+  multipartStatus(
+    uploadId: string
+  ): Effect.Effect<MultipartStatus, MultipartNotFound | MultipartCompleted | UploadExpired | PersistenceError | StorageError>
   completeMultipart(
     uploadId: string,
     request: MultipartCompleteRequest
@@ -346,11 +349,20 @@ export class Uploads extends Context.Service<Uploads, {
           return created
         })
 
+        /**
+         * `UploadExpired` once the open upload's `expires_at` is reached: no part URL is
+         * signed, and status says so too, so that a resuming client starts anew rather
+         * than PUT parts it can no longer get URLs for.
+         */
+        const checkOpen = (open: { readonly intent: UploadIntent }) =>
+          Effect.flatMap(DateTime.now, (now) =>
+            DateTime.isGreaterThanOrEqualTo(now, open.intent.expires_at)
+              ? Effect.fail(new UploadExpired({ file_key: open.intent.key }))
+              : Effect.void)
+
         const multipartPartUrls = Effect.fn("Uploads.multipartPartUrls")(function*(uploadId: string, request: PartUrlsRequest) {
           const open = yield* openMultipart(uploadId)
-          if (DateTime.isGreaterThanOrEqualTo(yield* DateTime.now, open.intent.expires_at)) {
-            return yield* new UploadExpired({ file_key: open.intent.key })
-          }
+          yield* checkOpen(open)
           const outside = request.part_numbers.find((partNumber) => partNumber > open.partCount)
           if (outside !== undefined) return yield* new PartOutOfRange({ part_number: outside, part_count: open.partCount })
           const parts = yield* Effect.forEach(request.part_numbers, (partNumber) =>
@@ -370,6 +382,7 @@ export class Uploads extends Context.Service<Uploads, {
 
         const multipartStatus = Effect.fn("Uploads.multipartStatus")(function*(uploadId: string) {
           const open = yield* openMultipart(uploadId)
+          yield* checkOpen(open)
           const held = yield* store.listParts(open.intent.key, open.storeUploadId)
           if (Option.isNone(held)) return yield* new MultipartNotFound({ upload_id: uploadId })
           const status: MultipartStatus = {
@@ -386,6 +399,12 @@ export class Uploads extends Context.Service<Uploads, {
           // Completed before (or by a concurrent call): the same answer.
           const open = yield* openMultipart(uploadId).pipe(Effect.catchTag("MultipartCompleted", Effect.succeed))
           if (open instanceof MultipartCompleted) return yield* finalizeMedia({ file_key: open.file_key })
+          // Refused where `confirm` would refuse the assembled object (parts PUT just before
+          // expiry may still be completed until the grace period ends), but before the store
+          // assembles it: no object that no record will ever own.
+          if (DateTime.isGreaterThanOrEqualTo(yield* DateTime.now, DateTime.addDuration(open.intent.expires_at, grace))) {
+            return yield* new UploadExpired({ file_key: open.intent.key })
+          }
           // Every part, once, in order: 1…part_count.
           for (const [index, part] of request.parts.entries()) {
             if (part.part_number !== index + 1) {

@@ -175,6 +175,42 @@ describe("multipart uploads (Uploads, memory store)", () => {
       assert.notInclude(tooLargeForAny.message, "multipart")
     }).pipe(withUploads))
 
+  it.effect("status answers 410 once the upload expired, as part URLs do: the client starts anew", () =>
+    Effect.gen(function*() {
+      const uploads = yield* Uploads
+      const file = fileOf(6 * MiB)
+      const upload = yield* uploads.startMultipart({ filename: "a.mp4", type: "video/mp4", size_bytes: file.length })
+      yield* putParts(upload, file, [1])
+      yield* TestClock.adjust(Duration.millis(24 * 3600_000 - 1))
+      assert.deepStrictEqual((yield* uploads.multipartStatus(upload.upload_id)).parts.map((part) => part.part_number), [1])
+      yield* TestClock.adjust(Duration.millis(1))
+      const expired = yield* Effect.flip(uploads.multipartStatus(upload.upload_id))
+      assert.deepStrictEqual([expired._tag, "file_key" in expired && expired.file_key], ["UploadExpired", upload.file_key])
+    }).pipe(withUploads))
+
+  it.effect("complete works until expiry and grace end (parts PUT just before expiry); then 410, and storage assembles nothing", () =>
+    Effect.gen(function*() {
+      const uploads = yield* Uploads
+      const file = fileOf(6 * MiB)
+      const late = yield* uploads.startMultipart({ filename: "a.mp4", type: "video/mp4", size_bytes: file.length })
+      const inGrace = yield* uploads.startMultipart({ filename: "b.mp4", type: "video/mp4", size_bytes: file.length })
+      const named = (etags: ReadonlyMap<number, string>) => ({ parts: [1, 2].map((n) => ({ part_number: n, etag: etags.get(n)! })) })
+      const lateParts = named(yield* putParts(late, file, [1, 2]))
+      const inGraceParts = named(yield* putParts(inGrace, file, [1, 2]))
+      // Expiry (24 h) and within the grace period (1 h): completes.
+      yield* TestClock.adjust(Duration.minutes(24 * 60 + 59))
+      assert.strictEqual((yield* uploads.completeMultipart(inGrace.upload_id, inGraceParts)).size_bytes, file.length)
+      // At the grace period's end: refused before storage assembles the object.
+      yield* TestClock.adjust(Duration.minutes(1))
+      const refused = yield* Effect.flip(uploads.completeMultipart(late.upload_id, lateParts))
+      assert.deepStrictEqual([refused._tag, "file_key" in refused && refused.file_key], ["UploadExpired", late.file_key])
+      const store = yield* ObjectStore
+      assert.deepStrictEqual(yield* store.head(late.file_key), Option.none())
+      const storeUploadId = Option.getOrThrow(yield* (yield* UploadRepo).findByUploadId(late.upload_id)).store_upload_id!
+      assert.strictEqual(Option.getOrThrow(yield* store.listParts(late.file_key, storeUploadId)).length, 2)
+      assert.deepStrictEqual((yield* uploads.listMedia({ cursor: undefined, limit: 10 })).items.map((item) => item.file_key), [inGrace.file_key])
+    }).pipe(withUploads))
+
   it.effect("part URLs are refused once the upload expired; the sweep aborts it past expiry and grace", () =>
     Effect.gen(function*() {
       const uploads = yield* Uploads

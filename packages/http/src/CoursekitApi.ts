@@ -248,8 +248,9 @@ export class MultipartApi extends HttpApiGroup.make("multipart")
     HttpApiEndpoint.get("status", "/admin/media/multipart/:upload_id", {
       params: multipartPath,
       success: MultipartStatus,
-      error: problemsFor("MultipartNotFound", "MultipartCompleted", "PersistenceError", "StorageError")
-    }).middleware(AdminAuth).annotate(OpenApi.Summary, "The parts storage holds now, to resume with only the missing ones"),
+      error: problemsFor("MultipartNotFound", "MultipartCompleted", "UploadExpired", "PersistenceError", "StorageError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "The parts storage holds now, to resume with only the missing ones")
+      .annotate(OpenApi.Description, "From expires_at on: 410, as for part URLs; start a new upload."),
     HttpApiEndpoint.post("complete", "/admin/media/multipart/:upload_id/complete", {
       params: multipartPath,
       payload: MultipartCompleteRequest,
@@ -260,7 +261,8 @@ export class MultipartApi extends HttpApiGroup.make("multipart")
         OpenApi.Description,
         "Name every part 1…part_count once, in order, with the ETag its PUT answered. A missing, wrong or too small " +
           "part is a 409 naming it (part_number), and nothing changes. The object is assembled, HEADed, its size taken " +
-          "from storage and recorded; completing again answers the same record."
+          "from storage and recorded; completing again answers the same record. Accepted until the grace period " +
+          "(UPLOAD_GRACE_PERIOD) after expires_at ends, then 410 and nothing is assembled."
       ),
     HttpApiEndpoint.delete("abort", "/admin/media/multipart/:upload_id", {
       params: multipartPath,

@@ -106,6 +106,20 @@ describe("the OpenAPI document", () => {
       }
     }))
 
+  it.effect("declares 410 where a multipart upload past its expiry is refused: part URLs, status and complete", () =>
+    Effect.gen(function*() {
+      const { document } = yield* publishedDocument
+      const paths = document.paths as Record<string, Record<string, any>>
+      for (
+        const operation of [
+          paths["/admin/media/multipart/{upload_id}/parts"]!.post,
+          paths["/admin/media/multipart/{upload_id}"]!.get,
+          paths["/admin/media/multipart/{upload_id}/complete"]!.post
+        ]
+      ) assert.property(operation.responses, "410", operation.operationId)
+      assert.notProperty(paths["/admin/media/multipart/{upload_id}"]!.delete.responses, "410")
+    }))
+
   it.effect("documents protected media: visibility, signed URLs with their expiry, and DELETE /admin/media", () =>
     Effect.gen(function*() {
       const { document } = yield* publishedDocument
