@@ -234,17 +234,22 @@ export class Uploads extends Context.Service<Uploads, {
             }
             return yield* expired ? new UploadExpired({ file_key: key }) : new UploadNotReceived({ file_key: key })
           }
-          // A multipart upload's file may be as large as media files go; one PUT's, as one PUT takes.
-          const maxBytes = intent.upload_id === null ? maxBytesOf(limits, purpose) : limits.mediaMaxBytes
-          if (info.value.size > maxBytes) {
-            yield* store.delete(key)
-            return yield* new FileTooLarge({ size_bytes: info.value.size, max_bytes: maxBytes })
-          }
           const contentType = info.value.contentType ?? "application/octet-stream"
-          const allowed = allowedContentTypes(purpose)
-          if (!allowed.includes(contentType) || contentType !== intent.content_type) {
-            yield* store.delete(key)
-            return yield* new UnsupportedFileType({ content_type: contentType, allowed: [...allowed] })
+          // Checked once, when first finalized. Finalized already, the file is recorded and
+          // may be in use: a retry answers its record, and a limit lowered since never
+          // deletes it.
+          if (intent.finalized_at === null) {
+            // A multipart upload's file may be as large as media files go; one PUT's, as one PUT takes.
+            const maxBytes = intent.upload_id === null ? maxBytesOf(limits, purpose) : limits.mediaMaxBytes
+            if (info.value.size > maxBytes) {
+              yield* store.delete(key)
+              return yield* new FileTooLarge({ size_bytes: info.value.size, max_bytes: maxBytes })
+            }
+            const allowed = allowedContentTypes(purpose)
+            if (!allowed.includes(contentType) || contentType !== intent.content_type) {
+              yield* store.delete(key)
+              return yield* new UnsupportedFileType({ content_type: contentType, allowed: [...allowed] })
+            }
           }
           // The media record is the truth the sweep goes by: it is written first.
           const record = yield* media.upsert({

@@ -143,6 +143,23 @@ describe("multipart uploads (Uploads, memory store)", () => {
       assert.strictEqual(media.size_bytes, file.length)
     }).pipe(withUploads))
 
+  it.effect("completing again after the media limit was lowered answers the record and keeps the file", () =>
+    Effect.gen(function*() {
+      const uploads = yield* Uploads
+      const file = fileOf(11 * MiB)
+      const upload = yield* uploads.startMultipart({ filename: "lecture.mp4", type: "video/mp4", size_bytes: file.length })
+      const etags = yield* putParts(upload, file, allParts(upload))
+      const parts = allParts(upload).map((n) => ({ part_number: n, etag: etags.get(n)! }))
+      const media = yield* uploads.completeMultipart(upload.upload_id, { parts })
+      // An operator lowers UPLOAD_MEDIA_MAX_BYTES below the recorded file; a client retries its complete.
+      const again = yield* Effect.flatMap(Uploads, (lowered) => lowered.completeMultipart(upload.upload_id, { parts })).pipe(
+        Effect.provide(Uploads.layerNoDeps({ limits: { thumbnailMaxBytes: 1000, mediaMaxBytes: 8 * MiB, singlePutMaxBytes: 8 * MiB } }))
+      )
+      assert.deepStrictEqual(again, media)
+      const stored = Option.getOrThrow(yield* (yield* MemoryObjectStore).read(upload.file_key))
+      assert.isTrue(Buffer.from(stored).equals(Buffer.from(file)))
+    }).pipe(withUploads))
+
   it.effect("abort frees the parts; the upload is gone for every step", () =>
     Effect.gen(function*() {
       const uploads = yield* Uploads

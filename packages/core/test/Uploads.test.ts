@@ -147,6 +147,31 @@ describe("Uploads: what finalize checks", () => {
       assert.deepStrictEqual(yield* (yield* MediaRepo).findByKey(media.file_key), Option.none())
     }).pipe(withUploads))
 
+  it.effect("finalizing again after the limits were lowered answers the record and keeps the object", () =>
+    Effect.gen(function*() {
+      const uploads = yield* Uploads
+      const { id } = yield* course
+      const thumbnail = yield* uploads.courseThumbnailUploadUrl(id, { file_name: "a.png", content_type: "image/png" })
+      const media = yield* uploads.mediaUploadUrl({ filename: "a.mp4", type: "video/mp4" })
+      yield* put(thumbnail, bytes(900))
+      yield* put(media, bytes(4000))
+      const course1 = yield* uploads.finalizeCourseThumbnail(id, { file_key: thumbnail.file_key })
+      const file = yield* uploads.finalizeMedia({ file_key: media.file_key })
+      // Both files are over the lowered limits now; a retried finalize must not delete them.
+      const lowered = Uploads.layerNoDeps({ limits: { thumbnailMaxBytes: 100, mediaMaxBytes: 100 } })
+      assert.deepStrictEqual(
+        yield* Effect.flatMap(Uploads, (lower) => lower.finalizeMedia({ file_key: media.file_key })).pipe(Effect.provide(lowered)),
+        file
+      )
+      assert.deepStrictEqual(
+        yield* Effect.flatMap(Uploads, (lower) => lower.finalizeCourseThumbnail(id, { file_key: thumbnail.file_key })).pipe(Effect.provide(lowered)),
+        course1
+      )
+      const store = yield* ObjectStore
+      assert.strictEqual(Option.getOrThrow(yield* store.head(media.file_key)).size, 4000)
+      assert.strictEqual(Option.getOrThrow(yield* store.head(thumbnail.file_key)).size, 900)
+    }).pipe(withUploads))
+
   it.effect("another type in storage than was issued: 415 and the object deleted", () =>
     Effect.gen(function*() {
       const uploads = yield* Uploads
