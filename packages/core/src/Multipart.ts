@@ -134,10 +134,13 @@ export class MultipartCompleted extends Schema.TaggedError<MultipartCompleted>()
   }
 }
 
-/** A part number past the upload's last part. */
+/**
+ * A part number past the upload's last part; `field` names the request's field that holds
+ * it (`part_numbers` when asking part URLs, `parts` when completing).
+ */
 export class PartOutOfRange extends Schema.TaggedError<PartOutOfRange>()(
   "PartOutOfRange",
-  { part_number: Schema.Int, part_count: Schema.Int },
+  { part_number: Schema.Int, part_count: Schema.Int, field: Schema.Literals(["part_numbers", "parts"]) },
   { description: "The upload has fewer parts." }
 ) {
   override get message(): string {

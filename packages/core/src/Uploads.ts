@@ -369,7 +369,7 @@ export class Uploads extends Context.Service<Uploads, {
           const open = yield* openMultipart(uploadId)
           yield* checkOpen(open)
           const outside = request.part_numbers.find((partNumber) => partNumber > open.partCount)
-          if (outside !== undefined) return yield* new PartOutOfRange({ part_number: outside, part_count: open.partCount })
+          if (outside !== undefined) return yield* new PartOutOfRange({ part_number: outside, part_count: open.partCount, field: "part_numbers" })
           const parts = yield* Effect.forEach(request.part_numbers, (partNumber) =>
             Effect.map(
               store.presignPart({
@@ -422,7 +422,7 @@ export class Uploads extends Context.Service<Uploads, {
             return yield* new PartRejected({ reason: "missing_or_wrong_etag", part_number: request.parts.length + 1 })
           }
           if (request.parts.length > open.partCount) {
-            return yield* new PartOutOfRange({ part_number: request.parts.length, part_count: open.partCount })
+            return yield* new PartOutOfRange({ part_number: request.parts.length, part_count: open.partCount, field: "parts" })
           }
           const parts = request.parts.map((part) => ({ partNumber: part.part_number, etag: part.etag }))
           yield* store.completeMultipart(open.intent.key, open.storeUploadId, parts).pipe(

@@ -115,7 +115,8 @@ export const domainProblems = {
   MultipartCompleted: withMessage(Conflict),
   PartOutOfRange: {
     problem: UnprocessableContent,
-    render: (error) => unprocessableAt("body.part_numbers", error.message)
+    // Each request's own field: part URLs name `part_numbers`, completion `parts`.
+    render: (error) => unprocessableAt(`body.${error.field}`, error.message)
   },
   PartRejected: {
     problem: PartConflict,

@@ -36,7 +36,7 @@ const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { reado
   MediaNotFound: new MediaNotFound({ file_key: "media/x.mp4" }),
   MultipartNotFound: new MultipartNotFound({ upload_id: "0b9d4c1e-5f2a-4c3b-9d8e-7f6a5b4c3d2e" }),
   MultipartCompleted: new MultipartCompleted({ upload_id: "0b9d4c1e-5f2a-4c3b-9d8e-7f6a5b4c3d2e", file_key: "media/x.mp4" }),
-  PartOutOfRange: new PartOutOfRange({ part_number: 7, part_count: 6 }),
+  PartOutOfRange: new PartOutOfRange({ part_number: 7, part_count: 6, field: "part_numbers" }),
   PartRejected: new PartRejected({ reason: "missing_or_wrong_etag", part_number: 3 }),
   MediaInUse: new MediaInUse({ file_key: "media/x.mp4", lessons: [{ course_id: 7 as CourseId, lesson_id: 3 }], thumbnail_of: null }),
   PersistenceError: new PersistenceError({ operation: "find course", cause: new Error("secret internals") }),
@@ -91,6 +91,14 @@ describe("DomainProblems: the table of the core's errors", () => {
       [domainProblems.CourseNotFound.problem, domainProblems.PersistenceError.problem, domainProblems.UploadNotReceived.problem]
     )
   })
+
+  it.effect("the 422 of a part past the last names the field of the request it came in: part_numbers or parts", () =>
+    Effect.gen(function*() {
+      for (const field of ["part_numbers", "parts"] as const) {
+        const problem = yield* problemOf(new PartOutOfRange({ part_number: 7, part_count: 6, field }))
+        assert.deepStrictEqual(problem.errors, [{ path: `body.${field}`, message: "Part 7 does not exist: the upload has 6 parts." }])
+      }
+    }))
 
   it.effect("the 422 of an unknown video says where to upload it and points at body.video_key", () =>
     Effect.gen(function*() {

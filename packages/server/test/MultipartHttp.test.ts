@@ -177,8 +177,9 @@ describe("multipart uploads over HTTP (PGlite, local disk)", () => {
         // Out of order, or a part twice.
         yield* refused([2, 1, 3].map((n) => ({ part_number: n, etag: etags.get(n)! })), 409, 1)
         yield* refused([1, 2, 2, 3].map((n) => ({ part_number: n, etag: etags.get(n)! })), 409, 2)
-        // A part past the last.
-        yield* refused([...allParts(etags), { part_number: 4, etag: etags.get(3)! }], 422)
+        // A part past the last: the problem names this request's field.
+        const extra = yield* refused([...allParts(etags), { part_number: 4, etag: etags.get(3)! }], 422)
+        assert.deepStrictEqual(extra.body.errors.map((error: { path: string }) => error.path), ["body.parts"])
         // Bodies the schema refuses.
         assertProblem(yield* completeMultipart(created.upload_id, []), 400)
         assertProblem(yield* completeMultipart(created.upload_id, [{ part_number: 0, etag: etags.get(1)! }]), 400)
@@ -196,6 +197,7 @@ describe("multipart uploads over HTTP (PGlite, local disk)", () => {
         const outside = yield* partUrls(created.upload_id, [1, 4])
         assertProblem(outside, 422)
         assert.strictEqual(outside.body.detail, "Part 4 does not exist: the upload has 3 parts.")
+        assert.deepStrictEqual(outside.body.errors, [{ path: "body.part_numbers", message: outside.body.detail }])
         assertProblem(yield* partUrls(created.upload_id, [0]), 400)
         assertProblem(yield* partUrls(created.upload_id, []), 400)
         assertProblem(yield* partUrls(created.upload_id, Array.from({ length: 101 }, () => 1)), 400)
