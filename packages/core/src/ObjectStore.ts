@@ -242,6 +242,8 @@ export interface ObjectPage {
  *   process's temporary files, a multipart upload never completed) and that nothing
  *   has written to since `before`; it answers how many it removed. A store whose PUTs
  *   land whole or leave nothing (the memory store, S3 single PUTs) has none to remove.
+ *   It covers the keys under the service's prefixes (`keyPrefixes`); a store that may
+ *   be shared with other applications (an S3 bucket) leaves everything else alone.
  * - Multipart uploads, for files too large for one PUT: `createMultipart` starts one and
  *   answers its upload id; `presignPart` signs the PUT of one part (its length signed,
  *   valid until `expiresAt`; the PUT answers the part's `ETag`, and a part uploaded again

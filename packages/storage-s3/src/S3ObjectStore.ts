@@ -8,7 +8,7 @@
  * upload: presigned `UploadPart` PUTs, each signing its length); completion checks the
  * named parts against `ListParts` first, so a refusal names the part at fault, which
  * S3's own error message does not reliably do; `removeIncomplete` aborts the multipart
- * uploads nobody ended. Every SDK failure becomes a `StorageError` here (S3's refusals
+ * uploads nobody ended under the service's key prefixes (a bucket may be shared). Every SDK failure becomes a `StorageError` here (S3's refusals
  * to complete an upload a `MultipartRefused`): no SDK type crosses this file. The SDK is
  * loaded when a store is made, so a process on another store never loads it (about
  * 4 MiB of heap).
@@ -20,6 +20,7 @@ import {
   type CompletedPart,
   completionRefusal,
   type GetRequest,
+  keyPrefixes,
   type ListedObject,
   type MultipartRequest,
   MultipartRefused,
@@ -405,12 +406,8 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
     yield* abortUpload("abortMultipart", key, uploadId)
   })
 
-  /**
-   * Aborts the multipart uploads started before `before` and not written to since (the
-   * latest part too): a large upload that began long ago may still be going. S3 single
-   * PUTs land whole or not at all, so uploads are all there is to remove.
-   */
-  const removeIncomplete = Effect.fn("S3ObjectStore.removeIncomplete")(function*(before: DateTime.Utc) {
+  /** {@link removeIncomplete} for the uploads of keys under `prefix`. */
+  const removeIncompleteUnder = Effect.fnUntraced(function*(prefix: string, before: DateTime.Utc) {
     const cutoff = DateTime.toEpochMillis(before)
     const isBefore = (date: Date | undefined) => date !== undefined && date.getTime() < cutoff
     let removed = 0
@@ -421,6 +418,7 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
         client.send(
           new ListMultipartUploadsCommand({
             Bucket: bucket,
+            Prefix: prefix,
             ...(keyMarker === undefined ? {} : { KeyMarker: keyMarker }),
             ...(uploadIdMarker === undefined ? {} : { UploadIdMarker: uploadIdMarker })
           }),
@@ -446,6 +444,19 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
       keyMarker = page.NextKeyMarker
       uploadIdMarker = page.NextUploadIdMarker
     }
+    return removed
+  })
+
+  /**
+   * Aborts the multipart uploads under the service's key prefixes ({@link keyPrefixes})
+   * started before `before` and not written to since (the latest part too): a large
+   * upload that began long ago may still be going. The bucket may hold other
+   * applications' uploads elsewhere; those are theirs. S3 single PUTs land whole or not
+   * at all, so uploads are all there is to remove.
+   */
+  const removeIncomplete = Effect.fn("S3ObjectStore.removeIncomplete")(function*(before: DateTime.Utc) {
+    let removed = 0
+    for (const prefix of keyPrefixes) removed += yield* removeIncompleteUnder(prefix, before)
     return removed
   })
 

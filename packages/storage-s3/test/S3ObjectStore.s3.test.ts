@@ -350,34 +350,43 @@ describe("S3ObjectStore multipart uploads on s3rver", () => {
         yield* store.abortMultipart(key, uploadId)
       }))
 
-    it.effect("removeIncomplete aborts the uploads started and last written before `before`, and keeps the others", () =>
+    it.effect("removeIncomplete aborts the uploads under the service's prefixes started and last written before `before`, and keeps the others", () =>
       Effect.gen(function*() {
         const store = yield* ObjectStore
-        const prefix = uniquePrefix()
-        const start = (name: string) => Effect.map(store.createMultipart({ key: `${prefix}${name}`, contentType: "video/mp4" }), (uploadId) => ({ key: `${prefix}${name}`, uploadId }))
+        const unique = uniquePrefix()
+        const start = (key: string) => Effect.map(store.createMultipart({ key, contentType: "video/mp4" }), (uploadId) => ({ key, uploadId }))
         const writePart = (upload: { readonly key: string; readonly uploadId: string }) =>
           Effect.gen(function*() {
             const presigned = yield* store.presignPart({ ...upload, partNumber: 1, contentLength: 10, expiresIn: Duration.minutes(5) })
             assert.strictEqual((yield* putPart(presigned, filled(10, 1))).status, 200)
           })
-        // Three abandoned (one with a part), over two listing pages; one started as long
-        // ago but written to since; one started since.
-        const abandoned = [yield* start("old-1.mp4"), yield* start("old-2.mp4"), yield* start("old-3.mp4")]
+        // Abandoned under each of the service's prefixes (one with a part; three under
+        // media/, over two listing pages); one started as long ago but written to since;
+        // one started since.
+        const abandoned = [
+          yield* start(`media/${unique}old-1.mp4`),
+          yield* start(`media/${unique}old-2.mp4`),
+          yield* start(`media/${unique}old-3.mp4`),
+          yield* start(`private/media/${unique}old.mp4`),
+          yield* start(`courses/7/${unique}old.png`)
+        ]
         yield* writePart(abandoned[1]!)
-        const active = yield* start("old-but-active.mp4")
+        // As old and idle, but another application's, elsewhere in the bucket.
+        const others = [yield* start(`${unique}other-app.mp4`), yield* start(`private/${unique}other-app.mp4`), yield* start(`mediafiles/${unique}x.mp4`)]
+        const active = yield* start(`media/${unique}old-but-active.mp4`)
         // File times are coarse (a clock tick): keep well clear of `before`.
         yield* Effect.sleep(Duration.millis(100))
         const before = yield* DateTime.now
         yield* Effect.sleep(Duration.millis(100))
         yield* writePart(active)
-        const recent = yield* start("recent.mp4")
-        assert.strictEqual(yield* store.removeIncomplete(before), 3)
+        const recent = yield* start(`media/${unique}recent.mp4`)
+        assert.strictEqual(yield* store.removeIncomplete(before), 5)
         for (const upload of abandoned) assert.isTrue(Option.isNone(yield* store.listParts(upload.key, upload.uploadId)), upload.key)
+        for (const upload of others) assert.deepStrictEqual(yield* store.listParts(upload.key, upload.uploadId), Option.some([]), upload.key)
         assert.strictEqual(Option.getOrThrow(yield* store.listParts(active.key, active.uploadId)).length, 1)
         assert.deepStrictEqual(yield* store.listParts(recent.key, recent.uploadId), Option.some([]))
         assert.strictEqual(yield* store.removeIncomplete(before), 0)
-        yield* store.abortMultipart(active.key, active.uploadId)
-        yield* store.abortMultipart(recent.key, recent.uploadId)
+        for (const upload of [...others, active, recent]) yield* store.abortMultipart(upload.key, upload.uploadId)
       }).pipe(Effect.provide(Layer.unwrap(Effect.map(TestS3rver, (server) => storeOn(server))).pipe(Layer.provide(TestS3rver.layer({ listPageSize: 2 }))))))
   })
 })

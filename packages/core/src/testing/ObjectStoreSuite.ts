@@ -612,7 +612,8 @@ export const objectStoreSuite = <E, R = never>(
       it.effect("multipart: removeIncomplete removes an upload nothing wrote to since before, and keeps one written after", () =>
         Effect.gen(function*() {
           const store = yield* ObjectStore
-          const prefix = uniquePrefix()
+          // Under one of the service's prefixes: a store may leave other keys' uploads alone.
+          const prefix = `media/${uniquePrefix()}`
           const [left, active] = [`${prefix}left.mp4`, `${prefix}active.mp4`]
           const leftId = yield* store.createMultipart({ key: left, contentType: "video/mp4" })
           const activeId = yield* store.createMultipart({ key: active, contentType: "video/mp4" })
