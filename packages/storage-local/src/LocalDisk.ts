@@ -18,7 +18,7 @@
 import { StorageError } from "@coursekit/core"
 import { Data, type Deferred, Effect, Option, Result, Semaphore } from "effect"
 import { randomBytes } from "node:crypto"
-import { constants, type Stats } from "node:fs"
+import { constants, type Dir, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 
@@ -264,24 +264,36 @@ export const syncDirectory = async (directory: string): Promise<void> => {
 }
 
 /**
- * Removes the temporary upload files under `root` (its `.meta` too) last modified
- * before `beforeMs`; answers how many. The tree is walked as a stream (a store holds
- * many files), and symbolic links are never followed.
+ * Removes the temporary upload files under `root` (its `.meta` and `.multipart` too)
+ * last modified before `beforeMs`; answers how many. Each directory is read as a stream
+ * (a store holds many files), and symbolic links are never followed. A directory removed
+ * after it was listed (an upload completed or aborted meanwhile) is passed over.
  */
 export const removeTemporaryFiles = async (root: string, beforeMs: number): Promise<number> => {
   let removed = 0
-  for await (const entry of await fs.opendir(root, { recursive: true })) {
-    if (!entry.isFile() || !entry.name.startsWith(temporaryPrefix)) continue
-    const file = path.join(entry.parentPath, entry.name)
-    try {
-      if ((await fs.lstat(file)).mtimeMs >= beforeMs) continue
-      await fs.unlink(file)
-      removed++
-    } catch (error) {
-      // Committed or removed meanwhile.
-      if (!isMissing(error)) throw error
+  const visit = async (directory: string, entries: Dir): Promise<void> => {
+    for await (const entry of entries) {
+      const file = path.join(directory, entry.name)
+      if (entry.isDirectory()) {
+        const below = await fs.opendir(file).catch((error: unknown) => {
+          if (isMissing(error)) return undefined
+          throw error
+        })
+        if (below !== undefined) await visit(file, below)
+        continue
+      }
+      if (!entry.isFile() || !entry.name.startsWith(temporaryPrefix)) continue
+      try {
+        if ((await fs.lstat(file)).mtimeMs >= beforeMs) continue
+        await fs.unlink(file)
+        removed++
+      } catch (error) {
+        // Committed or removed meanwhile.
+        if (!isMissing(error)) throw error
+      }
     }
   }
+  await visit(root, await fs.opendir(root))
   return removed
 }
 
