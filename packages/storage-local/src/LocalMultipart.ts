@@ -380,18 +380,16 @@ export const complete = (
     if (Result.isFailure(resolved)) return yield* new StorageError({ operation, cause: resolved.failure })
     const paths = resolved.success
 
-    // Opened now, the parts stay readable as checked even if one is replaced meanwhile.
-    const sources: Array<{ readonly handle: fs.FileHandle; readonly size: number }> = []
+    // The bytes of each part as checked: a `.part` file never changes once a pointer names
+    // it (a part PUT again gets a file of its own), so it is opened when its turn comes —
+    // one at a time, however many parts (8,534 for 50 GiB) — and one removed meanwhile
+    // (replaced, or the upload ended) refuses the completion as InvalidPart.
+    const sources: Array<{ readonly partNumber: number; readonly file: string; readonly size: number }> = []
     if (partSize === undefined) {
       for (const { partNumber } of parts) {
         const pointer = pointers.get(partNumber)!
-        const file = pointer.file
-        if (file === undefined) return yield* new MultipartRefused({ reason: "InvalidPart", partNumber })
-        const handle = yield* Effect.acquireRelease(
-          LocalDisk.attempt(operation, () => fs.open(path.join(directory, file), "r")),
-          (handle) => Effect.promise(() => handle.close().catch(() => undefined))
-        ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "InvalidPart", partNumber }))))
-        sources.push({ handle, size: pointer.size })
+        if (pointer.file === undefined) return yield* new MultipartRefused({ reason: "InvalidPart", partNumber })
+        sources.push({ partNumber, file: path.join(directory, pointer.file), size: pointer.size })
       }
     }
 
@@ -413,15 +411,23 @@ export const complete = (
       })
     )
     if (partSize === undefined) {
-      yield* LocalDisk.attempt(operation, async () => {
-        const target = await fs.open(temporary.data, "wx", 0o600)
-        try {
-          for (const source of sources) await copyInto(target, source.handle, source.size)
-          await target.sync()
-        } finally {
-          await target.close()
-        }
-      })
+      const close = (handle: fs.FileHandle) => Effect.promise(() => handle.close().catch(() => undefined))
+      yield* Effect.acquireUseRelease(
+        LocalDisk.attempt(operation, () => fs.open(temporary.data, "wx", 0o600)),
+        (target) =>
+          Effect.andThen(
+            Effect.forEach(sources, (source) =>
+              Effect.acquireUseRelease(
+                LocalDisk.attempt(operation, () => fs.open(source.file, "r")).pipe(
+                  Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "InvalidPart", partNumber: source.partNumber })))
+                ),
+                (handle) => LocalDisk.attempt(operation, () => copyInto(target, handle, source.size)),
+                close
+              ), { discard: true }),
+            LocalDisk.attempt(operation, () => target.sync())
+          ),
+        close
+      )
     } else {
       const length = parts.reduce((sum, { partNumber }) => sum + pointers.get(partNumber)!.size, 0)
       yield* LocalDisk.attempt(operation, async () => {

@@ -7,6 +7,7 @@ import { minPartSize, ObjectStore, type PresignedPut } from "@coursekit/core"
 import { fetchGet } from "@coursekit/core/testing"
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
+import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync } from "node:fs"
 import { request as httpRequest } from "node:http"
@@ -38,6 +39,26 @@ const withQuery = (presigned: PresignedPut | string, change: (query: URLSearchPa
   const url = new URL(typeof presigned === "string" ? presigned : presigned.url)
   change(url.searchParams)
   return url.toString()
+}
+
+/**
+ * Runs `effect` with this process's soft limit of open files set to what is open now and
+ * `more` (Linux: `/proc/self/fd`, util-linux `prlimit`); the limit is restored after.
+ */
+const withOpenFileLimit = <A, E, R>(more: number, effect: Effect.Effect<A, E, R>) => {
+  const pid = ["--pid", String(process.pid)]
+  // Without pipes: setting the limit back must work even if it was reached.
+  const setLimit = (soft: string, hard: string) => execFileSync("prlimit", [...pid, `--nofile=${soft}:${hard}`], { stdio: "ignore" })
+  return Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const output = execFileSync("prlimit", [...pid, "--nofile", "--raw", "--noheadings", "--output", "SOFT,HARD"], { encoding: "utf8" })
+      const [soft, hard] = output.trim().split(/\s+/) as [string, string]
+      setLimit(String(readdirSync("/proc/self/fd").length + more), hard)
+      return { soft, hard }
+    }),
+    () => effect,
+    ({ soft, hard }) => Effect.sync(() => void setLimit(soft, hard))
+  )
 }
 
 const uploadDirectories = (root: string) => existsSync(join(root, ".multipart")) ? readdirSync(join(root, ".multipart")) : []
@@ -238,6 +259,24 @@ describe("LocalStorageRoutes: multipart parts", () => {
         assert.deepStrictEqual([...outcomes].sort(), ["NoSuchUpload", "NoSuchUpload", "completed"])
         assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, minPartSize + 3)
         assert.deepStrictEqual(temporaryFiles(root), [])
+      }))
+
+    it.effect("completing an upload of many parts holds one part file open at a time: it completes under a low open-file limit", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const key = freshKey("many-parts.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4" })
+        const bodies = [...Array.from({ length: 13 }, (_, i) => patterned(i, minPartSize)), bytes("the end")]
+        const parts = yield* Effect.forEach(bodies, (body, index) =>
+          Effect.map(
+            Effect.flatMap(signPart(key, uploadId, index + 1, body.byteLength), (signed) => putTo(signed.url, body)),
+            (reply) => ({ partNumber: index + 1, etag: reply.etag! })
+          ), { concurrency: 4 })
+        // Ten files more than are open now: fewer than the parts.
+        yield* withOpenFileLimit(10, store.completeMultipart(key, uploadId, parts))
+        const read = yield* fetchGet((yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })).url)
+        assert.strictEqual(read.status, 200)
+        assert.strictEqual(md5Etag(read.body), md5Etag(concatenated(bodies)))
       }))
 
     it.effect("completing into a key that holds a file is refused as a whole upload would be, and the upload stays", () =>
