@@ -15,9 +15,11 @@
  * - `.multipart/<uploadId>/data`: the object to be. Part `n` is written straight to its
  *   place, `(n − 1) × partSize`; a part over `partSize` is refused.
  * - `.multipart/<uploadId>/<n>.json`: `{ size, etag }`, written (durably, by rename)
- *   only once part `n`'s bytes are flushed. A part PUT again first removes this
- *   pointer, so a place being rewritten is never claimed; one write per place at a
- *   time (`claimPart`: a newer PUT waits for the older, or stops it once stalled).
+ *   only once part `n`'s bytes are flushed. A part PUT again streams to a file of its
+ *   own first, so the part that landed stays whole until then; then, in one
+ *   uninterruptible step, the pointer goes (durably), the bytes are copied into place and
+ *   flushed, and the new pointer is written. One write per place at a time (`claimPart`:
+ *   a newer PUT waits for the older, or stops it once stalled).
  * - Completion stops every write of the upload, checks the parts are 1…k with all but
  *   the last of `partSize`, cuts `data` to their length and renames it into place.
  *
@@ -34,7 +36,7 @@
  * @since 0.1.0
  */
 import { completionRefusal, type CompletedPart, MultipartRefused, StorageError, type StoredPart } from "@coursekit/core"
-import { Clock, Deferred, Duration, Effect, Option, Result, type Scope } from "effect"
+import { Deferred, Duration, Effect, Option, Result, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -203,14 +205,19 @@ export const commitPart = async (
 /** A write in place that received no bytes for this long is stopped by a newer PUT of its part. */
 export const stalledWriteMillis = 5_000
 
+/** A monotonic clock for stalls: a step of the wall clock (or a test clock) must not stop a live write. */
+export const progressNow = (): number => performance.now()
+
 /**
- * Claims the place of part `partNumber` of `uploadId` for a write in place, until the
- * scope closes. A write of the same part under way is waited for while its bytes flow
- * (two clients resuming one upload both PUT it: each gets its answer, as on S3), and
- * told to stop once it has received nothing for {@link stalledWriteMillis} (a client
- * that went away without closing its connection), then waited for until its file is
- * closed. `None` while the upload is being completed or aborted. Close the data file
- * before the scope: its finalizer, run last, lets the next write in.
+ * Claims the place of part `partNumber` of `uploadId` for a write, until the scope
+ * closes. A write of the same part under way is waited for while its bytes flow (two
+ * clients resuming one upload both PUT it: each gets its answer, as on S3), and told to
+ * stop once it has received nothing for {@link stalledWriteMillis} (a client that went
+ * away without closing its connection), then waited for until its file is closed.
+ * `None` while the upload is being completed or aborted. The check and the claim are
+ * one uninterruptible step, with its release: no two claims of one place, and none left
+ * behind. Close the files before the scope: its finalizer, run last, lets the next
+ * write in.
  */
 export const claimPart = (
   disk: LocalDisk.LocalDisk,
@@ -219,32 +226,45 @@ export const claimPart = (
 ): Effect.Effect<Option.Option<LocalDisk.PartWriter>, never, Scope.Scope> =>
   Effect.gen(function*() {
     for (;;) {
-      if (disk.closingUploads.has(uploadId)) return Option.none()
-      const previous = disk.partWriters.get(uploadId)?.get(partNumber)
-      if (previous === undefined) break
-      const ended = yield* Deferred.await(previous.done).pipe(Effect.timeoutOption(Duration.seconds(1)))
-      if (Option.isSome(ended)) continue
-      if ((yield* Clock.currentTimeMillis) - previous.lastProgress >= stalledWriteMillis) {
-        yield* Deferred.succeed(previous.stop, undefined)
-        yield* Deferred.await(previous.done)
+      const taken = yield* Effect.acquireRelease(
+        Effect.sync((): { readonly _tag: "Closing" } | { readonly _tag: "Taken"; readonly by: LocalDisk.PartWriter } | { readonly _tag: "Claimed"; readonly writer: LocalDisk.PartWriter } => {
+          if (disk.closingUploads.has(uploadId)) return { _tag: "Closing" }
+          const writers = disk.partWriters.get(uploadId) ?? new Map<number, LocalDisk.PartWriter>()
+          const previous = writers.get(partNumber)
+          if (previous !== undefined) return { _tag: "Taken", by: previous }
+          const writer: LocalDisk.PartWriter = { stop: Deferred.makeUnsafe<void>(), done: Deferred.makeUnsafe<void>(), lastProgress: progressNow() }
+          disk.partWriters.set(uploadId, writers.set(partNumber, writer))
+          return { _tag: "Claimed", writer }
+        }),
+        (claim) =>
+          Effect.sync(() => {
+            if (claim._tag !== "Claimed") return
+            const writers = disk.partWriters.get(uploadId)
+            if (writers?.get(partNumber) === claim.writer) writers.delete(partNumber)
+            if (writers !== undefined && writers.size === 0) disk.partWriters.delete(uploadId)
+            Deferred.doneUnsafe(claim.writer.done, Effect.void)
+          })
+      )
+      if (taken._tag === "Closing") return Option.none()
+      if (taken._tag === "Claimed") return Option.some(taken.writer)
+      const ended = yield* Deferred.await(taken.by.done).pipe(Effect.timeoutOption(Duration.seconds(1)))
+      if (Option.isNone(ended) && progressNow() - taken.by.lastProgress >= stalledWriteMillis) {
+        yield* Deferred.succeed(taken.by.stop, undefined)
+        yield* Deferred.await(taken.by.done)
       }
     }
-    const writer: LocalDisk.PartWriter = {
-      stop: yield* Deferred.make<void>(),
-      done: yield* Deferred.make<void>(),
-      lastProgress: yield* Clock.currentTimeMillis
-    }
-    const writers = disk.partWriters.get(uploadId) ?? new Map<number, LocalDisk.PartWriter>()
-    disk.partWriters.set(uploadId, writers.set(partNumber, writer))
-    yield* Effect.addFinalizer(() =>
-      Effect.suspend(() => {
-        if (writers.get(partNumber) === writer) writers.delete(partNumber)
-        if (writers.size === 0 && disk.partWriters.get(uploadId) === writers) disk.partWriters.delete(uploadId)
-        return Deferred.succeed(writer.done, undefined)
-      })
-    )
-    return Option.some(writer)
   })
+
+/** Whether part `partNumber` of the upload in `directory` has landed (its pointer is there). */
+export const hasPlacedPart = async (directory: string, partNumber: number): Promise<boolean> => {
+  try {
+    await fs.access(path.join(directory, `${partNumber}.json`))
+    return true
+  } catch (error) {
+    if (LocalDisk.isMissing(error)) return false
+    throw error
+  }
+}
 
 /**
  * Marks `uploadId` as being completed or aborted until the scope closes: no part write
@@ -300,6 +320,18 @@ export const commitPlacedPart = async (
     throw error
   }
   await LocalDisk.syncDirectory(directory)
+}
+
+/** Copies the first `size` bytes of `source` to `target` at `position`; fails when `source` holds fewer. */
+export const copyRange = async (source: fs.FileHandle, target: fs.FileHandle, size: number, position: number): Promise<void> => {
+  const buffer = Buffer.allocUnsafe(Math.min(copyChunkBytes, Math.max(size, 1)))
+  let copied = 0
+  while (copied < size) {
+    const { bytesRead } = await source.read(buffer, 0, Math.min(buffer.byteLength, size - copied), copied)
+    if (bytesRead === 0) throw new Error(`A part file ended after ${copied} of ${size} bytes`)
+    await LocalDisk.writeAllAt(target, buffer.subarray(0, bytesRead), position + copied)
+    copied += bytesRead
+  }
 }
 
 /**
@@ -368,8 +400,19 @@ export const complete = (
     if (Option.isNone(found)) return yield* new MultipartRefused({ reason: "NoSuchUpload" })
     const { directory, record } = found.value
     const { partSize } = record
-    // In place, no part may be written while the parts are checked and the data moves.
-    if (partSize !== undefined) yield* closeUpload(disk, uploadId)
+    if (partSize !== undefined) {
+      // In place, no part may be written while the parts are checked and the data moves.
+      yield* closeUpload(disk, uploadId)
+      // Its data gone: committed by a completion killed before it removed the directory,
+      // so the object is under the key and the upload done. Cleared, whatever parts it lists.
+      if (!(yield* LocalDisk.attempt(operation, () => fs.access(dataPath(directory)).then(() => true, (error) => {
+        if (LocalDisk.isMissing(error)) return false
+        throw error
+      })))) {
+        yield* LocalDisk.attempt(operation, () => fs.rm(directory, { recursive: true, force: true, maxRetries: 3 }))
+        return yield* new MultipartRefused({ reason: "NoSuchUpload" })
+      }
+    }
     const pointers = yield* LocalDisk.attempt(operation, () => readPointers(directory)).pipe(
       Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "NoSuchUpload" })))
     )
@@ -430,7 +473,9 @@ export const complete = (
       )
     } else {
       const length = parts.reduce((sum, { partNumber }) => sum + pointers.get(partNumber)!.size, 0)
-      yield* LocalDisk.attempt(operation, async () => {
+      // Uninterruptible: a cut left running detached after this completion let go of the
+      // upload would cut bytes a later part PUT wrote.
+      yield* Effect.uninterruptible(LocalDisk.attempt(operation, async () => {
         for (const partNumber of pointers.keys()) if (partNumber > parts.length) await forgetPlacedPart(directory, partNumber)
         const data = await fs.open(temporary.data, "r+")
         try {
@@ -439,13 +484,7 @@ export const complete = (
         } finally {
           await data.close()
         }
-      }).pipe(Effect.catchIf(LocalDisk.isMissing, () =>
-        // Its data is gone: committed by a completion stopped before it removed the
-        // directory (a killed process), so the object is under the key; the upload is done.
-        Effect.andThen(
-          LocalDisk.attempt(operation, () => fs.rm(directory, { recursive: true, force: true, maxRetries: 3 })),
-          Effect.fail(new MultipartRefused({ reason: "NoSuchUpload" }))
-        )))
+      })).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "NoSuchUpload" }))))
     }
     yield* Effect.uninterruptible(commitObject(paths, temporary, record.contentType)).pipe(
       Effect.catchTag("UploadRefused", (refusal) =>

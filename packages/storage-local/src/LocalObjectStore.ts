@@ -212,9 +212,10 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       return yield* LocalMultipart.list(disk, key, uploadId)
     })
 
-    // Completions of one upload run one at a time: a second waits, then finds the upload
-    // ended (NoSuchUpload) or, when the first was refused, completes it; never two
-    // assemblies of the same parts racing to the commit.
+    // Completions and aborts of one upload run one at a time: a second completion waits,
+    // then finds the upload ended (NoSuchUpload) or, when the first was refused, completes
+    // it; never two assemblies racing to the commit, nor an abort removing the data a
+    // completion is committing.
     const completing = new Map<string, { readonly lock: Semaphore.Semaphore; waiting: number }>()
     const oneAtATime = <A, E>(uploadId: string, effect: Effect.Effect<A, E>) =>
       Effect.suspend(() => {
@@ -244,7 +245,8 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
 
     const abortMultipart = Effect.fn("LocalObjectStore.abortMultipart")(function*(key: string, uploadId: string) {
       yield* guard(disk, "abortMultipart", key)
-      return yield* LocalMultipart.abort(disk, key, uploadId)
+      // After a completion under way, never in the middle of one (its data lies in the directory abort removes).
+      return yield* oneAtATime(uploadId, LocalMultipart.abort(disk, key, uploadId))
     })
 
     const head = Effect.fn("LocalObjectStore.head")(function*(key: string) {

@@ -61,11 +61,12 @@ export type RefusalReason =
   | "Conflict" //            409: another key's file or directory is in the way
   | "AlreadyStored" //       409: a file already landed under this key
   | "Superseded" //          409: the PUT stalled and the same part was PUT again meanwhile; the newer PUT goes on
+  | "Completing" //          503: the multipart upload is being completed or aborted; a retry finds it open, or gone (404)
   | "NoSuchUpload" //        404: the part's multipart upload is not there (aborted, completed, or never started)
   | "LengthRequired" //      411: a length is signed but the request has no Content-Length
   | "TooLarge" //            413: above the signed length, or above the cap when none is signed
 
-const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 404 | 409 | 411 | 413>> = {
+const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 404 | 409 | 411 | 413 | 503>> = {
   InvalidKey: 400,
   LengthMismatch: 400,
   Incomplete: 400,
@@ -75,6 +76,7 @@ const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 404 | 409 | 411 | 413
   Conflict: 409,
   AlreadyStored: 409,
   Superseded: 409,
+  Completing: 503,
   NoSuchUpload: 404,
   LengthRequired: 411,
   TooLarge: 413
@@ -88,7 +90,7 @@ export class UploadRefused extends Data.TaggedError("UploadRefused")<{
   readonly detail: string
 }> {
   /** The HTTP status this refusal answers. */
-  get status(): 400 | 403 | 404 | 409 | 411 | 413 {
+  get status(): 400 | 403 | 404 | 409 | 411 | 413 | 503 {
     return statusOf[this.reason]
   }
 
@@ -382,11 +384,14 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
   })
 
   /**
-   * Writes a part straight to its place in the upload's data file: the place is claimed
-   * (after a write of the same part under way, or stopping it once stalled; none starts
-   * while the upload completes or aborts), the part's old pointer is forgotten, the bytes stream to
-   * `(n − 1) × partSize` with their MD5, are flushed, and only then is the pointer
-   * written. Stopped or failed midway, the part is simply not there.
+   * Writes a part to its place in the upload's data file. The place is claimed (after a
+   * write of the same part under way, or stopping it once stalled; none starts while the
+   * upload completes or aborts) and the data file opened. A part not there yet streams
+   * straight to `(n − 1) × partSize` with its MD5, is flushed, then its pointer written.
+   * A part that landed already stays whole while the new bytes stream to a file of their
+   * own: a completion meanwhile completes with it. Then, in one uninterruptible step, its
+   * pointer goes (durably), the new bytes are copied into place and flushed, and the new
+   * pointer is written. Stopped or failed midway, a part is there whole or not at all.
    */
   const receivePlacedPart = (
     directory: string,
@@ -400,45 +405,61 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
       const { partNumber, contentLength: length } = signed
       const claimed = yield* LocalMultipart.claimPart(disk, signed.uploadId, partNumber)
       if (Option.isNone(claimed)) return yield* noSuchUpload
+      const writer = claimed.value
       const superseded = refuse("Superseded", `This PUT of part ${partNumber} stalled and the part was uploaded again by another request; that upload of it goes on.`)
-      yield* LocalDisk.attempt("receivePart", () => LocalMultipart.forgetPlacedPart(directory, partNumber)).pipe(
-        Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload))
-      )
-      // Closed before the claim ends (finalizers run in reverse): no write of this one lands after the next begins.
-      const handle = yield* Effect.acquireRelease(
-        LocalDisk.attempt("receivePart", () => fs.open(LocalMultipart.dataPath(directory), "r+")),
-        (handle) => Effect.promise(() => handle.close().catch(() => undefined))
-      ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload)))
+      const completing = refuse("Completing", "The upload is being completed or aborted; PUT this part again in a moment if it is still open.")
+      const opened = (file: string, flags: string) =>
+        // Closed before the claim ends (finalizers run in reverse): no write of this one lands after the next begins.
+        Effect.acquireRelease(
+          LocalDisk.attempt("receivePart", () => fs.open(file, flags, 0o600)),
+          (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+        ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload)))
+      // Opened first: an upload whose data went (completed by a process killed before it removed the directory) is not there.
+      const data = yield* opened(LocalMultipart.dataPath(directory), "r+")
+      const landed = yield* LocalDisk.attempt("receivePart", () => LocalMultipart.hasPlacedPart(directory, partNumber))
       const start = (partNumber - 1) * partSize
+      let target = data
+      let offset = start
+      if (landed) {
+        const side = LocalDisk.temporaryPath(directory)
+        yield* Effect.addFinalizer(() => Effect.promise(() => LocalDisk.removeQuietly(side)))
+        target = yield* opened(side, "wx+")
+        offset = 0
+      } else {
+        // A pointer left by a write that died between its bytes and this check: never claim the old bytes.
+        yield* LocalDisk.attempt("receivePart", () => LocalMultipart.forgetPlacedPart(directory, partNumber))
+      }
       const md5 = createHash("md5")
       let received = 0
       const write = body.pipe(
         Stream.mapError(() => refuse("Incomplete", "The request body could not be read to its end.")),
         Stream.runForEach((chunk): Effect.Effect<void, UploadRefused | StorageError> => {
-          const position = start + received
+          const position = offset + received
           received += chunk.byteLength
           // Node frames a body by its Content-Length; another host might not.
           if (received > length) return Effect.fail(refuse("TooLarge", `The part is larger than the ${length} bytes signed.`))
           md5.update(chunk)
-          return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            claimed.value.lastProgress = now
-            // Whole or not at all: a stop waits for the write under way.
-            return Effect.uninterruptible(LocalDisk.attempt("receivePart", () => LocalDisk.writeAllAt(handle, chunk, position)))
-          })
+          writer.lastProgress = LocalMultipart.progressNow()
+          // Whole or not at all: a stop waits for the write under way.
+          return Effect.uninterruptible(LocalDisk.attempt("receivePart", () => LocalDisk.writeAllAt(target, chunk, position)))
         })
       )
       const stopped = Effect.andThen(
-        Deferred.await(claimed.value.stop),
-        // Stopped by a completion or abort, or by a newer PUT of this part.
-        Effect.suspend(() => Effect.fail(disk.closingUploads.has(signed.uploadId) ? noSuchUpload : superseded))
+        Deferred.await(writer.stop),
+        // Stopped by a completion or abort (which may still leave the upload open), or by a newer PUT of this part.
+        Effect.suspend(() => Effect.fail(disk.closingUploads.has(signed.uploadId) ? completing : superseded))
       )
       yield* Effect.raceFirst(write, stopped)
       if (received !== length) return yield* refuse("Incomplete", `The body ended after ${received} of ${length} bytes.`)
-      yield* LocalDisk.attempt("receivePart", () => handle.datasync())
       const part = { size: received, etag: `"${md5.digest("hex")}"` }
-      yield* Effect.uninterruptible(
-        LocalDisk.attempt("receivePart", () => LocalMultipart.commitPlacedPart(directory, partNumber, part))
-      ).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload)))
+      yield* Effect.uninterruptible(LocalDisk.attempt("receivePart", async () => {
+        if (landed) {
+          await LocalMultipart.forgetPlacedPart(directory, partNumber)
+          await LocalMultipart.copyRange(target, data, received, start)
+        }
+        await data.datasync()
+        await LocalMultipart.commitPlacedPart(directory, partNumber, part)
+      })).pipe(Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(noSuchUpload)))
       return { key: signed.key, uploadId: signed.uploadId, partNumber, ...part } satisfies StoredUploadPart
     }))
 

@@ -410,7 +410,7 @@ describe("LocalObjectStore: multipart laid out in place (partSize)", () => {
         assert.isFalse(existsSync(join(root, ".multipart", uploadId)))
       }))
 
-    it.effect("a process killed between putting the data in place and removing the upload: completing again answers NoSuchUpload and clears the upload", () =>
+    it.effect("a process killed between putting the data in place and removing the upload: a part PUT is 404, completing again answers NoSuchUpload and clears the upload", () =>
       Effect.gen(function*() {
         const store = yield* ObjectStore
         const { root } = yield* TestStorage
@@ -422,10 +422,35 @@ describe("LocalObjectStore: multipart laid out in place (partSize)", () => {
         // What the commit leaves when the process dies before the directory is removed.
         mkdirSync(dirname(join(root, key)), { recursive: true })
         renameSync(join(root, ".multipart", uploadId, "data"), join(root, key))
+        // A part PUT meanwhile finds no upload and leaves its pointer alone.
+        const again = yield* putTo((yield* signPart(key, uploadId, 1, body.byteLength)).url, body)
+        assert.strictEqual(again.status, 404)
+        assert.isTrue(existsSync(join(root, ".multipart", uploadId, "1.json")))
         const refused = yield* Effect.flip(store.completeMultipart(key, uploadId, [{ partNumber: 1, etag }]))
         assert.deepStrictEqual([refused._tag, refused._tag === "MultipartRefused" ? refused.reason : undefined], ["MultipartRefused", "NoSuchUpload"])
         assert.isFalse(existsSync(join(root, ".multipart", uploadId)))
         assert.strictEqual(Option.getOrThrow(yield* store.head(key)).size, body.byteLength)
+      }))
+
+    it.effect("a part PUT again keeps the landed part whole until its own bytes are in: a completion meanwhile completes with the landed part, the PUT answers 503", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const { root } = yield* TestStorage
+        const key = freshKey("landed.mp4")
+        const uploadId = yield* store.createMultipart({ key, contentType: "video/mp4", partSize: minPartSize })
+        const landed = patterned(21, 4096)
+        const signed = yield* signPart(key, uploadId, 1, landed.byteLength)
+        const etag = (yield* putTo(signed.url, landed, signed.headers)).etag!
+        const again = yield* startSlowPut((yield* signPart(key, uploadId, 1, landed.byteLength)).url, landed.byteLength, 1000)
+        assert.isTrue(yield* eventually(() => temporaryFiles(root).some((file) => file.includes(uploadId))), "the PUT again streams to a file of its own")
+        assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.some([{ partNumber: 1, size: landed.byteLength, etag }]), "the landed part is still held")
+        yield* store.completeMultipart(key, uploadId, [{ partNumber: 1, etag }])
+        const answer = yield* again.answer
+        again.drop()
+        assert.strictEqual(answer.status, 503)
+        const reply = yield* fetchGet((yield* store.presignGet({ key, expiresIn: Duration.minutes(5) })).url)
+        assert.isTrue(Buffer.from(reply.body).equals(Buffer.from(landed)), "the object is the landed part")
+        assert.deepStrictEqual(temporaryFiles(root), [])
       }))
 
     it.effect("two PUTs of one part at once both land, one after the other; a PUT again stops one stalled (409) and holds its own bytes; abort stops a part streaming and leaves nothing", () =>
@@ -465,7 +490,7 @@ describe("LocalObjectStore: multipart laid out in place (partSize)", () => {
         yield* store.abortMultipart(key, uploadId)
         const aborted = yield* streaming.answer
         streaming.drop()
-        assert.strictEqual(aborted.status, 404)
+        assert.deepStrictEqual([aborted.status, JSON.parse(aborted.body).detail], [503, "The upload is being completed or aborted; PUT this part again in a moment if it is still open."])
         assert.isFalse(existsSync(join(root, ".multipart", uploadId)))
         assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.none())
       }))
