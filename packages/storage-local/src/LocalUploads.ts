@@ -260,7 +260,13 @@ export const commitObject = (
       }
       yield* LocalDisk.attempt("receive", async () => {
         await fs.rename(metaTemporary, paths.meta)
-        await fs.rename(temporary.data, paths.file)
+        try {
+          await fs.rename(temporary.data, paths.file)
+        } catch (error) {
+          // No sidecar without its object: the key held no file (checked above, under the lock).
+          await LocalDisk.removeQuietly(paths.meta)
+          throw error
+        }
       })
     }).pipe(
       disk.commitLock.withPermits(1),

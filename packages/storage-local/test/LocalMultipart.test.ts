@@ -5,32 +5,60 @@
  */
 import { minPartSize, ObjectStore, type PresignedPut } from "@coursekit/core"
 import { fetchGet } from "@coursekit/core/testing"
-import { assert, describe, layer } from "@effect/vitest"
-import { Duration, Effect, Option } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Duration, Effect, Exit, Option } from "effect"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
+import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
+import * as LocalDisk from "../src/LocalDisk.ts"
+import * as LocalMultipart from "../src/LocalMultipart.ts"
+import { commitObject } from "../src/LocalUploads.ts"
 import { eventually, layerServed, raw, startAbandonedUpload, temporaryFiles, TestStorage } from "./TestStorage.ts"
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 const freshKey = (name: string) => `m/${Math.random().toString(36).slice(2, 10)}/${name}`
 const md5Etag = (body: Uint8Array) => `"${createHash("md5").update(body).digest("hex")}"`
 
-/** PUTs `body` to `url`; the status, ETag, exposed headers and problem body. */
+/**
+ * PUTs `body` to `url`; the status, ETag, exposed headers and problem body. One
+ * connection per request: some tests have the server answer before it reads a body
+ * (413, 409), which closes the connection, and a pooled client reusing it would fail.
+ */
 const putTo = (url: string, body: Uint8Array, headers: Readonly<Record<string, string>> = {}) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, { method: "PUT", headers: { ...headers }, body: body as BodyInit })
-    const text = await response.text()
-    return {
-      status: response.status,
-      etag: response.headers.get("etag"),
-      exposed: response.headers.get("access-control-expose-headers"),
-      contentType: response.headers.get("content-type"),
-      body: text === "" ? undefined : JSON.parse(text)
-    }
-  })
+  Effect.promise(() =>
+    new Promise<{ status: number; etag: string | null; exposed: string | null; contentType: string | null; body: any }>((resolve, reject) => {
+      const target = new URL(url)
+      const request = httpRequest({
+        host: target.hostname,
+        port: target.port,
+        method: "PUT",
+        path: target.pathname + target.search,
+        headers: { "content-length": String(body.byteLength), ...headers },
+        agent: false
+      }, (response) => {
+        let text = ""
+        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk)).on("end", () => {
+          const one = (name: string) => {
+            const value = response.headers[name]
+            return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
+          }
+          resolve({
+            status: response.statusCode ?? 0,
+            etag: one("etag"),
+            exposed: one("access-control-expose-headers"),
+            contentType: one("content-type"),
+            body: text === "" ? undefined : JSON.parse(text)
+          })
+        })
+      })
+      // The server may answer and close before the whole body is sent: the answer counts.
+      request.on("error", (error) => (error as { code?: string }).code === "EPIPE" || (error as { code?: string }).code === "ECONNRESET" ? undefined : reject(error))
+      request.end(body)
+    })
+  )
 
 const signPart = (key: string, uploadId: string, partNumber: number, contentLength: number) =>
   Effect.flatMap(ObjectStore, (store) => store.presignPart({ key, uploadId, partNumber, contentLength, expiresIn: Duration.minutes(5) }))
@@ -495,4 +523,29 @@ describe("LocalObjectStore: multipart laid out in place (partSize)", () => {
         assert.deepStrictEqual(yield* store.listParts(key, uploadId), Option.none())
       }))
   })
+})
+
+describe("LocalMultipart.complete on its own", () => {
+  it.live("data gone between the cut and the commit (an abort that did not wait): the completion fails and leaves no metadata sidecar without its object", () =>
+    Effect.gen(function*() {
+      const root = mkdtempSync(join(tmpdir(), "coursekit-multipart-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(root, { recursive: true, force: true })))
+      const disk = yield* LocalDisk.open(root)
+      const key = "m/x/raced.mp4"
+      const uploadId = yield* LocalMultipart.create(disk, { key, contentType: "video/mp4", created: new Date().toISOString(), partSize: minPartSize })
+      const directory = join(disk.root, ".multipart", uploadId)
+      const part = patterned(3, 10)
+      writeFileSync(join(directory, "data"), part)
+      yield* Effect.promise(() => LocalMultipart.commitPlacedPart(directory, 1, { size: 10, etag: md5Etag(part) }))
+      const exit = yield* Effect.exit(LocalMultipart.complete(
+        disk,
+        (paths, temporary, contentType) => Effect.andThen(LocalMultipart.abort(disk, key, uploadId), commitObject(disk, paths, temporary, contentType)),
+        key,
+        uploadId,
+        [{ partNumber: 1, etag: md5Etag(part) }]
+      ))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.isFalse(existsSync(join(disk.root, key)))
+      assert.isFalse(existsSync(join(disk.root, ".meta", key)), "no sidecar without its object")
+    }).pipe(Effect.scoped))
 })
