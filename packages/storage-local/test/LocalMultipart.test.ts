@@ -22,43 +22,66 @@ const bytes = (text: string) => new TextEncoder().encode(text)
 const freshKey = (name: string) => `m/${Math.random().toString(36).slice(2, 10)}/${name}`
 const md5Etag = (body: Uint8Array) => `"${createHash("md5").update(body).digest("hex")}"`
 
+/** A PUT's answer: its status, the headers tests read, and its body. */
+interface PutAnswer {
+  readonly status: number
+  readonly etag: string | null
+  readonly exposed: string | null
+  readonly contentType: string | null
+  readonly text: string
+}
+
 /**
- * PUTs `body` to `url`; the status, ETag, exposed headers and problem body. One
- * connection per request: some tests have the server answer before it reads a body
- * (413, 409), which closes the connection, and a pooled client reusing it would fail.
+ * Opens a PUT to `url` on a connection of its own declaring `length` bytes: some tests
+ * have the server answer before it reads a body (413, 409), which closes the connection,
+ * and a pooled client reusing it would fail. Its answer (status 0 when none came) and
+ * the request to write the body to or destroy.
  */
-const putTo = (url: string, body: Uint8Array, headers: Readonly<Record<string, string>> = {}) =>
-  Effect.promise(() =>
-    new Promise<{ status: number; etag: string | null; exposed: string | null; contentType: string | null; body: any }>((resolve, reject) => {
-      const target = new URL(url)
-      const request = httpRequest({
-        host: target.hostname,
-        port: target.port,
-        method: "PUT",
-        path: target.pathname + target.search,
-        headers: { "content-length": String(body.byteLength), ...headers },
-        agent: false
-      }, (response) => {
-        let text = ""
-        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk)).on("end", () => {
-          const one = (name: string) => {
-            const value = response.headers[name]
-            return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
-          }
-          resolve({
-            status: response.statusCode ?? 0,
-            etag: one("etag"),
-            exposed: one("access-control-expose-headers"),
-            contentType: one("content-type"),
-            body: text === "" ? undefined : JSON.parse(text)
-          })
-        })
-      })
-      // The server may answer and close before the whole body is sent: the answer counts.
-      request.on("error", (error) => (error as { code?: string }).code === "EPIPE" || (error as { code?: string }).code === "ECONNRESET" ? undefined : reject(error))
-      request.end(body)
+const openPut = (url: string, length: number, headers: Readonly<Record<string, string>> = {}) => {
+  const target = new URL(url)
+  const request = httpRequest({
+    host: target.hostname,
+    port: target.port,
+    method: "PUT",
+    path: target.pathname + target.search,
+    headers: { "content-length": String(length), ...headers },
+    agent: false
+  })
+  const answer = new Promise<PutAnswer>((resolve) => {
+    request.on("response", (response) => {
+      const one = (name: string) => {
+        const value = response.headers[name]
+        return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
+      }
+      let text = ""
+      response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk)).on("end", () =>
+        resolve({ status: response.statusCode ?? 0, etag: one("etag"), exposed: one("access-control-expose-headers"), contentType: one("content-type"), text }))
     })
-  )
+    // The server may answer and close before the whole body is sent: the answer counts, if one came.
+    request.on("error", () => setTimeout(() => resolve({ status: 0, etag: null, exposed: null, contentType: null, text: "" }), 100))
+  })
+  return { request, answer }
+}
+
+/** PUTs `body` to `url`; the status, ETag, exposed headers and problem body. */
+const putTo = (url: string, body: Uint8Array, headers: Readonly<Record<string, string>> = {}) =>
+  Effect.promise(async () => {
+    const { request, answer } = openPut(url, body.byteLength, headers)
+    request.end(body)
+    const { text, ...reply } = await answer
+    return { ...reply, body: text === "" ? undefined : JSON.parse(text) }
+  })
+
+/**
+ * Starts a PUT to `url` declaring `length` bytes and sends `sent` of them: its answer,
+ * if the server gives one before the body ends, and a way to drop the connection.
+ */
+const startSlowPut = (url: string, length: number, sent: number) =>
+  Effect.sync(() => {
+    const { request, answer } = openPut(url, length)
+    request.write(patterned(99, sent))
+    return { answer: Effect.promise(async () => ({ status: (await answer).status, body: (await answer).text })), drop: () => request.destroy() }
+  })
 
 const signPart = (key: string, uploadId: string, partNumber: number, contentLength: number) =>
   Effect.flatMap(ObjectStore, (store) => store.presignPart({ key, uploadId, partNumber, contentLength, expiresIn: Duration.minutes(5) }))
@@ -347,32 +370,6 @@ const concatenated = (chunks: ReadonlyArray<Uint8Array>) => {
   }
   return all
 }
-
-/**
- * Starts a PUT to `url` declaring `length` bytes and sends `sent` of them: its answer,
- * if the server gives one before the body ends, and a way to drop the connection.
- */
-const startSlowPut = (url: string, length: number, sent: number) =>
-  Effect.sync(() => {
-    const target = new URL(url)
-    const request = httpRequest({
-      host: target.hostname,
-      port: target.port,
-      method: "PUT",
-      path: target.pathname + target.search,
-      headers: { "content-length": String(length) },
-      agent: false
-    })
-    const answer = new Promise<{ status: number; body: string }>((resolve) => {
-      request.on("response", (response) => {
-        let body = ""
-        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: response.statusCode ?? 0, body }))
-      })
-      request.on("error", () => resolve({ status: 0, body: "" }))
-    })
-    request.write(patterned(99, sent))
-    return { answer: Effect.promise(() => answer), drop: () => request.destroy() }
-  })
 
 describe("LocalObjectStore: multipart laid out in place (partSize)", () => {
   layer(layerServed(), { timeout: 60_000, excludeTestServices: true })((it) => {
