@@ -322,6 +322,8 @@ export const commitPlacedPart = async (
   await LocalDisk.syncDirectory(directory)
 }
 
+const copyChunkBytes = 1024 * 1024
+
 /** Copies the first `size` bytes of `source` to `target` at `position`; fails when `source` holds fewer. */
 export const copyRange = async (source: fs.FileHandle, target: fs.FileHandle, size: number, position: number): Promise<void> => {
   const buffer = Buffer.allocUnsafe(Math.min(copyChunkBytes, Math.max(size, 1)))
@@ -343,20 +345,6 @@ export type CommitObject = (
   temporary: { readonly data: string; meta: string | undefined },
   contentType: string
 ) => Effect.Effect<void, { readonly _tag: "UploadRefused"; readonly detail: string } | StorageError>
-
-const copyChunkBytes = 1024 * 1024
-
-/** Appends the `size` bytes of `source` to `target`; fails when `source` holds fewer. */
-const copyInto = async (target: fs.FileHandle, source: fs.FileHandle, size: number): Promise<void> => {
-  const buffer = Buffer.allocUnsafe(Math.min(copyChunkBytes, Math.max(size, 1)))
-  let position = 0
-  while (position < size) {
-    const { bytesRead } = await source.read(buffer, 0, Math.min(buffer.byteLength, size - position), position)
-    if (bytesRead === 0) throw new Error(`A part file ended after ${position} of ${size} bytes`)
-    await LocalDisk.writeAll(target, buffer.subarray(0, bytesRead))
-    position += bytesRead
-  }
-}
 
 /**
  * For an upload laid out in place: the named parts must be 1…k, every one but the last
@@ -427,12 +415,15 @@ export const complete = (
     // it (a part PUT again gets a file of its own), so it is opened when its turn comes —
     // one at a time, however many parts (8,534 for 50 GiB) — and one removed meanwhile
     // (replaced, or the upload ended) refuses the completion as InvalidPart.
-    const sources: Array<{ readonly partNumber: number; readonly file: string; readonly size: number }> = []
+    // Each at the offset where the parts before it end.
+    const sources: Array<{ readonly partNumber: number; readonly file: string; readonly size: number; readonly offset: number }> = []
     if (partSize === undefined) {
+      let offset = 0
       for (const { partNumber } of parts) {
         const pointer = pointers.get(partNumber)!
         if (pointer.file === undefined) return yield* new MultipartRefused({ reason: "InvalidPart", partNumber })
-        sources.push({ partNumber, file: path.join(directory, pointer.file), size: pointer.size })
+        sources.push({ partNumber, file: path.join(directory, pointer.file), size: pointer.size, offset })
+        offset += pointer.size
       }
     }
 
@@ -464,7 +455,7 @@ export const complete = (
                 LocalDisk.attempt(operation, () => fs.open(source.file, "r")).pipe(
                   Effect.catchIf(LocalDisk.isMissing, () => Effect.fail(new MultipartRefused({ reason: "InvalidPart", partNumber: source.partNumber })))
                 ),
-                (handle) => LocalDisk.attempt(operation, () => copyInto(target, handle, source.size)),
+                (handle) => LocalDisk.attempt(operation, () => copyRange(handle, target, source.size, source.offset)),
                 close
               ), { discard: true }),
             LocalDisk.attempt(operation, () => target.sync())

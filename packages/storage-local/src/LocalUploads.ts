@@ -426,14 +426,12 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
       const start = (partNumber - 1) * partSize
       let target = data
       let offset = start
+      // Not landed, no pointer can appear meanwhile: only the claim's holder writes one.
       if (landed) {
         const side = LocalDisk.temporaryPath(directory)
         yield* Effect.addFinalizer(() => Effect.promise(() => LocalDisk.removeQuietly(side)))
         target = yield* opened(side, "wx+")
         offset = 0
-      } else {
-        // A pointer left by a write that died between its bytes and this check: never claim the old bytes.
-        yield* LocalDisk.attempt("receivePart", () => LocalMultipart.forgetPlacedPart(directory, partNumber))
       }
       const md5 = createHash("md5")
       let received = 0
