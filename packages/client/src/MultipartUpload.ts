@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { MediaFile, MediaVisibility, MultipartStatus, MultipartUpload, PartUrl } from "@coursekit/core"
+import { type MediaFile, type MediaVisibility, type MultipartStatus, type MultipartUpload, partLength, type PartUrl } from "@coursekit/core"
 import { CoursekitError } from "./CoursekitError.ts"
 import { putFile, type UploadProgress } from "./PutFile.ts"
 
@@ -154,7 +154,6 @@ const sleep = (ms: number, signal: AbortSignal) =>
 const retriable = (error: unknown) =>
   error instanceof CoursekitError && (error.status === 0 || error.status === 403 || error.status >= 500)
 
-const partLength = (size: number, partSize: number, partNumber: number) => Math.min(partSize, size - (partNumber - 1) * partSize)
 
 const answered = (error: unknown, ...statuses: ReadonlyArray<number>) => error instanceof CoursekitError && statuses.includes(error.status)
 
