@@ -27,6 +27,7 @@ import {
   type ObjectInfo,
   ObjectStore,
   partRequestRefusal,
+  presignedPartHeaders,
   type PartRequest,
   type PresignedGet,
   type PresignedPut,
@@ -114,8 +115,6 @@ const refusalReasons: Readonly<Record<string, MultipartRefused["reason"]>> = {
   InvalidPartOrder: "InvalidPart",
   EntityTooSmall: "EntityTooSmall"
 }
-
-/** Without its quotes: S3 compares ETags so, and clients may send them either way. */
 
 /**
  * The store on one bucket. The SDK client is created here and destroyed (its sockets
@@ -323,8 +322,7 @@ export const make: (options: Options) => Effect.Effect<ObjectStore["Service"], S
     // need not send would only be one more for the bucket's CORS rule to allow.
     const url = yield* call("presignPart", () =>
       getSignedUrl(client, command, { expiresIn, signingDate: new Date(signedAt), signableHeaders: new Set(["content-length"]) }))
-    const headers: Readonly<Record<string, string>> = { "Content-Length": String(length) }
-    return { url, headers, expiresAt: DateTime.makeUnsafe(signedAt + expiresIn * 1000) } satisfies PresignedPut
+    return { url, headers: presignedPartHeaders(request), expiresAt: DateTime.makeUnsafe(signedAt + expiresIn * 1000) } satisfies PresignedPut
   })
 
   /** Every part S3 holds, with when it was last written; `None` for an upload that is not there. */
