@@ -115,6 +115,18 @@ const uppyState = (page: Page) =>
     }
   })
 
+/**
+ * Waits until the page lists the media record and Uppy has caught up with it: Uppy
+ * updates its total progress and status bar after the upload-success event (throttled),
+ * so a state read as soon as the record shows may still say 29 %.
+ */
+const completed = async (page: Page) => {
+  await page.waitForSelector("#uploaded li", { timeout: 30_000 })
+  await page.waitForFunction(() =>
+    window.uppy.getState().totalProgress === 100 &&
+    document.querySelector(".uppy-StatusBar-content")?.getAttribute("title") === "Complete", undefined, { timeout: 10_000 })
+}
+
 /** Drops held requests; one the page already aborted (Uppy's pause, cancel) is gone, which is fine. */
 const drop = (held: ReadonlyArray<Route>) => Promise.all(held.map((route) => route.abort().catch(() => undefined)))
 
@@ -161,7 +173,7 @@ if (chromiumTestsRun) {
       })
       const video = newVideo()
       await addAndUpload(page, videos, video)
-      await page.waitForSelector("#uploaded li", { timeout: 30_000 })
+      await completed(page)
       const shown = await uppyState(page)
       const progressSeen = await page.evaluate(() => Reflect.get(window, "progressSeen") as Array<number>)
       await page.close()
@@ -230,7 +242,7 @@ if (chromiumTestsRun) {
       expect((await page.evaluate(() => Reflect.get(window, "partsUploaded") as Array<number>)).sort()).toEqual([1, 2])
 
       await page.click("[data-cy=togglePauseResume]")
-      await page.waitForSelector("#uploaded li", { timeout: 30_000 })
+      await completed(page)
       const shown = await uppyState(page)
       await page.close()
 
@@ -264,7 +276,7 @@ if (chromiumTestsRun) {
       })
       const video = newVideo()
       await addAndUpload(page, videos, video)
-      await page.waitForSelector("#uploaded li", { timeout: 30_000 })
+      await completed(page)
       const shown = await uppyState(page)
       await page.close()
 
