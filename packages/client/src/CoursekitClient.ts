@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { AdminAuth, CoursekitApi } from "@coursekit/http/api"
+import { AdminAuth, CatalogueAuth, CoursekitApi } from "@coursekit/http/api"
 import { Context, Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
@@ -18,7 +18,10 @@ export type TokenSource = string | (() => string | undefined)
 export interface ClientOptions {
   /** The API's base URL, with the host's prefix when embedded: `https://courses.example.com`, `/api/coursekit`. */
   readonly baseUrl: string
-  /** Sent as `Authorization: Bearer` on admin endpoints. */
+  /**
+   * Sent as `Authorization: Bearer` on admin endpoints, and on catalogue reads
+   * (`courses.list`, `courses.get`), which then show drafts and scheduled courses too.
+   */
   readonly adminToken?: TokenSource | undefined
   /** Sent as `Authorization: Bearer` on the other endpoints (the public course). */
   readonly viewerToken?: TokenSource | undefined
@@ -38,7 +41,11 @@ export const make = (options: ClientOptions) =>
       request.headers.authorization === undefined ? withBearer(request, read(options.viewerToken)) : request
     )
   }).pipe(
-    Effect.provide(HttpApiMiddleware.layerClient(AdminAuth, ({ next, request }) => next(withBearer(request, read(options.adminToken)))))
+    Effect.provide([
+      HttpApiMiddleware.layerClient(AdminAuth, ({ next, request }) => next(withBearer(request, read(options.adminToken)))),
+      // Without an admin token the catalogue is read as the viewer (or anonymously).
+      HttpApiMiddleware.layerClient(CatalogueAuth, ({ next, request }) => next(withBearer(request, read(options.adminToken))))
+    ])
   )
 
 /** The client: `client.courses.create({ payload })`, `client.public.course({ params: { slug } })`, … */

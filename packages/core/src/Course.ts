@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Schema, Struct } from "effect"
+import { type CatalogueAudience, publishAtField, publishStatusField } from "./Publishing.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 import { storableText } from "./StorableText.ts"
 
@@ -80,6 +81,8 @@ export const CourseFields = RecordVariants.Struct({
     Schema.NullOr(Schema.String).annotate({ description: "Public address of the thumbnail; null until an upload is finalized." }),
     ["api", "listItem", "public"]
   ),
+  status: publishStatusField(["api"], ["listItem"]),
+  publish_at: publishAtField(["api"], ["listItem"]),
   created_at: RecordVariants.timestamp(["api"]),
   updated_at: RecordVariants.timestamp(["api"])
 })
@@ -93,10 +96,10 @@ export const Course = RecordVariants.extract(CourseFields, "api").annotate({ ide
 export type Course = typeof Course.Type
 
 /** A row of the course list as stored: what the list item is made of. */
-export const CourseListRow = CourseRecord.mapFields(Struct.pick(["id", "title", "slug", "thumbnail_key"]))
+export const CourseListRow = CourseRecord.mapFields(Struct.pick(["id", "title", "slug", "thumbnail_key", "status", "publish_at"]))
 export type CourseListRow = typeof CourseListRow.Type
 
-/** An element of the course list: no body, no storage key. */
+/** An element of the course list: no body, no storage key; `status` and `publish_at` for admins only. */
 export const CourseListItem = RecordVariants.extract(CourseFields, "listItem").annotate({ identifier: "CourseListItem" })
 export type CourseListItem = typeof CourseListItem.Type
 
@@ -119,10 +122,14 @@ export type CourseChanges = typeof CourseChanges.Type
 /** What students see of a course (the public course adds `purchased` and its lessons). */
 export const CoursePublicView = RecordVariants.extract(CourseFields, "public")
 
-/** A request for one page of the course list: ids ≥ `cursor`, ascending. */
+/**
+ * A request for one page of the course list: ids ≥ `cursor`, ascending, of the courses
+ * `audience` may see (the public: visible now; admins: all, or those of a status).
+ */
 export interface CoursePageRequest {
   readonly cursor: CourseId | undefined
   readonly limit: number
+  readonly audience: CatalogueAudience
 }
 
 /** One page of the course list and the cursor of the next page, if any. */

@@ -15,8 +15,21 @@ import {
   CourseSlugNotFound
 } from "./Course.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
+import { type CatalogueAudience, isVisibleAt, matchesStatusFilter } from "./Publishing.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 import * as Slug from "./Slug.ts"
+
+/** How a course is looked up: `visibleOnly` finds only a course the public may see now. */
+export interface CourseLookup {
+  readonly visibleOnly?: boolean | undefined
+}
+
+/** A request for rows of the course list (see `CourseRepo.list`). */
+export interface CourseListRequest {
+  readonly cursor: CourseId | undefined
+  readonly limit: number
+  readonly audience: CatalogueAudience
+}
 
 /** What the use cases hand the repository to create a course. */
 export interface NewCourse extends CourseInsert {
@@ -39,7 +52,11 @@ const changedFields = RecordVariants.pick(CourseChanges)
  * must all succeed with distinct slugs.
  *
  * `list` returns rows with `id >= cursor` (all rows without a cursor) in ascending id
- * order, at most `limit` of them.
+ * order, at most `limit` of them, of the courses its `audience` sees: for the public,
+ * those published with `publish_at` null or passed, by the store's clock (see
+ * `Publishing.isVisibleAt`); for admins all, or those matching the status filter.
+ * `findById` and `findBySlug` with `visibleOnly` fail as for a missing course when the
+ * course is not visible: a hidden course is not even read into the answer.
  *
  * `delete` answers the course as it was when deleted (its thumbnail goes with it).
  *
@@ -47,19 +64,19 @@ const changedFields = RecordVariants.pick(CourseChanges)
  * through this repository or beside it (another instance, plain SQL), and is read from
  * the store itself. Caches key on it: a page read after reading version `v` is at least
  * as new as `v`, so a cache keyed on the version never serves a change's predecessor
- * once the change has committed.
+ * once the change has committed. It also changes when a scheduled course becomes
+ * visible (the earliest future `publish_at` of a published course is part of it, read
+ * with the same clock as `list`), so a cache keyed on it shows the course from that
+ * instant on, without any job or write.
  */
 /** The in-memory layer's state. */
 type State = { readonly nextId: number; readonly version: number; readonly courses: Map<number, CourseRecord> }
 
 export class CourseRepo extends Context.Service<CourseRepo, {
   insert(course: NewCourse): Effect.Effect<CourseRecord, PersistenceError>
-  findById(id: CourseId): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
-  findBySlug(slug: string): Effect.Effect<CourseRecord, CourseSlugNotFound | PersistenceError>
-  list(request: {
-    readonly cursor: CourseId | undefined
-    readonly limit: number
-  }): Effect.Effect<ReadonlyArray<CourseListRow>, PersistenceError>
+  findById(id: CourseId, lookup?: CourseLookup): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
+  findBySlug(slug: string, lookup?: CourseLookup): Effect.Effect<CourseRecord, CourseSlugNotFound | PersistenceError>
+  list(request: CourseListRequest): Effect.Effect<ReadonlyArray<CourseListRow>, PersistenceError>
   update(id: CourseId, changes: CourseChanges): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   delete(id: CourseId): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
@@ -94,30 +111,38 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         })
       })
 
-      const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId) {
+      /** Whether a lookup finds `record` at `now`. */
+      const found = (record: CourseRecord | undefined, lookup: CourseLookup | undefined, now: DateTime.Utc) =>
+        record !== undefined && (lookup?.visibleOnly !== true || isVisibleAt(record, now))
+
+      const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId, lookup?: CourseLookup) {
         const { courses } = yield* Ref.get(state)
         const record = courses.get(id)
-        if (record === undefined) return yield* new CourseNotFound({ id })
-        return record
+        if (!found(record, lookup, yield* DateTime.now)) return yield* new CourseNotFound({ id })
+        return record!
       })
 
-      const findBySlug = Effect.fn("CourseRepo.findBySlug")(function*(slug: string) {
+      const findBySlug = Effect.fn("CourseRepo.findBySlug")(function*(slug: string, lookup?: CourseLookup) {
         const { courses } = yield* Ref.get(state)
-        for (const record of courses.values()) if (record.slug === slug) return record
+        const now = yield* DateTime.now
+        for (const record of courses.values()) if (record.slug === slug && found(record, lookup, now)) return record
         return yield* new CourseSlugNotFound({ slug })
       })
 
-      const list = Effect.fn("CourseRepo.list")(function*(request: {
-        readonly cursor: CourseId | undefined
-        readonly limit: number
-      }) {
+      const list = Effect.fn("CourseRepo.list")(function*(request: CourseListRequest) {
         const { courses } = yield* Ref.get(state)
+        const now = yield* DateTime.now
+        const { audience } = request
+        const shown = (record: CourseRecord) =>
+          audience._tag === "Public"
+            ? isVisibleAt(record, now)
+            : audience.status === undefined || matchesStatusFilter(record, audience.status, now)
         const from = request.cursor ?? 0
         const rows: Array<CourseListRow> = []
         // Map iteration follows insertion order, which is ascending id order.
         for (const record of courses.values()) {
           if (rows.length >= request.limit) break
-          if (record.id < from) continue
+          if (record.id < from || !shown(record)) continue
           rows.push(listRow(record))
         }
         return rows
@@ -147,7 +172,17 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return deleted
       })
 
-      const version = Effect.map(Ref.get(state), (current) => String(current.version))
+      const version = Effect.gen(function*() {
+        const current = yield* Ref.get(state)
+        const now = DateTime.toEpochMillis(yield* DateTime.now)
+        let nextRelease = Infinity
+        for (const record of current.courses.values()) {
+          if (record.status !== "published" || record.publish_at === null) continue
+          const at = DateTime.toEpochMillis(record.publish_at)
+          if (at > now && at < nextRelease) nextRelease = at
+        }
+        return nextRelease === Infinity ? String(current.version) : `${current.version}.${nextRelease}`
+      })
 
       return CourseRepo.of({ insert, findById, findBySlug, list, update, delete: delete_, version })
     })

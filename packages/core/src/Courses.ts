@@ -19,6 +19,7 @@ import { CourseRepo } from "./CourseRepo.ts"
 import { FileUrl } from "./FileUrl.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
+import type { CatalogueAudience } from "./Publishing.ts"
 import * as Slug from "./Slug.ts"
 import { LessonRepo } from "./LessonRepo.ts"
 import { MediaRepo } from "./MediaRepo.ts"
@@ -31,8 +32,14 @@ import { Uploads } from "./Uploads.ts"
  * The catalogue. Pages are ascending by id and the cursor is inclusive: a page holds
  * the courses with `id >= cursor`, and `next` is the id the following page starts at.
  *
- * `version` changes with every committed change to the catalogue, wherever it was made;
- * caches of list pages key on it (see `CourseRepo`).
+ * `version` changes with every committed change to the catalogue, wherever it was made,
+ * and when a scheduled course becomes visible; caches of list pages key on it (see
+ * `CourseRepo`).
+ *
+ * Reads take the audience: the public sees the courses visible now (published, and
+ * `publish_at` null or passed: drafts and scheduled courses are not found), admins see
+ * every course with its `status` and `publish_at`. A create without `status` publishes
+ * at once, as the specification's flow expects.
  *
  * `content_html` is sanitized on every write (the pipeline's stages 2 and 3, for HTML a
  * person wrote) and stored as sanitized; what is read back is what was stored.
@@ -40,7 +47,7 @@ import { Uploads } from "./Uploads.ts"
 export class Courses extends Context.Service<Courses, {
   create(input: CourseCreate): Effect.Effect<Course, PersistenceError>
   list(request: CoursePageRequest): Effect.Effect<CoursePage, PersistenceError>
-  get(id: CourseId): Effect.Effect<Course, CourseNotFound | PersistenceError>
+  get(id: CourseId, audience: CatalogueAudience): Effect.Effect<Course, CourseNotFound | PersistenceError>
   update(id: CourseId, changes: CourseUpdate): Effect.Effect<Course, CourseNotFound | PersistenceError>
   delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
@@ -65,6 +72,8 @@ export class Courses extends Context.Service<Courses, {
       const create = Effect.fn("Courses.create")(function*(input: CourseCreate) {
         const record = yield* repo.insert({
           ...input,
+          status: input.status ?? "published",
+          publish_at: input.publish_at ?? null,
           slugBase: Slug.fromTitle(input.title),
           content_html: yield* sanitizer.sanitizeAuthored(input.content_html)
         })
@@ -73,20 +82,24 @@ export class Courses extends Context.Service<Courses, {
 
       const list = Effect.fn("Courses.list")(function*(request: CoursePageRequest) {
         // One row past the page tells whether a next page exists, and where it starts.
-        const rows = yield* repo.list({ cursor: request.cursor, limit: request.limit + 1 })
+        const rows = yield* repo.list({ cursor: request.cursor, limit: request.limit + 1, audience: request.audience })
         const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
-        const items: Array<CourseListItem> = pageRows.map((row) => ({
-          id: row.id,
-          title: row.title,
-          slug: row.slug,
-          thumbnail_url: thumbnailUrl(row.thumbnail_key)
-        }))
+        const admin = request.audience._tag === "Admin"
+        const items: Array<CourseListItem> = pageRows.map((row) => {
+          const item: CourseListItem = {
+            id: row.id,
+            title: row.title,
+            slug: row.slug,
+            thumbnail_url: thumbnailUrl(row.thumbnail_key)
+          }
+          return admin ? { ...item, status: row.status, publish_at: row.publish_at } : item
+        })
         const page: CoursePage = { items, next: rows.length > request.limit ? rows[request.limit]!.id : undefined }
         return page
       })
 
-      const get = Effect.fn("Courses.get")(function*(id: CourseId) {
-        return toCourse(yield* repo.findById(id))
+      const get = Effect.fn("Courses.get")(function*(id: CourseId, audience: CatalogueAudience) {
+        return toCourse(yield* repo.findById(id, { visibleOnly: audience._tag === "Public" }))
       })
 
       const update = Effect.fn("Courses.update")(function*(id: CourseId, changes: CourseUpdate) {

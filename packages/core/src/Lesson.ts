@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { ContentHtml, CourseId, CourseTitle, maxId, titleMaxLength } from "./Course.ts"
+import { publishAtField, publishStatusField } from "./Publishing.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 import { storableText } from "./StorableText.ts"
 import { visibilityOf } from "./Upload.ts"
@@ -42,7 +43,8 @@ export type LessonAccess = typeof LessonAccess.Type
 /**
  * The lesson, defined once: every shape below (and the public course's lessons) is
  * derived from these fields (see `RecordVariants`). Optional inputs get their defaults
- * in the `Lessons` use case: no body, no video, not a preview, at the end.
+ * in the `Lessons` use case: no body, no video, not a preview, at the end, published at
+ * once. The public course leaves out lessons that are not visible (`Publishing`).
  */
 export const LessonFields = RecordVariants.Struct({
   id: RecordVariants.generated(LessonId, ["api", "public"]),
@@ -90,6 +92,8 @@ export const LessonFields = RecordVariants.Struct({
     }),
     ["api", "public"]
   ),
+  status: publishStatusField(["api"], []),
+  publish_at: publishAtField(["api"], []),
   created_at: RecordVariants.timestamp(["api"]),
   updated_at: RecordVariants.timestamp(["api"])
 })
@@ -123,9 +127,9 @@ export const PublicLesson = RecordVariants.extract(LessonFields, "public").annot
 export type PublicLesson = typeof PublicLesson.Type
 
 /**
- * A lesson as the public course may show it, as the repository reads it. For a viewer
- * without access to the whole course, `content_html` and `video_key` of lessons that are
- * not previews are null.
+ * A lesson as the public course may show it, as the repository reads it: only lessons
+ * visible now are read. For a viewer without access to the whole course,
+ * `content_html` and `video_key` of lessons that are not previews are null.
  */
 export const ViewerLesson = LessonRecord.mapFields((fields) => ({
   id: fields.id,

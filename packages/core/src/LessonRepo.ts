@@ -21,6 +21,7 @@ import {
 } from "./Lesson.ts"
 import type { LessonUsingFile } from "./Upload.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
+import { isVisibleAt } from "./Publishing.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 
 // Only the shapes' keys are stored: TypeScript lets objects with extra properties through.
@@ -49,8 +50,9 @@ export type NewLesson = LessonInsert
  * - A store that references media files (PostgreSQL) fails `insert` and `update` with
  *   `VideoNotFound` when `video_key` names no media file, e.g. one deleted meanwhile.
  * - `usingVideo(key)` names the lessons whose video is `key`, by course and id.
- * - `listForViewer(course, unlocked)` returns the lessons in position order; unless
- *   `unlocked`, the bodies (`content_html`, `video_key`) of lessons that are not previews
+ * - `listForViewer(course, unlocked)` returns the lessons visible now (published, and
+ *   `publish_at` null or passed, by the store's clock) in position order; drafts and
+ *   scheduled lessons are not read at all. Unless `unlocked`, the bodies (`content_html`, `video_key`) of lessons that are not previews
  *   are null **and are not read from the store at all**, so no later code can leak them.
  */
 /** The in-memory layer's state. */
@@ -186,7 +188,8 @@ export class LessonRepo extends Context.Service<LessonRepo, {
       })
 
       const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, unlocked: boolean) {
-        const lessons = yield* list(courseId)
+        const now = yield* DateTime.now
+        const lessons = (yield* list(courseId)).filter((lesson) => isVisibleAt(lesson, now))
         return lessons.map((lesson): ViewerLesson => {
           const open = unlocked || lesson.is_preview
           return {

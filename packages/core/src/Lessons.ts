@@ -76,7 +76,9 @@ export class Lessons extends Context.Service<Lessons, {
             content_html: yield* sanitizer.sanitizeAuthored(input.content_html ?? ""),
             video_key: input.video_key ?? null,
             is_preview: input.is_preview ?? false,
-            position: input.position
+            position: input.position,
+            status: input.status ?? "published",
+            publish_at: input.publish_at ?? null
           })
           return yield* toLesson(record)
         })

@@ -1,7 +1,9 @@
 /**
  * The public course (DECISIONS §5): a course by its slug with its lessons, as a viewer may
- * see it. Preview lessons are open to everyone; the others only to viewers who bought
- * the course. Locked bodies are never read for a response that must not show them: the
+ * see it. Only what is visible now is shown: a draft or scheduled course is not found,
+ * and draft or scheduled lessons are left out entirely (never read; the positions shown
+ * are 1…n over the lessons shown, so a hidden lesson leaves no gap). Preview lessons are
+ * open to everyone; the others only to viewers who bought the course. Locked bodies are never read for a response that must not show them: the
  * repository is asked for the lessons of a viewer without the purchase, and it does not
  * select their bodies (see `LessonRepo.listForViewer`).
  *
@@ -37,11 +39,11 @@ export class PublicCourses extends Context.Service<PublicCourses, {
       const urls = yield* MediaUrls
 
       const view = Effect.fn("PublicCourses.view")(function*(slug: string, viewer: Viewer) {
-        const course = yield* courses.findBySlug(slug)
+        const course = yield* courses.findBySlug(slug, { visibleOnly: true })
         // Asked on every request: a purchase or a refund counts at once.
         const purchased = viewer._tag === "User" && (yield* entitlements.hasPurchased(viewer.id, course.id))
         const rows = yield* lessons.listForViewer(course.id, purchased)
-        const publicLessons = yield* Effect.forEach(rows, (row) =>
+        const publicLessons = yield* Effect.forEach(rows, (row, index) =>
           Effect.gen(function*() {
             const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
             // The repository already left locked bodies out; this is the second lock.
@@ -51,7 +53,7 @@ export class PublicCourses extends Context.Service<PublicCourses, {
             const lesson: PublicLesson = {
               id: row.id,
               title: row.title,
-              position: row.position,
+              position: index + 1,
               is_preview: row.is_preview,
               access,
               content_html: open ? row.content_html : null,

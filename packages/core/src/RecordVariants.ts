@@ -45,7 +45,8 @@ export const extract = variants.extract
 /** A shape that shows a record: the admin API's, a list's, the public one. */
 export type View = "api" | "listItem" | "public"
 
-const shownIn = <S extends Schema.Top, V extends View>(schema: S, views: ReadonlyArray<V>) => {
+/** `schema` under each of `views`: the shown part of a field's config. */
+export const shownIn = <S extends Schema.Top, V extends View>(schema: S, views: ReadonlyArray<V>) => {
   const config: Partial<Record<View, S>> = {}
   for (const view of views) config[view] = schema
   return config as { readonly [K in V]: S }

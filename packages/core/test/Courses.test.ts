@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
-import { Courses, type CourseId, CourseRepo, FileUrl } from "../src/index.ts"
+import { adminAudience, Courses, type CourseId, CourseRepo, FileUrl, publicAudience } from "../src/index.ts"
 
 const withCourses = Effect.provide(Courses.layerMemory("https://cdn.example.com/"))
 
@@ -12,7 +12,7 @@ describe("Courses", () => {
       assert.strictEqual(course.slug, "creme-brulee-101")
       assert.isNull(course.thumbnail_key)
       assert.isNull(course.thumbnail_url)
-      assert.deepStrictEqual(yield* catalogue.get(course.id), course)
+      assert.deepStrictEqual(yield* catalogue.get(course.id, adminAudience()), course)
     }).pipe(withCourses))
 
   it.effect("a title without letters gets course-<id>", () =>
@@ -30,7 +30,7 @@ describe("Courses", () => {
       let cursor: CourseId | undefined
       let pages = 0
       do {
-        const page = yield* catalogue.list({ cursor, limit: 3 })
+        const page = yield* catalogue.list({ cursor, limit: 3, audience: publicAudience })
         seen.push(...page.items.map((item) => item.id))
         assert.deepStrictEqual(Object.keys(page.items[0]!).sort(), ["id", "slug", "thumbnail_url", "title"])
         cursor = page.next
@@ -38,10 +38,10 @@ describe("Courses", () => {
       } while (cursor !== undefined)
       assert.deepStrictEqual(seen, [1, 2, 3, 4, 5, 6, 7])
       assert.strictEqual(pages, 3)
-      const exact = yield* catalogue.list({ cursor: 5 as CourseId, limit: 3 })
+      const exact = yield* catalogue.list({ cursor: 5 as CourseId, limit: 3, audience: publicAudience })
       assert.deepStrictEqual(exact.items.map((item) => item.id), [5, 6, 7])
       assert.isUndefined(exact.next)
-      const beyond = yield* catalogue.list({ cursor: 99 as CourseId, limit: 3 })
+      const beyond = yield* catalogue.list({ cursor: 99 as CourseId, limit: 3, audience: publicAudience })
       assert.deepStrictEqual(beyond, { items: [], next: undefined })
     }).pipe(withCourses))
 
@@ -54,7 +54,7 @@ describe("Courses", () => {
       assert.strictEqual(updated.title, "Renamed")
       assert.strictEqual(updated.content_html, "<p>2</p>")
       yield* catalogue.delete(course.id)
-      const error = yield* Effect.flip(catalogue.get(course.id))
+      const error = yield* Effect.flip(catalogue.get(course.id, adminAudience()))
       assert.strictEqual(error._tag, "CourseNotFound")
       assert.strictEqual(error.message, `No course has id ${course.id}.`)
     }).pipe(withCourses))

@@ -2,6 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
+  adminAudience,
+  publishedNow,
   Courses,
   CourseRepo,
   FileUrl,
@@ -51,7 +53,7 @@ describe("Uploads: course thumbnail (§4.3)", () => {
       const finalized = yield* uploads.finalizeCourseThumbnail(id, { file_key: upload.file_key })
       assert.strictEqual(finalized.thumbnail_key, upload.file_key)
       assert.strictEqual(finalized.thumbnail_url, `https://cdn.example.com/${upload.file_key}`)
-      assert.deepStrictEqual(yield* (yield* Courses).get(id), finalized)
+      assert.deepStrictEqual(yield* (yield* Courses).get(id, adminAudience()), finalized)
       const recorded = Option.getOrThrow(yield* (yield* MediaRepo).findByKey(upload.file_key))
       assert.strictEqual(recorded.size_bytes, 600)
       assert.strictEqual(recorded.name, "Cover Photo.PNG")
@@ -92,7 +94,7 @@ describe("Uploads: course thumbnail (§4.3)", () => {
         assert.strictEqual(error._tag, "UploadNotFound")
       }
       assert.strictEqual((yield* Effect.flip(uploads.finalizeMedia({ file_key: upload.file_key })))._tag, "UploadNotFound")
-      assert.isNull((yield* (yield* Courses).get(b.id)).thumbnail_key)
+      assert.isNull((yield* (yield* Courses).get(b.id, adminAudience())).thumbnail_key)
     }).pipe(withUploads))
 
   it.effect("an unknown course is 404 for both steps", () =>
@@ -220,7 +222,7 @@ describe("Uploads: private media and deleting media", () => {
       const upload = yield* uploads.mediaUploadUrl({ filename: "v.mp4", type: "video/mp4", visibility: "private" })
       yield* put(upload, bytes(8))
       yield* uploads.finalizeMedia({ file_key: upload.file_key })
-      const lesson = yield* (yield* LessonRepo).insert(id, { title: "L", content_html: "", video_key: upload.file_key, is_preview: false })
+      const lesson = yield* (yield* LessonRepo).insert(id, { ...publishedNow, title: "L", content_html: "", video_key: upload.file_key, is_preview: false })
       const inUse = yield* Effect.flip(uploads.deleteMedia(upload.file_key))
       assert.deepStrictEqual(inUse, new MediaInUse({ file_key: upload.file_key, lessons: [{ course_id: id, lesson_id: lesson.id }], thumbnail_of: null }))
       assert.include(inUse.message, `lesson ${lesson.id} of course ${id}`)
@@ -255,7 +257,7 @@ describe("Uploads: private media and deleting media", () => {
       const upload = yield* uploads.courseThumbnailUploadUrl(id, { file_name: "c.png", content_type: "image/png" })
       yield* put(upload, bytes(6))
       yield* uploads.finalizeCourseThumbnail(id, { file_key: upload.file_key })
-      yield* (yield* LessonRepo).insert(other.id, { title: "L", content_html: "", video_key: upload.file_key, is_preview: true })
+      yield* (yield* LessonRepo).insert(other.id, { ...publishedNow, title: "L", content_html: "", video_key: upload.file_key, is_preview: true })
       yield* (yield* Courses).delete(id)
       assert.isTrue(Option.isSome(yield* (yield* ObjectStore).head(upload.file_key)))
       assert.isTrue(Option.isSome(yield* (yield* MediaRepo).findByKey(upload.file_key)))

@@ -9,6 +9,13 @@
  * so `If-None-Match` is answered 304 without producing the page at all. When the version
  * cannot be read, the answer is the 503 problem the API would give, without asking it.
  *
+ * Only the public's pages are kept and served: a request is served from the cache only
+ * when its reader resolves to the public (`CatalogueReaders`, as the API decides), so an
+ * admin's page (drafts included) is never kept and an admin never gets a public page. A
+ * request the API would refuse (bad credentials) or that asks for an admin's filter goes
+ * to the API. The version also changes when a scheduled course's `publish_at` passes, so
+ * the course is listed from that instant on, on every instance.
+ *
  * @since 0.1.0
  */
 import { Courses, maxPageSize } from "@coursekit/core"
@@ -47,6 +54,8 @@ const pageOf = (url: string): string | undefined => {
   if (cursor.length > 1 || limit.length > 1) return undefined
   if (cursor.length === 1 && (!positiveInt.test(cursor[0]!) || Number(cursor[0]) > 2_147_483_647)) return undefined
   if (limit.length === 1 && (!positiveInt.test(limit[0]!) || Number(limit[0]) > maxPageSize)) return undefined
+  // A filter is for admins only: such a request is never a public page.
+  if (params.has("status")) return undefined
   return `${cursor[0] ?? "0"}.${limit[0] ?? "10"}`
 }
 
@@ -61,13 +70,13 @@ export const matchesIfNoneMatch = (ifNoneMatch: string | undefined, etag: string
 /** Serves and fills the list cache around the routes (see `EdgeMiddleware`). */
 export class CourseListCache extends Context.Service<CourseListCache, {
   /**
-   * For `GET /courses?…`: answers 304 or from the cache when the catalogue has not
-   * changed, else runs `app` and keeps its 200 response. Other requests go to `app`.
+   * For `GET /courses?…` read by the public (`audience` succeeds with `"public"`):
+   * answers 304 or from the cache when the catalogue has not changed, else runs `app`
+   * and keeps its 200 response. Other requests go to `app`.
    */
-  around<E, R>(
-    method: string,
-    url: string,
-    ifNoneMatch: string | undefined,
+  around<E, R, E2>(
+    request: { readonly method: string; readonly url: string; readonly ifNoneMatch: string | undefined },
+    audience: Effect.Effect<"admin" | "public", E2>,
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 }>()("@coursekit/http/CourseListCache") {
@@ -97,16 +106,25 @@ export class CourseListCache extends Context.Service<CourseListCache, {
 
         // Not an Effect.fn: this runs on every list request, and a span per call costs
         // more than the hit it serves.
-        const around = <E, R>(
-          method: string,
-          url: string,
-          ifNoneMatch: string | undefined,
+        const around = <E, R, E2>(
+          { ifNoneMatch, method, url }: { readonly method: string; readonly url: string; readonly ifNoneMatch: string | undefined },
+          audience: Effect.Effect<"admin" | "public", E2>,
           app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
         ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
           if (method !== "GET" || pathOf(url) !== listPath) return app
           const page = pageOf(url)
           if (page === undefined) return app
-          return catalogue.version.pipe(
+          // An admin, or credentials the API refuses: the API answers.
+          return Effect.flatMap(Effect.option(audience), (reader) =>
+            reader._tag === "Some" && reader.value === "public" ? publicPage(page, ifNoneMatch, app) : app)
+        }
+
+        const publicPage = <E, R>(
+          page: string,
+          ifNoneMatch: string | undefined,
+          app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+        ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+          catalogue.version.pipe(
             Effect.matchEffect({
               // Without a version nothing can be checked, and the list would wait on the
               // same database for a second deadline: the outage is answered now.
@@ -136,7 +154,6 @@ export class CourseListCache extends Context.Service<CourseListCache, {
               }
             })
           )
-        }
 
         return CourseListCache.of({ around })
       })
@@ -145,6 +162,6 @@ export class CourseListCache extends Context.Service<CourseListCache, {
   /** No cache and no validators: every request goes to the API. */
   static readonly layerDisabled: Layer.Layer<CourseListCache> = Layer.succeed(
     CourseListCache,
-    CourseListCache.of({ around: (_method, _url, _ifNoneMatch, app) => app })
+    CourseListCache.of({ around: (_request, _audience, app) => app })
   )
 }

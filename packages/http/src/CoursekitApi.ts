@@ -26,6 +26,7 @@ import {
   PartUrls,
   PartUrlsRequest,
   PublicCourse,
+  PublishStatusFilter,
   Purchase,
   UploadUrlRequest,
   UploadId,
@@ -35,6 +36,7 @@ import {
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AdminAuth } from "./AdminAuth.ts"
+import { CatalogueAuth } from "./CatalogueAuth.ts"
 import { ApiProblems } from "./ApiProblems.ts"
 import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, SlugParam } from "./PathParams.ts"
 import { problemsFor } from "./DomainProblems.ts"
@@ -80,7 +82,12 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
 /** The `Link` header of a course page that has a successor. */
 const NextLink = { link: Schema.optional(Schema.String).annotate({ description: `<…?cursor=N&limit=L>; rel="next"` }) }
 
-/** The course catalogue. Reads are public; writes need an admin token. */
+const catalogueReaders = "Anyone may read: without admin access only courses visible now (published, publish_at " +
+  "null or passed) are shown. With an admin token (or the host's admin session) every course is shown, drafts and " +
+  "scheduled ones too, with status and publish_at. Credentials that are neither an admin's nor a valid viewer's " +
+  "are a 401."
+
+/** The course catalogue. Reads are public (admins see drafts too); writes need an admin token. */
 export class CoursesApi extends HttpApiGroup.make("courses")
   .add(
     HttpApiEndpoint.get("list", "/courses", {
@@ -88,21 +95,29 @@ export class CoursesApi extends HttpApiGroup.make("courses")
         cursor: Schema.optional(CourseIdParam).annotate({
           description: "First course id of the page (inclusive). Omit for the first page."
         }),
-        limit: Schema.optional(PageLimitParam)
+        limit: Schema.optional(PageLimitParam),
+        status: Schema.optional(PublishStatusFilter).annotate({
+          description: "Admins only (else 401, or 403 for a viewer): only drafts, only courses visible now " +
+            "(published), or only published courses whose publish_at is still ahead (scheduled)."
+        })
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(CourseListItem), NextLink),
       error: problemsFor("PersistenceError")
-    }).annotate(OpenApi.Summary, "List courses, ascending by id, with cursor pagination").annotate(
+    }).middleware(CatalogueAuth).annotate(OpenApi.Summary, "List courses, ascending by id, with cursor pagination").annotate(
       OpenApi.Description,
-      "Pages hold the courses with id >= cursor. When more exist, a Link header names the next page. " +
-        "Responses carry an ETag (the catalogue version and the page) and Cache-Control: no-cache; " +
-        "a request with If-None-Match naming the current ETag is answered 304 Not Modified without a body."
+      `${catalogueReaders} Pages hold the courses with id >= cursor. When more exist, a Link header names the next ` +
+        "page. The public's responses carry an ETag (the catalogue version, which also changes when a scheduled " +
+        "course's publish_at passes, and the page) and Cache-Control: no-cache; a request with If-None-Match naming " +
+        "the current ETag is answered 304 Not Modified without a body."
     ),
     HttpApiEndpoint.get("get", "/courses/:id", {
       params: { id: CourseIdParam },
       success: Course,
       error: problemsFor("CourseNotFound", "PersistenceError")
-    }).annotate(OpenApi.Summary, "Read one course"),
+    }).middleware(CatalogueAuth).annotate(OpenApi.Summary, "Read one course").annotate(
+      OpenApi.Description,
+      `${catalogueReaders} A draft or scheduled course is a 404 to everyone else.`
+    ),
     HttpApiEndpoint.post("create", "/courses", {
       payload: CourseCreate,
       success: HttpApiSchema.WithHeaders(Course, { location: Schema.String }).pipe(HttpApiSchema.status(201)),

@@ -37,6 +37,8 @@ import { RouteTable } from "./RouteTable.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
 import * as UploadsHandlers from "./UploadsHandlers.ts"
 import * as ViewerAuthLive from "./ViewerAuthLive.ts"
+import * as CatalogueAuthLive from "./CatalogueAuthLive.ts"
+import { CatalogueReaders } from "./CatalogueAuthLive.ts"
 import type { ViewerResolver } from "./ViewerResolver.ts"
 
 const layerApiOf = (api: typeof CoursekitApi) =>
@@ -50,14 +52,15 @@ const layerApiOf = (api: typeof CoursekitApi) =>
       PurchasesHandlers.layer,
       AiHandlers.layer
     ]),
-    Layer.provide([ApiProblemsLive.layer, AdminAuthLive.layer, ViewerAuthLive.layer])
+    Layer.provide([ApiProblemsLive.layer, AdminAuthLive.layer, ViewerAuthLive.layer, CatalogueAuthLive.layer]),
+    Layer.provide(CatalogueReaders.layer)
   )
 
 const layerRoutesOf = (api: typeof CoursekitApi) =>
   Layer.mergeAll(
     layerApiOf(api),
     ApiDocsRoute.layer(api, "/docs"),
-    EdgeMiddleware.layer
+    EdgeMiddleware.layer.pipe(Layer.provide(CatalogueReaders.layer))
   )
 
 /** The API routes and `/openapi.json`. Needs the use cases, `Readiness`, `AdminAccess` and a `ViewerResolver`. */

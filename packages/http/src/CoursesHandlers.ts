@@ -3,9 +3,10 @@
  *
  * @since 0.1.0
  */
-import { Courses, defaultPageSize } from "@coursekit/core"
+import { adminAudience, Courses, defaultPageSize, publicAudience } from "@coursekit/core"
 import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
+import { CurrentAudience } from "./CatalogueAuth.ts"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import { problems } from "./DomainProblems.ts"
 import { withNextLink } from "./NextPageLink.ts"
@@ -18,14 +19,19 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
   const catalogue = yield* Courses
   const prefix = yield* MountPrefix
   return handlers.handleAll({
-    list: ({ query, request }) => {
-      const limit = query.limit ?? defaultPageSize
-      return catalogue.list({ cursor: query.cursor, limit }).pipe(
-        Effect.map((page) => withNextLink(page, { prefix, url: request.url, limit })),
-        problems
-      )
-    },
-    get: ({ params }) => problems(catalogue.get(params.id)),
+    list: ({ query, request }) =>
+      Effect.gen(function*() {
+        const limit = query.limit ?? defaultPageSize
+        // CatalogueAuth refused `status` to anyone but admins.
+        const audience = (yield* CurrentAudience) === "admin" ? adminAudience(query.status) : publicAudience
+        const page = yield* problems(catalogue.list({ cursor: query.cursor, limit, audience }))
+        return withNextLink(page, { prefix, url: request.url, limit, keep: { status: query.status } })
+      }),
+    get: ({ params }) =>
+      Effect.gen(function*() {
+        const audience = (yield* CurrentAudience) === "admin" ? adminAudience() : publicAudience
+        return yield* problems(catalogue.get(params.id, audience))
+      }),
     create: ({ payload, request }) =>
       catalogue.create(payload).pipe(
         Effect.map((course) =>

@@ -9,6 +9,7 @@
  */
 import { ByteSize, Cause, Context, Effect } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { CatalogueReaders } from "./CatalogueAuthLive.ts"
 import { CourseListCache } from "./CourseListCache.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { problemBody } from "./Problems.ts"
@@ -86,6 +87,7 @@ export const layer = HttpRouter.middleware(
   Effect.gen(function*() {
     const logger = yield* RequestLogger
     const listCache = yield* CourseListCache
+    const readers = yield* CatalogueReaders
     const routes = yield* RouteTable
     return (app) =>
       Effect.withFiber((fiber) => {
@@ -93,7 +95,11 @@ export const layer = HttpRouter.middleware(
         const incoming = request.headers["x-request-id"]
         const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : crypto.randomUUID()
         const start = performance.now()
-        const cached = listCache.around(request.method, request.url, request.headers["if-none-match"], app)
+        const cached = listCache.around(
+          { method: request.method, url: request.url, ifNoneMatch: request.headers["if-none-match"] },
+          readers.audienceOf(request),
+          app
+        )
         return problemFallback(routes, cached).pipe(
           // Every log line written while handling the request names it.
           Effect.annotateLogs("requestId", requestId),

@@ -4,7 +4,8 @@
  * The handlers' `identify` option (`CoursekitHttp.webHandler`, `nodeHandler` and the
  * framework adapters) becomes {@link CurrentHostIdentity} for each request;
  * {@link layerHostAuth} provides the `ViewerResolver` and `AdminAccess` that ask it, so
- * requests that need no identity (the catalogue, health checks) never call `identify`.
+ * requests that need no identity (health checks, the API docs) never call `identify`.
+ * The catalogue reads ask it: admins see drafts there.
  *
  * @since 0.1.0
  */

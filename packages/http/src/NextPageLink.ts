@@ -8,14 +8,27 @@
 import { HttpApiSchema } from "effect/http-api"
 import { pathOf } from "./RequestPath.ts"
 
-/** `page` as a response of its items, with `Link: <…?cursor=N&limit=L>; rel="next"` when more follow. */
+/**
+ * `page` as a response of its items, with `Link: <…?cursor=N&limit=L>; rel="next"` when
+ * more follow; `keep` names the request's other query parameters the next page needs
+ * (a filter, a search), in that order, left out when undefined.
+ */
 export const withNextLink = <A>(
-  page: { readonly items: A; readonly next: number | undefined },
-  request: { readonly prefix: string; readonly url: string; readonly limit: number }
-) =>
-  HttpApiSchema.withHeaders({
+  page: { readonly items: A; readonly next: number | string | undefined },
+  request: {
+    readonly prefix: string
+    readonly url: string
+    readonly limit: number
+    readonly keep?: Readonly<Record<string, string | undefined>> | undefined
+  }
+) => {
+  if (page.next === undefined) return HttpApiSchema.withHeaders({ body: page.items, headers: {} })
+  const query = new URLSearchParams()
+  for (const [name, value] of Object.entries(request.keep ?? {})) if (value !== undefined) query.set(name, value)
+  query.set("cursor", String(page.next))
+  query.set("limit", String(request.limit))
+  return HttpApiSchema.withHeaders({
     body: page.items,
-    headers: page.next === undefined
-      ? {}
-      : { link: `<${request.prefix}${pathOf(request.url)}?cursor=${page.next}&limit=${request.limit}>; rel="next"` }
+    headers: { link: `<${request.prefix}${pathOf(request.url)}?${query}>; rel="next"` }
   })
+}

@@ -6,6 +6,7 @@
  */
 export * from "./AdminAuth.ts"
 export * from "./ApiProblems.ts"
+export * from "./CatalogueAuth.ts"
 export * from "./CoursekitApi.ts"
 export * from "./Problems.ts"
 export * from "./ViewerAuth.ts"

@@ -8,13 +8,15 @@ import {
   MediaUrls,
   ObjectStore,
   PersistenceError,
+  publishedNow,
   UploadRepo,
   Uploads
 } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { DateTime, Duration, Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { CourseListCache } from "../src/index.ts"
+import { TestClock } from "effect/testing"
+import { CourseListCache, Unauthorized } from "../src/index.ts"
 
 // The cache in front of a stand-in for the API that counts how often it is reached.
 const setup = (options?: { maxEntries?: number; maxBytes?: number }) =>
@@ -26,9 +28,12 @@ const setup = (options?: { maxEntries?: number; maxBytes?: number }) =>
       reached++
       return HttpServerResponse.text(`page ${reached}`, { contentType: "application/json" })
     })
-    const get = (url: string, ifNoneMatch?: string) => cache.around("GET", url, ifNoneMatch, api)
-    const change = repo.insert({ title: "x", slugBase: `x-${Math.random()}`.replace(".", ""), content_html: "" })
-    return { get, change, reached: () => reached }
+    const get = (url: string, ifNoneMatch?: string, audience: Effect.Effect<"admin" | "public", Unauthorized> = Effect.succeed("public")) =>
+      cache.around({ method: "GET", url, ifNoneMatch }, audience, api)
+    const change = repo.insert({ ...publishedNow, title: "x", slugBase: `x-${Math.random()}`.replace(".", ""), content_html: "" })
+    const schedule = (publishAt: DateTime.Utc) =>
+      repo.insert({ status: "published", publish_at: publishAt, title: "later", slugBase: `later-${Math.random()}`.replace(".", ""), content_html: "" })
+    return { get, change, schedule, reached: () => reached }
   }).pipe(Effect.provide(CourseListCache.layer(options).pipe(Layer.provideMerge(Courses.layerMemory()))))
 
 /** What the catalogue's deletes need beside the course repository (in memory). */
@@ -49,6 +54,47 @@ describe("CourseListCache", () => {
       assert.strictEqual(reached(), 1)
       yield* change
       assert.strictEqual(text(yield* get("/courses?limit=5")), "page 2")
+      assert.strictEqual(reached(), 2)
+    }))
+
+  it.effect("serves and keeps the public's pages only: an admin's request and a refused one always reach the API", () =>
+    Effect.gen(function*() {
+      const { get, reached } = yield* setup()
+      const admin = Effect.succeed("admin" as const)
+      const refused = Effect.fail(new Unauthorized({ detail: "bad token" }))
+      yield* get("/courses?limit=5", undefined, admin)
+      yield* get("/courses?limit=5", undefined, admin)
+      assert.strictEqual(reached(), 2, "an admin's page is not kept")
+      const first = yield* get("/courses?limit=5")
+      assert.strictEqual(text(first), "page 3")
+      assert.strictEqual(text(yield* get("/courses?limit=5", undefined, admin)), "page 4", "an admin is not served the public page")
+      assert.strictEqual((yield* get("/courses?limit=5", first.headers.etag, admin)).status, 200, "nor a 304 for it")
+      assert.strictEqual(text(yield* get("/courses?limit=5", undefined, refused)), "page 6")
+      assert.strictEqual(text(yield* get("/courses?limit=5")), "page 3")
+      assert.strictEqual(reached(), 6)
+    }))
+
+  it.effect("a status filter always reaches the API, whoever asks", () =>
+    Effect.gen(function*() {
+      const { get, reached } = yield* setup()
+      yield* get("/courses?status=draft")
+      yield* get("/courses?status=draft")
+      assert.strictEqual(reached(), 2)
+    }))
+
+  it.effect("a scheduled course's publish_at passing is a new version: the next request reaches the API", () =>
+    Effect.gen(function*() {
+      const { get, reached, schedule } = yield* setup()
+      yield* schedule(DateTime.add(yield* DateTime.now, { minutes: 10 }))
+      const before = yield* get("/courses")
+      yield* TestClock.adjust(Duration.minutes(9))
+      assert.strictEqual(text(yield* get("/courses")), text(before))
+      assert.strictEqual((yield* get("/courses", before.headers.etag)).status, 304)
+      assert.strictEqual(reached(), 1)
+      yield* TestClock.adjust(Duration.minutes(1))
+      const after = yield* get("/courses", before.headers.etag)
+      assert.strictEqual(after.status, 200)
+      assert.notStrictEqual(after.headers.etag, before.headers.etag)
       assert.strictEqual(reached(), 2)
     }))
 
@@ -128,7 +174,7 @@ describe("CourseListCache", () => {
         reached++
         return HttpServerResponse.text("page", { contentType: "application/json" })
       })
-      const response = yield* cache.around("GET", "/courses?limit=5", undefined, api)
+      const response = yield* cache.around({ method: "GET", url: "/courses?limit=5", ifNoneMatch: undefined }, Effect.succeed("public"), api)
       assert.strictEqual(response.status, 503)
       assert.strictEqual(response.headers["content-type"], "application/problem+json")
       assert.deepStrictEqual(JSON.parse(text(response)), {

@@ -10,11 +10,13 @@ describe("@coursekit/http/api", () => {
       "AiApi",
       "ApiProblems",
       "BadGateway",
+      "CatalogueAuth",
       "Conflict",
       "ContentTooLarge",
       "CourseUploadsApi",
       "CoursekitApi",
       "CoursesApi",
+      "CurrentAudience",
       "CurrentViewer",
       "DependencyCheck",
       "Forbidden",
@@ -48,11 +50,11 @@ describe("@coursekit/http/api", () => {
   })
 
   it("its modules import no server code", () => {
-    for (const file of ["AdminAuth.ts", "ApiProblems.ts", "CoursekitApi.ts", "DomainProblems.ts", "PathParams.ts", "Problems.ts", "ViewerAuth.ts"]) {
+    for (const file of ["AdminAuth.ts", "ApiProblems.ts", "CatalogueAuth.ts", "CoursekitApi.ts", "DomainProblems.ts", "PathParams.ts", "Problems.ts", "ViewerAuth.ts"]) {
       const source = readFileSync(resolve(import.meta.dirname, "../src", file), "utf8")
       const imports = [...source.matchAll(/from "([^"]+)"/g)].map((match) => match[1])
       for (const specifier of imports) {
-        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(effect(\/[a-z-]+)?|@coursekit\/core|\.\/(AdminAuth|ApiProblems|CoursekitApi|DomainProblems|PathParams|Problems|ViewerAuth)\.ts)$/)
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(effect(\/[a-z-]+)?|@coursekit\/core|\.\/(AdminAuth|ApiProblems|CatalogueAuth|CoursekitApi|DomainProblems|PathParams|Problems|ViewerAuth)\.ts)$/)
       }
     }
   })

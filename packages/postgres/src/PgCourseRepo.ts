@@ -16,7 +16,9 @@ import {
   CourseNotFound,
   CourseRepo,
   CourseSlugNotFound,
+  type CourseListRequest,
   CourseListRow,
+  type CourseLookup,
   CourseRecord,
   type NewCourse,
   PersistenceError,
@@ -32,8 +34,17 @@ import { persistenceError } from "./PgErrors.ts"
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(CourseRecord))
 const decodeListRows = Schema.decodeUnknownEffect(Schema.Array(CourseListRow))
 // Only the shapes' keys are written: TypeScript lets objects with extra properties through.
+// Writes are encoded through the shapes too (an instant becomes a Date for the driver).
 const insertFields = RecordVariants.pick(CourseInsert)
 const changedFields = RecordVariants.pick(CourseChanges)
+const encodeInsert = Schema.encodeSync(CourseInsert)
+const encodeChanges = Schema.encodeSync(CourseChanges)
+
+/**
+ * Visible to the public now, by the database's clock: every instance of the service
+ * agrees, whatever its own clock says.
+ */
+export const visibleNow = (sql: SqlClient.SqlClient) => sql`status = 'published' AND (publish_at IS NULL OR publish_at <= now())`
 const decodeIds = Schema.decodeUnknownEffect(Schema.NonEmptyArray(Schema.Struct({ id: CourseId })))
 
 /** An insert lost its slug to a concurrent insert of another base; it is retried. */
@@ -66,7 +77,7 @@ export const make = () => Effect.gen(function*() {
         }
         n += batch.length
       }
-      const fields = insertFields(course)
+      const fields = encodeInsert(insertFields(course))
       const rows = yield* decodeRecords(yield* sql`
         INSERT INTO courses ${sql.insert({ ...fields, id, slug: Slug.candidate(base, n) })}
         ON CONFLICT (slug) DO NOTHING
@@ -87,8 +98,10 @@ export const make = () => Effect.gen(function*() {
     )
   }, bounded(timeout, "insert course"))
 
-  const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId) {
-    const rows = yield* sql`SELECT * FROM courses WHERE id = ${id}`.pipe(
+  const visibleIf = (lookup: CourseLookup | undefined) => lookup?.visibleOnly === true ? sql`AND ${visibleNow(sql)}` : sql``
+
+  const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId, lookup?: CourseLookup) {
+    const rows = yield* sql`SELECT * FROM courses WHERE id = ${id} ${visibleIf(lookup)}`.pipe(
       Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("find course"))
     )
@@ -96,8 +109,8 @@ export const make = () => Effect.gen(function*() {
     return rows[0]!
   }, bounded(timeout, "find course"))
 
-  const findBySlug = Effect.fn("CourseRepo.findBySlug")(function*(slug: string) {
-    const rows = yield* sql`SELECT * FROM courses WHERE slug = ${slug}`.pipe(
+  const findBySlug = Effect.fn("CourseRepo.findBySlug")(function*(slug: string, lookup?: CourseLookup) {
+    const rows = yield* sql`SELECT * FROM courses WHERE slug = ${slug} ${visibleIf(lookup)}`.pipe(
       Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("find course by slug"))
     )
@@ -105,20 +118,31 @@ export const make = () => Effect.gen(function*() {
     return rows[0]!
   }, bounded(timeout, "find course by slug"))
 
-  const list = Effect.fn("CourseRepo.list")(function*(request: {
-    readonly cursor: CourseId | undefined
-    readonly limit: number
-  }) {
+  const shownTo = ({ audience }: CourseListRequest) => {
+    if (audience._tag === "Public") return sql`AND ${visibleNow(sql)}`
+    switch (audience.status) {
+      case undefined:
+        return sql``
+      case "draft":
+        return sql`AND status = 'draft'`
+      case "published":
+        return sql`AND ${visibleNow(sql)}`
+      case "scheduled":
+        return sql`AND status = 'published' AND publish_at > now()`
+    }
+  }
+
+  const list = Effect.fn("CourseRepo.list")(function*(request: CourseListRequest) {
     return yield* sql`
-      SELECT id, title, slug, thumbnail_key FROM courses
-      WHERE id >= ${request.cursor ?? 0}
+      SELECT id, title, slug, thumbnail_key, status, publish_at FROM courses
+      WHERE id >= ${request.cursor ?? 0} ${shownTo(request)}
       ORDER BY id
       LIMIT ${request.limit}
     `.pipe(Effect.flatMap(decodeListRows), Effect.mapError(persistenceError("list courses")))
   }, bounded(timeout, "list courses"))
 
   const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
-    const set = RecordVariants.definedOnly(changedFields(changes))
+    const set = encodeChanges(RecordVariants.definedOnly(changedFields(changes)))
     const rows = yield* sql`
       UPDATE courses SET ${Object.keys(set).length === 0 ? sql`` : sql`${sql.update(set)},`} updated_at = now()
       WHERE id = ${id}
@@ -137,8 +161,16 @@ export const make = () => Effect.gen(function*() {
     return rows[0]!
   }, bounded(timeout, "delete course"))
 
-  // Bumped by the trigger of migration 0002 in the same transaction as every change.
-  const version = sql<{ version: string }>`SELECT version::text AS version FROM coursekit_catalogue_version`.pipe(
+  // Bumped by the trigger of migration 0002 in the same transaction as every change; the
+  // next scheduled release (microseconds, one probe of the partial index of migration
+  // 0008) changes it when that instant passes.
+  const version = sql<{ version: string }>`
+    SELECT version::text || coalesce('.' || (
+      SELECT (extract(epoch FROM min(publish_at)) * 1000000)::bigint::text FROM courses
+      WHERE status = 'published' AND publish_at > now()
+    ), '') AS version
+    FROM coursekit_catalogue_version
+  `.pipe(
     Effect.map((rows) => rows[0]!.version),
     Effect.mapError(persistenceError("read the catalogue version")),
     bounded(timeout, "read the catalogue version"),

@@ -31,6 +31,7 @@ import {
 } from "@coursekit/core"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import { visibleNow } from "./PgCourseRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError, violatesForeignKey } from "./PgErrors.ts"
 
@@ -39,23 +40,26 @@ const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(LessonRecord))
 // Only the shapes' keys are written: TypeScript lets objects with extra properties through.
 const insertFields = RecordVariants.pick(LessonInsert)
 const changedFields = RecordVariants.pick(LessonChanges)
+const encodeInsert = Schema.encodeSync(LessonInsert)
+const encodeChanges = Schema.encodeSync(LessonChanges)
 const decodeViewerLessons = Schema.decodeUnknownEffect(Schema.Array(ViewerLesson))
 const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(LessonUsingFile))
 
 /**
- * The public course's lessons. Unless `unlocked`, `content_html` and `video_key` are
+ * The public course's lessons: those visible now, by the database's clock (drafts and
+ * scheduled lessons are not read). Unless `unlocked`, `content_html` and `video_key` are
  * selected only for previews: the statement itself never reads a locked body.
  */
 export const viewerLessons = (sql: SqlClient.SqlClient, courseId: CourseId, unlocked: boolean) =>
   unlocked
     ? sql`
         SELECT id, title, position, is_preview, content_html, video_key
-        FROM lessons WHERE course_id = ${courseId} ORDER BY position`
+        FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ORDER BY position`
     : sql`
         SELECT id, title, position, is_preview,
                CASE WHEN is_preview THEN content_html END AS content_html,
                CASE WHEN is_preview THEN video_key END AS video_key
-        FROM lessons WHERE course_id = ${courseId} ORDER BY position`
+        FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ORDER BY position`
 
 /** The PostgreSQL lesson repository; needs an `effect/sql` `SqlClient`. */
 export const make = () => Effect.gen(function*() {
@@ -82,7 +86,7 @@ export const make = () => Effect.gen(function*() {
       const position = clamp(lesson.position, (yield* countOf(courseId)) + 1)
       yield* sql`UPDATE lessons SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${position}`
       const rows = yield* decodeRecords(yield* sql`
-        INSERT INTO lessons ${sql.insert({ ...insertFields(lesson), course_id: courseId, position })}
+        INSERT INTO lessons ${sql.insert({ ...encodeInsert(insertFields(lesson)), course_id: courseId, position })}
         RETURNING *
       `)
       return rows[0]!
@@ -120,7 +124,7 @@ export const make = () => Effect.gen(function*() {
       } else if (to < from) {
         yield* sql`UPDATE lessons SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${to} AND position < ${from}`
       }
-      const { position: _, ...fields } = RecordVariants.definedOnly(changedFields(changes))
+      const { position: _, ...fields } = encodeChanges(RecordVariants.definedOnly(changedFields(changes)))
       const rows = yield* decodeRecords(yield* sql`
         UPDATE lessons SET ${sql.update({ ...fields, position: to })}, updated_at = now()
         WHERE id = ${id}

@@ -14,6 +14,7 @@ import lessonsPurchases from "./migrations/0004_lessons_purchases.ts"
 import courseDescription from "./migrations/0005_course_description.ts"
 import lessonVideoReference from "./migrations/0006_lesson_video_reference.ts"
 import multipartUploads from "./migrations/0007_multipart_uploads.ts"
+import publishing from "./migrations/0008_publishing.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
@@ -23,7 +24,8 @@ export const migrations = {
   "0004_lessons_purchases": lessonsPurchases,
   "0005_course_description": courseDescription,
   "0006_lesson_video_reference": lessonVideoReference,
-  "0007_multipart_uploads": multipartUploads
+  "0007_multipart_uploads": multipartUploads,
+  "0008_publishing": publishing
 }
 
 /** Table where applied migrations are recorded. */

@@ -3,7 +3,7 @@
  * public course's lesson query (EXPLAIN VERBOSE lists every column the scan outputs)
  * reads `content_html` and `video_key` only under `CASE WHEN is_preview`.
  */
-import { type CourseId, CourseRepo, LessonRepo, MediaRepo } from "@coursekit/core"
+import { type CourseId, CourseRepo, LessonRepo, MediaRepo, publishedNow } from "@coursekit/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -30,10 +30,10 @@ export const viewerQuerySuite = <E>(name: string, repos: Layer.Layer<LessonRepo 
     layer(repos, { timeout: 60_000 })((it) => {
       it.effect("without the purchase, bodies are read only for previews; with it, all of them", () =>
         Effect.gen(function*() {
-          const course = yield* (yield* CourseRepo).insert({ title: "Plan", slugBase: `plan-${Date.now()}`, content_html: "" })
+          const course = yield* (yield* CourseRepo).insert({ ...publishedNow, title: "Plan", slugBase: `plan-${Date.now()}`, content_html: "" })
           const video = `private/media/plan-${Date.now()}.mp4`
           yield* (yield* MediaRepo).upsert({ key: video, name: "v.mp4", size_bytes: 1, content_type: "video/mp4" })
-          yield* (yield* LessonRepo).insert(course.id, { title: "x", content_html: "<p>secret</p>", video_key: video, is_preview: false })
+          yield* (yield* LessonRepo).insert(course.id, { ...publishedNow, title: "x", content_html: "<p>secret</p>", video_key: video, is_preview: false })
           const locked = yield* planOutputs(course.id, false)
           assert.isNotEmpty(locked)
           for (const column of ["content_html", "video_key"]) {

@@ -6,9 +6,11 @@
  * @since 0.1.0
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, type Layer, Option, Random } from "effect"
+import { DateTime, Duration, Effect, type Layer, Option, Random } from "effect"
+import { TestClock } from "effect/testing"
 import type { CourseId } from "../Course.ts"
 import { CourseRepo } from "../CourseRepo.ts"
+import { publishedNow } from "../Publishing.ts"
 import type { LessonId } from "../Lesson.ts"
 import { LessonRepo, type NewLesson } from "../LessonRepo.ts"
 import { MediaRepo } from "../MediaRepo.ts"
@@ -16,7 +18,7 @@ import { MediaRepo } from "../MediaRepo.ts"
 const newCourse = Effect.gen(function*() {
   const courses = yield* CourseRepo
   const title = `Lessons ${Math.random().toString(36).slice(2, 10)}`
-  return (yield* courses.insert({ title, slugBase: title.toLowerCase().replace(/ /g, "-"), content_html: "" })).id
+  return (yield* courses.insert({ ...publishedNow, title, slugBase: title.toLowerCase().replace(/ /g, "-"), content_html: "" })).id
 })
 
 const lesson = (title: string, extra: Partial<NewLesson> = {}): NewLesson => ({
@@ -24,8 +26,21 @@ const lesson = (title: string, extra: Partial<NewLesson> = {}): NewLesson => ({
   content_html: `<p>${title} body</p>`,
   video_key: null,
   is_preview: false,
+  ...publishedNow,
   ...extra
 })
+
+/**
+ * The store's clock, which decides visibility: the creation instant of a lesson inserted
+ * now (every adapter sets `created_at` from the clock it reads visibility by).
+ */
+const storeNow = (courseId: CourseId) =>
+  Effect.gen(function*() {
+    const repo = yield* LessonRepo
+    const probe = yield* repo.insert(courseId, lesson("clock"))
+    yield* repo.delete(courseId, probe.id)
+    return probe.created_at
+  })
 
 /** Titles in position order, and a check that positions are exactly 1…n. */
 const order = (courseId: CourseId) =>
@@ -188,6 +203,43 @@ export const lessonRepoSuite = <E>(
           ])
           assert.deepStrictEqual(open.map((row) => row.id), (yield* repo.list(courseId)).map((row) => row.id))
         }))
+
+      it.effect("listForViewer leaves out draft and scheduled lessons, with or without access; list shows all", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          const now = yield* storeNow(courseId)
+          const day = { days: 1 }
+          yield* repo.insert(courseId, lesson("draft preview", { status: "draft", is_preview: true }))
+          const scheduled = yield* repo.insert(courseId, lesson("scheduled", { publish_at: DateTime.add(now, day), is_preview: true }))
+          yield* repo.insert(courseId, lesson("released", { publish_at: DateTime.subtract(now, day), is_preview: true }))
+          yield* repo.insert(courseId, lesson("draft dated", { status: "draft", publish_at: DateTime.subtract(now, day) }))
+          yield* repo.insert(courseId, lesson("paid"))
+          assert.deepStrictEqual(yield* order(courseId), ["draft preview", "scheduled", "released", "draft dated", "paid"])
+          assert.strictEqual(DateTime.toEpochMillis(scheduled.publish_at!), DateTime.toEpochMillis(DateTime.add(now, day)))
+          for (const unlocked of [false, true]) {
+            const shown = yield* repo.listForViewer(courseId, unlocked)
+            assert.deepStrictEqual(shown.map((row) => [row.title, row.position]), [["released", 3], ["paid", 5]])
+          }
+          const made = yield* repo.update(courseId, scheduled.id, { publish_at: null })
+          assert.isNull(made.publish_at)
+          assert.deepStrictEqual((yield* repo.listForViewer(courseId, false)).map((row) => row.title), ["scheduled", "released", "paid"])
+          assert.strictEqual((yield* repo.update(courseId, scheduled.id, { status: "draft" })).status, "draft")
+          assert.deepStrictEqual((yield* repo.listForViewer(courseId, false)).map((row) => row.title), ["released", "paid"])
+        }))
+
+      it.effect("a scheduled lesson is listed for viewers once its publish_at passes", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          const at = DateTime.add(yield* storeNow(courseId), { milliseconds: 1500 })
+          yield* repo.insert(courseId, lesson("soon", { publish_at: at }))
+          assert.deepStrictEqual(yield* repo.listForViewer(courseId, true), [])
+          // The in-memory store reads the test clock; a database reads its own.
+          yield* TestClock.adjust(Duration.millis(1800))
+          yield* Effect.sleep(Duration.millis(1800)).pipe(TestClock.withLive)
+          assert.deepStrictEqual((yield* repo.listForViewer(courseId, true)).map((row) => row.title), ["soon"])
+        }), 20_000)
 
       it.effect("a lesson that is not a preview never gets a public video; nothing changes when refused", () =>
         Effect.gen(function*() {

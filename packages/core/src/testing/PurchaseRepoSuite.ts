@@ -7,13 +7,14 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import { CourseRepo } from "../CourseRepo.ts"
+import { publishedNow } from "../Publishing.ts"
 import { Entitlements } from "../Entitlements.ts"
 import { PurchaseRepo } from "../PurchaseRepo.ts"
 import type { UserId } from "../Viewer.ts"
 
 const newCourse = Effect.gen(function*() {
   const title = `Purchases ${Math.random().toString(36).slice(2, 10)}`
-  return (yield* (yield* CourseRepo).insert({ title, slugBase: title.toLowerCase().replace(/ /g, "-"), content_html: "" })).id
+  return (yield* (yield* CourseRepo).insert({ ...publishedNow, title, slugBase: title.toLowerCase().replace(/ /g, "-"), content_html: "" })).id
 })
 const newUser = () => `user|${Math.random().toString(36).slice(2, 10)}` as UserId
 

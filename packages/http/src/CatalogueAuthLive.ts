@@ -1,0 +1,79 @@
+/**
+ * The server side of {@link CatalogueAuth}: the {@link AdminAccess} decides admin access;
+ * anyone else is resolved by the `ViewerResolver` (so bad credentials are a 401, as on
+ * the public course) and reads the public catalogue. The list cache asks the same
+ * question through {@link CatalogueReaders}, so it never serves a public page to an admin
+ * or a cached page to a request the API would refuse.
+ *
+ * @since 0.2.0
+ */
+import { Context, Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { AdminAccess, genericAdminRefusals } from "./AdminAccess.ts"
+import { CatalogueAuth, CurrentAudience } from "./CatalogueAuth.ts"
+import { Forbidden, type ServiceUnavailable, Unauthorized } from "./Problems.ts"
+import { ViewerResolver } from "./ViewerResolver.ts"
+
+/** Query parameters only admins may use on catalogue reads. */
+const adminOnlyParameters = ["status"] as const
+
+// As `AdminAuth` reads it (HttpApiBuilder's bearer decoding): scheme case-insensitive, then spaces.
+const bearerOf = (request: HttpServerRequest.HttpServerRequest) => {
+  const match = /^Bearer +(.+)$/i.exec(request.headers.authorization ?? "")
+  return Redacted.make(match === null ? "" : match[1]!)
+}
+
+const asksAdminOnly = (url: string) => {
+  const query = url.indexOf("?")
+  if (query === -1) return false
+  const params = new URLSearchParams(url.slice(query + 1))
+  return adminOnlyParameters.some((name) => params.has(name))
+}
+
+/** Decides who reads the catalogue; shared by the middleware and the list cache. */
+export class CatalogueReaders extends Context.Service<CatalogueReaders, {
+  audienceOf(
+    request: HttpServerRequest.HttpServerRequest
+  ): Effect.Effect<"admin" | "public", Unauthorized | Forbidden | ServiceUnavailable>
+}>()("@coursekit/http/CatalogueReaders") {
+  static readonly layer: Layer.Layer<CatalogueReaders, never, AdminAccess | ViewerResolver> = Layer.effect(
+    CatalogueReaders,
+    Effect.gen(function*() {
+      const access = yield* AdminAccess
+      const viewers = yield* ViewerResolver
+      const refusals = access.refusals ?? genericAdminRefusals
+      return CatalogueReaders.of({
+        audienceOf: (request) =>
+          Effect.gen(function*() {
+            const bearer = bearerOf(request)
+            if (yield* access.isAdmin(request, bearer)) return "admin" as const
+            // Not an admin: a viewer or nobody, and credentials that do not verify are refused.
+            const viewer = yield* viewers.resolve(request)
+            if (asksAdminOnly(request.url)) {
+              return yield* viewer._tag === "User"
+                ? Effect.fail(new Forbidden({ detail: refusals.forbidden }))
+                : Effect.fail(new Unauthorized({ detail: refusals.unauthorized(bearer) }))
+            }
+            return "public" as const
+          })
+      })
+    })
+  )
+}
+
+/** `CatalogueAuth` over the `CatalogueReaders` in context. */
+export const layer: Layer.Layer<CatalogueAuth, never, CatalogueReaders> = Layer.effect(
+  CatalogueAuth,
+  Effect.gen(function*() {
+    const readers = yield* CatalogueReaders
+    return CatalogueAuth.of((httpEffect) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const audience = yield* readers.audienceOf(request)
+        const response = Effect.provideService(httpEffect, CurrentAudience, audience)
+        // An admin's page shows drafts: no shared cache may keep it, nor serve it to anyone else.
+        return yield* audience === "admin" ? Effect.map(response, HttpServerResponse.setHeader("cache-control", "private, no-store")) : response
+      })
+    )
+  })
+)
