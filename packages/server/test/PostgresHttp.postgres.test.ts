@@ -3,6 +3,7 @@ import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as StandaloneServer from "../src/StandaloneServer.ts"
+import { publishingHttpSuite } from "./PublishingHttpSuite.ts"
 import { call, callAt, layerTestServer, testSettings, urlOf } from "./TestServer.ts"
 
 const serverUrl = process.env.TEST_DATABASE_URL
@@ -17,19 +18,21 @@ const onServer = (url: string, statement: (sql: SqlClient.SqlClient) => Effect.E
     yield* statement(sql)
   }).pipe(Effect.provide(adminLayer(url)), Effect.orDie)
 
-const layerDatabaseAndServer = (url: string) => {
+const layerDatabaseAndServer = (url: string, name = databaseName) => {
   const target = new URL(url)
-  target.pathname = `/${databaseName}`
+  target.pathname = `/${name}`
   return Layer.unwrap(Effect.gen(function*() {
     yield* Effect.acquireRelease(
-      onServer(url, (sql) => sql`CREATE DATABASE ${sql(databaseName)}`),
-      () => onServer(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(databaseName)} WITH (FORCE)`)
+      onServer(url, (sql) => sql`CREATE DATABASE ${sql(name)}`),
+      () => onServer(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
     )
     return layerTestServer({ databaseUrl: Option.some(Redacted.make(target.toString())), databasePoolSize: 4 })
   }))
 }
 
 if (serverUrl !== undefined) {
+  publishingHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_publishing`))
+
   describe("standalone server over HTTP (PostgreSQL)", () => {
     layer(layerDatabaseAndServer(serverUrl), { timeout: 60_000 })((it) => {
       it.effect("creates, pages and reads courses on PostgreSQL", () =>
@@ -145,7 +148,8 @@ if (serverUrl !== undefined) {
           const { a, b } = yield* Instances
           const first = yield* callAt(a, "/courses?limit=3")
           const etag = first.headers.get("etag")
-          assert.match(etag ?? "", /^"\d+\.\d+\.\d+"$/)
+          // The version (and the next scheduled release, if any), then the page.
+          assert.match(etag ?? "", /^"\d+(\.\d+)?\.\d+\.\d+"$/)
           assert.strictEqual(first.headers.get("cache-control"), "no-cache")
           const again = yield* callAt(a, "/courses?limit=3", { headers: { "if-none-match": etag! } })
           assert.strictEqual(again.status, 304)
@@ -158,6 +162,22 @@ if (serverUrl !== undefined) {
           assert.strictEqual(changed.status, 200)
           assert.notStrictEqual(changed.headers.get("etag"), etag)
           assert.strictEqual(changed.body[0].title, "Changed")
+        }))
+
+      it.effect("a scheduled course is in every instance's very next list response once its publish_at passes", () =>
+        Effect.gen(function*() {
+          const { a, b } = yield* Instances
+          const id = (yield* callAt(a, "/courses", { method: "POST", admin: true, json: { title: "Released", content_html: "" } })).body.id
+          const soon = new Date(Date.now() + 1500).toISOString()
+          yield* callAt(a, "/courses", { method: "POST", admin: true, json: { title: "Scheduled", content_html: "", publish_at: soon } })
+          // Both instances answer this page from their caches…
+          for (const url of [a, b]) assert.isTrue((yield* servesFromCache(url, id)).cached)
+          yield* onCluster((sql) => sql`UPDATE courses SET title = 'Released' WHERE id = ${id}`)
+          // …which now hold it without the scheduled course…
+          for (const url of [a, b]) assert.deepStrictEqual(yield* titlesAt(url, id), ["Released"])
+          // …and show it from the instant on, with no write anywhere.
+          yield* Effect.sleep(Duration.millis(1800))
+          for (const url of [a, b]) assert.deepStrictEqual(yield* titlesAt(url, id), ["Released", "Scheduled"])
         }))
 
       it.effect("when the database drops every connection, no stale list is served", () =>

@@ -1,0 +1,4 @@
+import { publishingHttpSuite } from "./PublishingHttpSuite.ts"
+import { layerTestServer } from "./TestServer.ts"
+
+publishingHttpSuite("PGlite", layerTestServer())
