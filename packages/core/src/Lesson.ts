@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { ContentHtml, CourseId, CourseTitle, maxId, titleMaxLength } from "./Course.ts"
 import { publishAtField, publishStatusField } from "./Publishing.ts"
+import { SectionId } from "./Section.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 import { storableText } from "./StorableText.ts"
 import { visibilityOf } from "./Upload.ts"
@@ -20,10 +21,18 @@ export const LessonId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum:
 )
 export type LessonId = typeof LessonId.Type
 
-/** A lesson's place in its course: 1 is first; a course's positions are always 1…n. */
+/**
+ * A lesson's place in its group (its section, or the course's loose lessons): 1 is
+ * first; a group's positions are always 1…n.
+ */
 export const LessonPosition = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 })).annotate({
-  description: "Place in the course, 1 first. Positions stay 1…n: inserting or moving shifts the others; " +
-    "a position past the end means the end."
+  description: "Place in its section (or among the course's loose lessons), 1 first. Positions stay 1…n: inserting " +
+    "or moving shifts the others; a position past the end means the end."
+})
+
+const LessonSectionId = Schema.NullOr(SectionId).annotate({
+  description: "The section the lesson belongs to, or null for the course's loose lessons. Changing it moves the " +
+    "lesson to that section, at position (absent: at its end)."
 })
 
 // The same rules as a course title.
@@ -49,6 +58,7 @@ export type LessonAccess = typeof LessonAccess.Type
 export const LessonFields = RecordVariants.Struct({
   id: RecordVariants.generated(LessonId, ["api", "public"]),
   course_id: RecordVariants.generated(CourseId, ["api"]),
+  section_id: RecordVariants.authoredOptional(Schema.NullOr(SectionId), LessonSectionId, ["api"]),
   title: RecordVariants.authored(Schema.String, LessonTitle, ["api", "public"]),
   position: RecordVariants.Field({
     stored: Schema.Int,
@@ -133,6 +143,7 @@ export type PublicLesson = typeof PublicLesson.Type
  */
 export const ViewerLesson = LessonRecord.mapFields((fields) => ({
   id: fields.id,
+  section_id: fields.section_id,
   title: fields.title,
   position: fields.position,
   is_preview: fields.is_preview,

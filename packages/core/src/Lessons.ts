@@ -1,6 +1,6 @@
 /**
  * The lesson use cases of the admin API: create, list, change (and move) and delete the
- * lessons of a course.
+ * lessons of a course, and the sections that group them.
  *
  * @since 0.1.0
  */
@@ -23,9 +23,18 @@ import { MediaRepo } from "./MediaRepo.ts"
 import { MediaUrls } from "./MediaUrls.ts"
 import type { StorageError } from "./ObjectStore.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
+import type {
+  Section,
+  SectionCreate,
+  SectionId,
+  SectionNotEmpty,
+  SectionNotFound,
+  SectionUpdate,
+  UnknownSection
+} from "./Section.ts"
 
-/** What a lesson's video may be refused for. */
-type VideoError = VideoNotFound | PublicVideoOnPaidLesson
+/** What a lesson's video or section may be refused for. */
+type PlacementError = VideoNotFound | PublicVideoOnPaidLesson | UnknownSection
 
 /**
  * Lessons. `content_html` is sanitized on every write (stages 2 and 3, for HTML a person
@@ -34,14 +43,23 @@ type VideoError = VideoNotFound | PublicVideoOnPaidLesson
  * play it now (`MediaUrls`: signed for a private file).
  */
 export class Lessons extends Context.Service<Lessons, {
-  create(courseId: CourseId, input: LessonCreate): Effect.Effect<Lesson, CourseNotFound | VideoError | PersistenceError | StorageError>
+  create(courseId: CourseId, input: LessonCreate): Effect.Effect<Lesson, CourseNotFound | PlacementError | PersistenceError | StorageError>
   list(courseId: CourseId): Effect.Effect<ReadonlyArray<Lesson>, CourseNotFound | PersistenceError | StorageError>
   update(
     courseId: CourseId,
     id: LessonId,
     changes: LessonUpdate
-  ): Effect.Effect<Lesson, LessonNotFound | VideoError | PersistenceError | StorageError>
+  ): Effect.Effect<Lesson, LessonNotFound | PlacementError | PersistenceError | StorageError>
   delete(courseId: CourseId, id: LessonId): Effect.Effect<void, LessonNotFound | PersistenceError>
+  createSection(courseId: CourseId, input: SectionCreate): Effect.Effect<Section, CourseNotFound | PersistenceError>
+  listSections(courseId: CourseId): Effect.Effect<ReadonlyArray<Section>, CourseNotFound | PersistenceError>
+  updateSection(courseId: CourseId, id: SectionId, changes: SectionUpdate): Effect.Effect<Section, SectionNotFound | PersistenceError>
+  /** Deletes the section; one that still has lessons is `SectionNotEmpty` unless `detachLessons`. */
+  deleteSection(
+    courseId: CourseId,
+    id: SectionId,
+    detachLessons: boolean
+  ): Effect.Effect<void, SectionNotFound | SectionNotEmpty | PersistenceError>
 }>()("@coursekit/core/Lessons") {
   static readonly layerNoDeps: Layer.Layer<Lessons, never, LessonRepo | CourseRepo | MediaRepo | MediaUrls | HtmlSanitizer> =
     Layer.effect(
@@ -77,6 +95,7 @@ export class Lessons extends Context.Service<Lessons, {
             video_key: input.video_key ?? null,
             is_preview: input.is_preview ?? false,
             position: input.position,
+            section_id: input.section_id ?? null,
             status: input.status ?? "published",
             publish_at: input.publish_at ?? null
           })
@@ -105,7 +124,25 @@ export class Lessons extends Context.Service<Lessons, {
           yield* repo.delete(courseId, id)
         })
 
-        return Lessons.of({ create, list, update, delete: delete_ })
+        const createSection = Effect.fn("Lessons.createSection")(function*(courseId: CourseId, input: SectionCreate) {
+          return yield* repo.insertSection(courseId, input)
+        })
+
+        const listSections = Effect.fn("Lessons.listSections")(function*(courseId: CourseId) {
+          // An unknown course is a 404, not an empty list.
+          yield* courses.findById(courseId)
+          return yield* repo.listSections(courseId)
+        })
+
+        const updateSection = Effect.fn("Lessons.updateSection")(function*(courseId: CourseId, id: SectionId, changes: SectionUpdate) {
+          return yield* repo.updateSection(courseId, id, changes)
+        })
+
+        const deleteSection = Effect.fn("Lessons.deleteSection")(function*(courseId: CourseId, id: SectionId, detachLessons: boolean) {
+          yield* repo.deleteSection(courseId, id, detachLessons)
+        })
+
+        return Lessons.of({ create, list, update, delete: delete_, createSection, listSections, updateSection, deleteSection })
       })
     )
 }

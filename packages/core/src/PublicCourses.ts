@@ -2,8 +2,10 @@
  * The public course (DECISIONS §5): a course by its slug with its lessons, as a viewer may
  * see it. Only what is visible now is shown: a draft or scheduled course is not found,
  * and draft or scheduled lessons are left out entirely (never read; the positions shown
- * are 1…n over the lessons shown, so a hidden lesson leaves no gap). Preview lessons are
- * open to everyone; the others only to viewers who bought the course. Locked bodies are never read for a response that must not show them: the
+ * are 1…n over the lessons shown, so a hidden lesson leaves no gap). Lessons come grouped
+ * as the course's outline: the loose lessons, then the sections in order (a section with
+ * no lesson shown is left out too). Preview lessons are open to everyone; the others
+ * only to viewers who bought the course. Locked bodies are never read for a response that must not show them: the
  * repository is asked for the lessons of a viewer without the purchase, and it does not
  * select their bodies (see `LessonRepo.listForViewer`).
  *
@@ -15,7 +17,7 @@ import { Entitlements } from "./Entitlements.ts"
 import { FileUrl } from "./FileUrl.ts"
 import { CoursePublicView, type CourseSlugNotFound } from "./Course.ts"
 import type { PublicLesson } from "./Lesson.ts"
-import type { PublicCourse } from "./PublicCourse.ts"
+import type { PublicCourse, PublicSection } from "./PublicCourse.ts"
 import { LessonRepo } from "./LessonRepo.ts"
 import { MediaUrls } from "./MediaUrls.ts"
 import type { StorageError } from "./ObjectStore.ts"
@@ -42,8 +44,8 @@ export class PublicCourses extends Context.Service<PublicCourses, {
         const course = yield* courses.findBySlug(slug, { visibleOnly: true })
         // Asked on every request: a purchase or a refund counts at once.
         const purchased = viewer._tag === "User" && (yield* entitlements.hasPurchased(viewer.id, course.id))
-        const rows = yield* lessons.listForViewer(course.id, purchased)
-        const publicLessons = yield* Effect.forEach(rows, (row, index) =>
+        const [rows, sections] = yield* Effect.all([lessons.listForViewer(course.id, purchased), lessons.listSections(course.id)])
+        const shown = yield* Effect.forEach(rows, (row) =>
           Effect.gen(function*() {
             const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
             // The repository already left locked bodies out; this is the second lock.
@@ -53,22 +55,32 @@ export class PublicCourses extends Context.Service<PublicCourses, {
             const lesson: PublicLesson = {
               id: row.id,
               title: row.title,
-              position: index + 1,
+              position: row.position,
               is_preview: row.is_preview,
               access,
               content_html: open ? row.content_html : null,
               video_url: video?.url ?? null,
               video_url_expires_at: video?.expiresAt ?? null
             }
-            return lesson
+            return { sectionId: row.section_id, lesson }
           }))
+        // Grouped and numbered over what is shown: a hidden lesson or section leaves no gap.
+        const groupOf = (sectionId: number | null) =>
+          shown.filter((item) => item.sectionId === sectionId).map(({ lesson }, index) => ({ ...lesson, position: index + 1 }))
+        const publicSections: Array<PublicSection> = []
+        for (const section of sections) {
+          const sectionLessons = groupOf(section.id)
+          if (sectionLessons.length === 0) continue
+          publicSections.push({ id: section.id, title: section.title, position: publicSections.length + 1, lessons: sectionLessons })
+        }
         const response: PublicCourse = {
           ...publicFields({
             ...course,
             thumbnail_url: course.thumbnail_key === null ? null : files.publicUrl(course.thumbnail_key)
           }),
           purchased,
-          lessons: publicLessons
+          lessons: groupOf(null),
+          sections: publicSections
         }
         return response
       })

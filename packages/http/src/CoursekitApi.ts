@@ -27,6 +27,9 @@ import {
   PartUrlsRequest,
   PublicCourse,
   PublishStatusFilter,
+  Section,
+  SectionCreate,
+  SectionUpdate,
   Purchase,
   UploadUrlRequest,
   UploadId,
@@ -38,7 +41,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, Op
 import { AdminAuth } from "./AdminAuth.ts"
 import { CatalogueAuth } from "./CatalogueAuth.ts"
 import { ApiProblems } from "./ApiProblems.ts"
-import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, SlugParam } from "./PathParams.ts"
+import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, SectionIdParam, SlugParam } from "./PathParams.ts"
 import { problemsFor } from "./DomainProblems.ts"
 import { problemDeclaration } from "./Problems.ts"
 import { ViewerAuth } from "./ViewerAuth.ts"
@@ -292,7 +295,9 @@ const lessonPath = { id: CourseIdParam, lesson_id: LessonIdParam }
 const lessonBodies = "content_html is sanitized before it is stored (stages 2 and 3 of the pipeline). " +
   "video_key must name a finalized media file (else 422), and a lesson that is not a preview must use a private " +
   "one (else 422): a public video can be watched by anyone with its URL. video_url of a private video is signed " +
-  "for this response, valid until video_url_expires_at."
+  "for this response, valid until video_url_expires_at. section_id must name a section of the course (else 422); " +
+  "positions count within the lesson's section (or among the loose lessons). status draft, or a publish_at ahead, " +
+  "keeps the lesson out of the public course until it is published and its publish_at has passed."
 
 /** A course's lessons: admin only. */
 export class LessonsApi extends HttpApiGroup.make("lessons")
@@ -301,7 +306,7 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
       params: { id: CourseIdParam },
       payload: LessonCreate,
       success: Lesson.pipe(HttpApiSchema.status(201)),
-      error: problemsFor("CourseNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "PersistenceError", "StorageError")
+      error: problemsFor("CourseNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Add a lesson (at the end, or at position)").annotate(
       OpenApi.Description,
       `${lessonBodies} A position shifts the lessons from there on; past the end means the end.`
@@ -310,15 +315,20 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
       params: { id: CourseIdParam },
       success: Schema.Array(Lesson),
       error: problemsFor("CourseNotFound", "PersistenceError", "StorageError")
-    }).middleware(AdminAuth).annotate(OpenApi.Summary, "List a course's lessons in position order, with their bodies"),
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "List a course's lessons, with their bodies, drafts included").annotate(
+      OpenApi.Description,
+      "The loose lessons in position order, then each section's lessons in the sections' order."
+    ),
     HttpApiEndpoint.patch("update", "/courses/:id/lessons/:lesson_id", {
       params: lessonPath,
       payload: LessonUpdate,
       success: Lesson,
-      error: problemsFor("LessonNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "PersistenceError", "StorageError")
-    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a lesson, or move it to another position").annotate(
+      error: problemsFor("LessonNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "PersistenceError", "StorageError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a lesson, or move it to another position or section").annotate(
       OpenApi.Description,
       `${lessonBodies} Positions stay 1…n: moving a lesson shifts those between; past the end means last. ` +
+        "A section_id (null: the loose lessons) moves the lesson to that section at position (absent: its end) in " +
+        "one step, closing the gap it leaves. " +
         "Switching is_preview off locks the lesson for non-buyers at once; it is refused (422) while the video is public."
     ),
     HttpApiEndpoint.delete("delete", "/courses/:id/lessons/:lesson_id", {
@@ -328,6 +338,49 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a lesson; the lessons after it move up")
   )
   .annotateMerge(OpenApi.annotations({ title: "Lessons", description: "A course's lessons, in order." }))
+{}
+
+const sectionPath = { id: CourseIdParam, section_id: SectionIdParam }
+
+/** A course's sections: admin only. */
+export class SectionsApi extends HttpApiGroup.make("sections")
+  .add(
+    HttpApiEndpoint.post("create", "/courses/:id/sections", {
+      params: { id: CourseIdParam },
+      payload: SectionCreate,
+      success: Section.pipe(HttpApiSchema.status(201)),
+      error: problemsFor("CourseNotFound", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Add a section (at the end, or at position)").annotate(
+      OpenApi.Description,
+      "A position shifts the sections from there on; past the end means the end."
+    ),
+    HttpApiEndpoint.get("list", "/courses/:id/sections", {
+      params: { id: CourseIdParam },
+      success: Schema.Array(Section),
+      error: problemsFor("CourseNotFound", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "List a course's sections in position order"),
+    HttpApiEndpoint.patch("update", "/courses/:id/sections/:section_id", {
+      params: sectionPath,
+      payload: SectionUpdate,
+      success: Section,
+      error: problemsFor("SectionNotFound", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Rename a section, or move it to another position").annotate(
+      OpenApi.Description,
+      "Positions stay 1…n: moving a section shifts those between; past the end means last. Its lessons move with it."
+    ),
+    HttpApiEndpoint.delete("delete", "/courses/:id/sections/:section_id", {
+      params: sectionPath,
+      query: {
+        lessons: Schema.optional(Schema.Literal("detach")).annotate({
+          description: "detach: the section's lessons become loose lessons of the course, appended in their order. " +
+            "Without it, a section that still has lessons is not deleted (409)."
+        })
+      },
+      success: HttpApiSchema.NoContent,
+      error: problemsFor("SectionNotFound", "SectionNotEmpty", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a section; the sections after it move up")
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Sections", description: "Ordered groups of a course's lessons." }))
 {}
 
 /** The public course (DECISIONS §5). */
@@ -400,6 +453,7 @@ export class CoursekitApi extends HttpApi.make("coursekit")
   .add(MediaApi)
   .add(MultipartApi)
   .add(LessonsApi)
+  .add(SectionsApi)
   .add(PublicApi)
   .add(PurchasesApi)
   .add(AiApi)

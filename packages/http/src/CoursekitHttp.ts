@@ -48,6 +48,7 @@ const layerApiOf = (api: typeof CoursekitApi) =>
       CoursesHandlers.layer,
       UploadsHandlers.layer,
       LessonsHandlers.layer,
+      LessonsHandlers.layerSections,
       PublicCourseHandlers.layer,
       PurchasesHandlers.layer,
       AiHandlers.layer

@@ -23,7 +23,10 @@ import type {
   PartOutOfRange,
   PartRejected,
   PublicVideoOnPaidLesson,
+  SectionNotEmpty,
+  SectionNotFound,
   StorageError,
+  UnknownSection,
   UnsupportedFileType,
   UploadExpired,
   UploadNotFound,
@@ -49,6 +52,9 @@ export type DomainError =
   | CourseNotFound
   | CourseSlugNotFound
   | LessonNotFound
+  | SectionNotFound
+  | UnknownSection
+  | SectionNotEmpty
   | VideoNotFound
   | PublicVideoOnPaidLesson
   | MediaNotFound
@@ -92,6 +98,20 @@ export const domainProblems = {
   CourseNotFound: withMessage(NotFound),
   CourseSlugNotFound: withMessage(NotFound),
   LessonNotFound: withMessage(NotFound),
+  SectionNotFound: withMessage(NotFound),
+  UnknownSection: {
+    problem: UnprocessableContent,
+    render: (error) => unprocessableAt("body.section_id", error.message)
+  },
+  SectionNotEmpty: {
+    problem: Conflict,
+    // The core names no routes: how to detach the lessons is the HTTP API's to say.
+    render: (error) =>
+      new Conflict({
+        detail: `Section ${error.id} still has ${error.lessons} lesson${error.lessons === 1 ? "" : "s"}: move them out ` +
+          "first, or delete it with ?lessons=detach to make them loose lessons of the course (appended, in their order)."
+      })
+  },
   UploadNotFound: withMessage(NotFound),
   VideoNotFound: {
     problem: UnprocessableContent,

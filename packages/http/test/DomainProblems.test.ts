@@ -20,6 +20,10 @@ import {
   UploadExpired,
   UploadNotFound,
   UploadNotReceived,
+  type SectionId,
+  SectionNotEmpty,
+  SectionNotFound,
+  UnknownSection,
   VideoNotFound
 } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
@@ -31,6 +35,9 @@ const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { reado
   CourseNotFound: new CourseNotFound({ id: 7 as CourseId }),
   CourseSlugNotFound: new CourseSlugNotFound({ slug: "intro" }),
   LessonNotFound: new LessonNotFound({ course_id: 7 as CourseId, id: 3 as LessonId }),
+  SectionNotFound: new SectionNotFound({ course_id: 7 as CourseId, id: 2 as SectionId }),
+  UnknownSection: new UnknownSection({ course_id: 7 as CourseId, section_id: 2 as SectionId }),
+  SectionNotEmpty: new SectionNotEmpty({ course_id: 7 as CourseId, id: 2 as SectionId, lessons: 3 }),
   VideoNotFound: new VideoNotFound({ video_key: "media/x.mp4" }),
   PublicVideoOnPaidLesson: new PublicVideoOnPaidLesson({ video_key: "media/x.mp4" }),
   MediaNotFound: new MediaNotFound({ file_key: "media/x.mp4" }),
@@ -54,6 +61,9 @@ const expectedStatus: { readonly [Tag in DomainError["_tag"]]: number } = {
   CourseNotFound: 404,
   CourseSlugNotFound: 404,
   LessonNotFound: 404,
+  SectionNotFound: 404,
+  UnknownSection: 422,
+  SectionNotEmpty: 409,
   UploadNotFound: 404,
   UploadNotReceived: 409,
   UploadExpired: 410,

@@ -33,6 +33,7 @@ describe("@coursekit/http/api", () => {
       "PublicApi",
       "PurchasesApi",
       "ReadinessReport",
+      "SectionsApi",
       "ServiceUnavailable",
       "SystemApi",
       "Unauthorized",

@@ -1,11 +1,12 @@
 /**
  * `LessonRepo` on PostgreSQL (and PGlite) through `effect/sql`.
  *
- * Order: every write to a course's lessons runs in a transaction that first locks the
- * course's row (`FOR NO KEY UPDATE`), so writes to one course queue while other courses
- * go on; the shift of the other lessons and the write itself are then one consistent
- * step. The `(course_id, position)` constraint is deferred to commit, so a shift is one
- * statement, and it still guards the order.
+ * Order: every write to a course's lessons or sections runs in a transaction that first
+ * locks the course's row (`FOR NO KEY UPDATE`), so writes to one course queue while other
+ * courses go on; the shift of the other lessons and the write itself are then one
+ * consistent step. The position constraints (per section, `section_slot` 0 for the loose
+ * lessons, and per course for sections) are deferred to commit, so a shift is one
+ * statement, and they still guard the order.
  *
  * The public course's query for a viewer without the purchase (`viewerLessons`) selects
  * the bodies only under `CASE WHEN is_preview`: locked bodies are never read.
@@ -26,6 +27,13 @@ import {
   type NewLesson,
   PublicVideoOnPaidLesson,
   RecordVariants,
+  SectionChanges,
+  type SectionId,
+  SectionInsert,
+  SectionNotEmpty,
+  SectionNotFound,
+  SectionRecord,
+  UnknownSection,
   VideoNotFound,
   ViewerLesson
 } from "@coursekit/core"
@@ -37,6 +45,9 @@ import { persistenceError, violatesForeignKey } from "./PgErrors.ts"
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(LessonRecord))
+const decodeSections = Schema.decodeUnknownEffect(Schema.Array(SectionRecord))
+const sectionFields = RecordVariants.pick(SectionInsert)
+const sectionChanges = RecordVariants.pick(SectionChanges)
 // Only the shapes' keys are written: TypeScript lets objects with extra properties through.
 const insertFields = RecordVariants.pick(LessonInsert)
 const changedFields = RecordVariants.pick(LessonChanges)
@@ -53,13 +64,19 @@ const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(LessonUsingFile))
 export const viewerLessons = (sql: SqlClient.SqlClient, courseId: CourseId, unlocked: boolean) =>
   unlocked
     ? sql`
-        SELECT id, title, position, is_preview, content_html, video_key
-        FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ORDER BY position`
+        SELECT id, section_id, title, position, is_preview, content_html, video_key
+        FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql)}`
     : sql`
-        SELECT id, title, position, is_preview,
+        SELECT id, section_id, title, position, is_preview,
                CASE WHEN is_preview THEN content_html END AS content_html,
                CASE WHEN is_preview THEN video_key END AS video_key
-        FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ORDER BY position`
+        FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql)}`
+
+// A course's outline order: the loose lessons, then each section's in the sections' order.
+// A subquery, not a join: the lessons' scan then stays the only node reading their
+// columns, so the plan shows that a locked body is never read (ViewerQuerySuite).
+const outlineOrder = (sql: SqlClient.SqlClient) =>
+  sql`ORDER BY coalesce((SELECT s.position FROM sections s WHERE s.id = lessons.section_id), 0), lessons.position`
 
 /** The PostgreSQL lesson repository; needs an `effect/sql` `SqlClient`. */
 export const make = () => Effect.gen(function*() {
@@ -69,8 +86,17 @@ export const make = () => Effect.gen(function*() {
   /** Locks the course's row for this transaction; false when there is no such course. */
   const lockCourse = (courseId: CourseId) =>
     Effect.map(sql`SELECT id FROM courses WHERE id = ${courseId} FOR NO KEY UPDATE`, (rows) => rows.length > 0)
-  const countOf = (courseId: CourseId) =>
-    Effect.map(sql<{ n: number }>`SELECT count(*)::integer AS n FROM lessons WHERE course_id = ${courseId}`, (rows) => rows[0]!.n)
+  /** The number of lessons in a group: a section's, or the loose lessons (null). */
+  const countOf = (courseId: CourseId, sectionId: number | null) =>
+    Effect.map(
+      sql<{ n: number }>`SELECT count(*)::integer AS n FROM lessons WHERE course_id = ${courseId} AND section_slot = ${sectionId ?? 0}`,
+      (rows) => rows[0]!.n
+    )
+  /** Whether `sectionId` (null: the loose lessons) is a group of the course. */
+  const groupExists = (courseId: CourseId, sectionId: number | null) =>
+    sectionId === null
+      ? Effect.succeed(true)
+      : Effect.map(sql`SELECT 1 FROM sections WHERE id = ${sectionId} AND course_id = ${courseId}`, (rows) => rows.length > 0)
   const clamp = (position: number | undefined, last: number) =>
     position === undefined ? last : Math.min(Math.max(1, position), last)
   /** A write's SQL failure: a video deleted meanwhile is `VideoNotFound`, the rest a store failure. */
@@ -83,8 +109,12 @@ export const make = () => Effect.gen(function*() {
     if (hasPublicVideoWhilePaid(lesson)) return yield* new PublicVideoOnPaidLesson({ video_key: lesson.video_key! })
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new CourseNotFound({ id: courseId })
-      const position = clamp(lesson.position, (yield* countOf(courseId)) + 1)
-      yield* sql`UPDATE lessons SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${position}`
+      const group = lesson.section_id
+      if (!(yield* groupExists(courseId, group))) return yield* new UnknownSection({ course_id: courseId, section_id: group! })
+      const position = clamp(lesson.position, (yield* countOf(courseId, group)) + 1)
+      yield* sql`
+        UPDATE lessons SET position = position + 1
+        WHERE course_id = ${courseId} AND section_slot = ${group ?? 0} AND position >= ${position}`
       const rows = yield* decodeRecords(yield* sql`
         INSERT INTO lessons ${sql.insert({ ...encodeInsert(insertFields(lesson)), course_id: courseId, position })}
         RETURNING *
@@ -97,7 +127,7 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "insert lesson"))
 
   const list = Effect.fn("LessonRepo.list")(function*(courseId: CourseId) {
-    return yield* sql`SELECT * FROM lessons WHERE course_id = ${courseId} ORDER BY position`.pipe(
+    return yield* sql`SELECT * FROM lessons WHERE course_id = ${courseId} ${outlineOrder(sql)}`.pipe(
       Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("list lessons"))
     )
@@ -115,18 +145,37 @@ export const make = () => Effect.gen(function*() {
   const update = Effect.fn("LessonRepo.update")(function*(courseId: CourseId, id: LessonId, changes: LessonChanges) {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
-      const current = yield* sql<{ position: number }>`SELECT position FROM lessons WHERE id = ${id} AND course_id = ${courseId}`
+      const current = yield* sql<{ position: number; section_id: SectionId | null }>`
+        SELECT position, section_id FROM lessons WHERE id = ${id} AND course_id = ${courseId}`
       if (current.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
-      const from = current[0]!.position
-      const to = changes.position === undefined ? from : clamp(changes.position, yield* countOf(courseId))
-      if (to > from) {
-        yield* sql`UPDATE lessons SET position = position - 1 WHERE course_id = ${courseId} AND position > ${from} AND position <= ${to}`
-      } else if (to < from) {
-        yield* sql`UPDATE lessons SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${to} AND position < ${from}`
+      const { position: from, section_id: source } = current[0]!
+      const target = changes.section_id === undefined ? source : changes.section_id
+      if (!(yield* groupExists(courseId, target))) return yield* new UnknownSection({ course_id: courseId, section_id: target! })
+      let to: number
+      if (target === source) {
+        to = changes.position === undefined ? from : clamp(changes.position, yield* countOf(courseId, source))
+        if (to > from) {
+          yield* sql`
+            UPDATE lessons SET position = position - 1
+            WHERE course_id = ${courseId} AND section_slot = ${source ?? 0} AND position > ${from} AND position <= ${to}`
+        } else if (to < from) {
+          yield* sql`
+            UPDATE lessons SET position = position + 1
+            WHERE course_id = ${courseId} AND section_slot = ${source ?? 0} AND position >= ${to} AND position < ${from}`
+        }
+      } else {
+        // Out of its group, closing the gap, and into the other at `position` (absent: last).
+        yield* sql`
+          UPDATE lessons SET position = position - 1
+          WHERE course_id = ${courseId} AND section_slot = ${source ?? 0} AND position > ${from}`
+        to = clamp(changes.position, (yield* countOf(courseId, target)) + 1)
+        yield* sql`
+          UPDATE lessons SET position = position + 1
+          WHERE course_id = ${courseId} AND section_slot = ${target ?? 0} AND position >= ${to}`
       }
       const { position: _, ...fields } = encodeChanges(RecordVariants.definedOnly(changedFields(changes)))
       const rows = yield* decodeRecords(yield* sql`
-        UPDATE lessons SET ${sql.update({ ...fields, position: to })}, updated_at = now()
+        UPDATE lessons SET ${sql.update({ ...fields, section_id: target, position: to })}, updated_at = now()
         WHERE id = ${id}
         RETURNING *
       `)
@@ -145,11 +194,14 @@ export const make = () => Effect.gen(function*() {
   const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId) {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
-      const deleted = yield* sql<{ position: number }>`
-        DELETE FROM lessons WHERE id = ${id} AND course_id = ${courseId} RETURNING position
+      const deleted = yield* sql<{ position: number; section_slot: number }>`
+        DELETE FROM lessons WHERE id = ${id} AND course_id = ${courseId} RETURNING position, section_slot
       `
       if (deleted.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
-      yield* sql`UPDATE lessons SET position = position - 1 WHERE course_id = ${courseId} AND position > ${deleted[0]!.position}`
+      const { position, section_slot } = deleted[0]!
+      yield* sql`
+        UPDATE lessons SET position = position - 1
+        WHERE course_id = ${courseId} AND section_slot = ${section_slot} AND position > ${position}`
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("delete lesson")(error))))
   }, bounded(timeout, "delete lesson"))
 
@@ -166,7 +218,84 @@ export const make = () => Effect.gen(function*() {
     )
   }, bounded(timeout, "list lessons for a viewer"))
 
-  return LessonRepo.of({ insert, list, findById, update, delete: delete_, usingVideo, listForViewer })
+  const insertSection = Effect.fn("LessonRepo.insertSection")(function*(courseId: CourseId, section: SectionInsert) {
+    return yield* Effect.gen(function*() {
+      if (!(yield* lockCourse(courseId))) return yield* new CourseNotFound({ id: courseId })
+      const count = yield* sql<{ n: number }>`SELECT count(*)::integer AS n FROM sections WHERE course_id = ${courseId}`
+      const position = clamp(section.position, count[0]!.n + 1)
+      yield* sql`UPDATE sections SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${position}`
+      const rows = yield* decodeSections(yield* sql`
+        INSERT INTO sections ${sql.insert({ ...sectionFields(section), course_id: courseId, position })}
+        RETURNING *
+      `)
+      return rows[0]!
+    }).pipe(sql.withTransaction, Effect.catchTags({
+      SqlError: (error) => Effect.fail(persistenceError("insert section")(error)),
+      SchemaError: (error) => Effect.fail(persistenceError("insert section")(error))
+    }))
+  }, bounded(timeout, "insert section"))
+
+  const listSections = Effect.fn("LessonRepo.listSections")(function*(courseId: CourseId) {
+    return yield* sql`SELECT * FROM sections WHERE course_id = ${courseId} ORDER BY position`.pipe(
+      Effect.flatMap(decodeSections),
+      Effect.mapError(persistenceError("list sections"))
+    )
+  }, bounded(timeout, "list sections"))
+
+  const updateSection = Effect.fn("LessonRepo.updateSection")(function*(courseId: CourseId, id: SectionId, changes: SectionChanges) {
+    return yield* Effect.gen(function*() {
+      if (!(yield* lockCourse(courseId))) return yield* new SectionNotFound({ course_id: courseId, id })
+      const current = yield* sql<{ position: number }>`SELECT position FROM sections WHERE id = ${id} AND course_id = ${courseId}`
+      if (current.length === 0) return yield* new SectionNotFound({ course_id: courseId, id })
+      const from = current[0]!.position
+      const count = yield* sql<{ n: number }>`SELECT count(*)::integer AS n FROM sections WHERE course_id = ${courseId}`
+      const to = changes.position === undefined ? from : clamp(changes.position, count[0]!.n)
+      if (to > from) {
+        yield* sql`UPDATE sections SET position = position - 1 WHERE course_id = ${courseId} AND position > ${from} AND position <= ${to}`
+      } else if (to < from) {
+        yield* sql`UPDATE sections SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${to} AND position < ${from}`
+      }
+      const { position: _, ...fields } = RecordVariants.definedOnly(sectionChanges(changes))
+      const rows = yield* decodeSections(yield* sql`
+        UPDATE sections SET ${sql.update({ ...fields, position: to })}, updated_at = now()
+        WHERE id = ${id}
+        RETURNING *
+      `)
+      return rows[0]!
+    }).pipe(sql.withTransaction, Effect.catchTags({
+      SqlError: (error) => Effect.fail(persistenceError("update section")(error)),
+      SchemaError: (error) => Effect.fail(persistenceError("update section")(error))
+    }))
+  }, bounded(timeout, "update section"))
+
+  const deleteSection = Effect.fn("LessonRepo.deleteSection")(function*(courseId: CourseId, id: SectionId, detachLessons: boolean) {
+    return yield* Effect.gen(function*() {
+      if (!(yield* lockCourse(courseId))) return yield* new SectionNotFound({ course_id: courseId, id })
+      const section = yield* sql<{ position: number }>`SELECT position FROM sections WHERE id = ${id} AND course_id = ${courseId}`
+      if (section.length === 0) return yield* new SectionNotFound({ course_id: courseId, id })
+      const lessons = yield* countOf(courseId, id)
+      if (lessons > 0 && !detachLessons) return yield* new SectionNotEmpty({ course_id: courseId, id, lessons })
+      // Its lessons (positions 1…k) follow the loose lessons (1…n): n + 1…n + k, in order.
+      const loose = yield* countOf(courseId, null)
+      yield* sql`UPDATE lessons SET section_id = NULL, position = position + ${loose} WHERE course_id = ${courseId} AND section_id = ${id}`
+      yield* sql`DELETE FROM sections WHERE id = ${id}`
+      yield* sql`UPDATE sections SET position = position - 1 WHERE course_id = ${courseId} AND position > ${section[0]!.position}`
+    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("delete section")(error))))
+  }, bounded(timeout, "delete section"))
+
+  return LessonRepo.of({
+    insert,
+    list,
+    findById,
+    update,
+    delete: delete_,
+    usingVideo,
+    listForViewer,
+    insertSection,
+    listSections,
+    updateSection,
+    deleteSection
+  })
 })
 
 /** `LessonRepo` over the `SqlClient` in context. */

@@ -15,6 +15,7 @@ import courseDescription from "./migrations/0005_course_description.ts"
 import lessonVideoReference from "./migrations/0006_lesson_video_reference.ts"
 import multipartUploads from "./migrations/0007_multipart_uploads.ts"
 import publishing from "./migrations/0008_publishing.ts"
+import sections from "./migrations/0009_sections.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
@@ -25,7 +26,8 @@ export const migrations = {
   "0005_course_description": courseDescription,
   "0006_lesson_video_reference": lessonVideoReference,
   "0007_multipart_uploads": multipartUploads,
-  "0008_publishing": publishing
+  "0008_publishing": publishing,
+  "0009_sections": sections
 }
 
 /** Table where applied migrations are recorded. */

@@ -33,7 +33,7 @@ export const viewerQuerySuite = <E>(name: string, repos: Layer.Layer<LessonRepo 
           const course = yield* (yield* CourseRepo).insert({ ...publishedNow, title: "Plan", slugBase: `plan-${Date.now()}`, content_html: "" })
           const video = `private/media/plan-${Date.now()}.mp4`
           yield* (yield* MediaRepo).upsert({ key: video, name: "v.mp4", size_bytes: 1, content_type: "video/mp4" })
-          yield* (yield* LessonRepo).insert(course.id, { ...publishedNow, title: "x", content_html: "<p>secret</p>", video_key: video, is_preview: false })
+          yield* (yield* LessonRepo).insert(course.id, { ...publishedNow, section_id: null, title: "x", content_html: "<p>secret</p>", video_key: video, is_preview: false })
           const locked = yield* planOutputs(course.id, false)
           assert.isNotEmpty(locked)
           for (const column of ["content_html", "video_key"]) {

@@ -97,9 +97,13 @@ describe("standalone server over HTTP (PGlite)", () => {
           "description",
           "thumbnail_key",
           "thumbnail_url",
+          "status",
+          "publish_at",
           "created_at",
           "updated_at"
         ])
+        assert.strictEqual(course.status, "published")
+        assert.isNull(course.publish_at)
         assert.strictEqual(course.title, "Crème Brûlée: the Basics")
         assert.isNull(course.description)
         assert.match(course.slug, /^creme-brulee-the-basics(-\d+)?$/)

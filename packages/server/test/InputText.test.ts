@@ -21,7 +21,9 @@ const validBodies: Record<string, Record<string, unknown>> = {
   GenerateRequest: { prompt: "A lesson on soufflés" },
   MultipartCreateRequest: { filename: "lecture.mp4", type: "video/mp4", size_bytes: 10 },
   PartUrlsRequest: { part_numbers: [1] },
-  MultipartCompleteRequest: { parts: [{ part_number: 1, etag: "\"0\"" }] }
+  MultipartCompleteRequest: { parts: [{ part_number: 1, etag: "\"0\"" }] },
+  SectionCreate: { title: "Week 1" },
+  SectionUpdate: { title: "Week 1" }
 }
 
 /** A valid value per path or query parameter name. */
@@ -33,7 +35,10 @@ const validParams: Record<string, string> = {
   cursor: "1",
   limit: "10",
   file_key: "media/x.mp4",
-  upload_id: "0b9d4c1e-5f2a-4c3b-9d8e-7f6a5b4c3d2e"
+  upload_id: "0b9d4c1e-5f2a-4c3b-9d8e-7f6a5b4c3d2e",
+  section_id: "1",
+  status: "draft",
+  lessons: "detach"
 }
 
 interface Operation {
@@ -52,8 +57,10 @@ const operationsOf = (document: any): Array<Operation> =>
       path,
       parameters: (operation.parameters ?? []).filter((parameter: any) => parameter.in === "path" || parameter.in === "query"),
       body: operation.requestBody?.content?.["application/json"]?.schema?.$ref?.split("/").pop(),
-      admin: (operation.security ?? []).some((requirement: Record<string, unknown>) => Object.keys(requirement).length > 0) &&
-        !path.startsWith("/public/")
+      admin: ((operation.security ?? []).some((requirement: Record<string, unknown>) => Object.keys(requirement).length > 0) &&
+        !path.startsWith("/public/")) ||
+        // Catalogue reads: anyone may read, and admins may use every parameter (`status` is theirs alone).
+        (method === "get" && /^\/courses(\/\{id\})?$/.test(path))
     }))
   )
 

@@ -13,6 +13,7 @@ import { CourseRepo } from "../CourseRepo.ts"
 import { publishedNow } from "../Publishing.ts"
 import type { LessonId } from "../Lesson.ts"
 import { LessonRepo, type NewLesson } from "../LessonRepo.ts"
+import type { SectionNotEmpty } from "../Section.ts"
 import { MediaRepo } from "../MediaRepo.ts"
 
 const newCourse = Effect.gen(function*() {
@@ -26,6 +27,7 @@ const lesson = (title: string, extra: Partial<NewLesson> = {}): NewLesson => ({
   content_html: `<p>${title} body</p>`,
   video_key: null,
   is_preview: false,
+  section_id: null,
   ...publishedNow,
   ...extra
 })
@@ -48,6 +50,31 @@ const order = (courseId: CourseId) =>
     const lessons = yield* (yield* LessonRepo).list(courseId)
     assert.deepStrictEqual(lessons.map((lesson) => lesson.position), lessons.map((_, i) => i + 1), "positions are 1…n")
     return lessons.map((lesson) => lesson.title)
+  })
+
+/**
+ * The course's outline: the sections' titles in order, and each group's lesson titles
+ * (`""` for the loose lessons), with a check that every group's positions (and the
+ * sections') are exactly 1…n.
+ */
+const outline = (courseId: CourseId) =>
+  Effect.gen(function*() {
+    const repo = yield* LessonRepo
+    const sections = yield* repo.listSections(courseId)
+    assert.deepStrictEqual(sections.map((section) => section.position), sections.map((_, i) => i + 1), "section positions are 1…n")
+    const lessons = yield* repo.list(courseId)
+    const groups: Record<string, Array<string>> = { "": [] }
+    for (const section of sections) groups[section.title] = []
+    const titleOf = (sectionId: number | null) => sectionId === null ? "" : sections.find((section) => section.id === sectionId)!.title
+    for (const lesson of lessons) groups[titleOf(lesson.section_id)]!.push(lesson.title)
+    for (const [title, members] of Object.entries(groups)) {
+      const section = sections.find((candidate) => candidate.title === title)
+      const positions = lessons.filter((lesson) => lesson.section_id === (section?.id ?? null)).map((lesson) => lesson.position)
+      assert.deepStrictEqual(positions, members.map((_, i) => i + 1), `positions of ${title || "the loose lessons"} are 1…n`)
+    }
+    // `list` gives the loose lessons first, then each section's in the sections' order.
+    assert.deepStrictEqual(lessons.map((lesson) => lesson.title), [...groups[""]!, ...sections.flatMap((section) => groups[section.title]!)])
+    return { sections: sections.map((section) => section.title), groups }
   })
 
 /** A media file recorded under `key`, so lessons may use it as their video. */
@@ -322,6 +349,116 @@ export const lessonRepoSuite = <E>(
             assert.strictEqual(yield* files.delete(used.video_key!), "deleted")
           }))
       }
+
+      it.effect("sections: insert at the end or a position, rename and move, delete closing the gap", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          const basics = yield* repo.insertSection(courseId, { title: "Basics" })
+          assert.strictEqual(basics.position, 1)
+          assert.strictEqual(basics.course_id, courseId)
+          const advanced = yield* repo.insertSection(courseId, { title: "Advanced", position: 99 })
+          yield* repo.insertSection(courseId, { title: "Intro", position: 1 })
+          assert.deepStrictEqual((yield* outline(courseId)).sections, ["Intro", "Basics", "Advanced"])
+          const moved = yield* repo.updateSection(courseId, advanced.id, { position: 1, title: "Deep dive" })
+          assert.strictEqual(moved.position, 1)
+          assert.strictEqual(moved.title, "Deep dive")
+          assert.deepStrictEqual((yield* outline(courseId)).sections, ["Deep dive", "Intro", "Basics"])
+          yield* repo.deleteSection(courseId, moved.id, false)
+          assert.deepStrictEqual((yield* outline(courseId)).sections, ["Intro", "Basics"])
+          const other = yield* newCourse
+          assert.strictEqual((yield* Effect.flip(repo.updateSection(other, basics.id, { title: "x" })))._tag, "SectionNotFound")
+          assert.strictEqual((yield* Effect.flip(repo.deleteSection(other, basics.id, true)))._tag, "SectionNotFound")
+          assert.strictEqual((yield* Effect.flip(repo.deleteSection(courseId, moved.id, true)))._tag, "SectionNotFound")
+          assert.deepStrictEqual(yield* repo.listSections(other), [])
+          const missing = 2_000_000_000 as CourseId
+          assert.strictEqual((yield* Effect.flip(repo.insertSection(missing, { title: "x" })))._tag, "CourseNotFound")
+        }))
+
+      it.effect("lessons are placed per section; a move to another section and position is one step; a foreign section is refused", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          const one = yield* repo.insertSection(courseId, { title: "One" })
+          const two = yield* repo.insertSection(courseId, { title: "Two" })
+          const a = yield* repo.insert(courseId, lesson("a", { section_id: one.id }))
+          yield* repo.insert(courseId, lesson("b", { section_id: one.id }))
+          yield* repo.insert(courseId, lesson("c", { section_id: two.id }))
+          const loose = yield* repo.insert(courseId, lesson("loose"))
+          yield* repo.insert(courseId, lesson("first", { section_id: one.id, position: 1 }))
+          assert.strictEqual(a.position, 1)
+          assert.strictEqual(loose.position, 1)
+          assert.deepStrictEqual((yield* outline(courseId)).groups, { "": ["loose"], One: ["first", "a", "b"], Two: ["c"] })
+          const movedA = yield* repo.update(courseId, a.id, { section_id: two.id, position: 1 })
+          assert.strictEqual(movedA.section_id, two.id)
+          assert.strictEqual(movedA.position, 1)
+          assert.deepStrictEqual((yield* outline(courseId)).groups, { "": ["loose"], One: ["first", "b"], Two: ["a", "c"] })
+          // Without a position: the end of the other group; null is the loose lessons.
+          yield* repo.update(courseId, a.id, { section_id: null })
+          assert.deepStrictEqual((yield* outline(courseId)).groups, { "": ["loose", "a"], One: ["first", "b"], Two: ["c"] })
+          yield* repo.update(courseId, a.id, { section_id: one.id, position: 2, title: "a2" })
+          assert.deepStrictEqual((yield* outline(courseId)).groups, { "": ["loose"], One: ["first", "a2", "b"], Two: ["c"] })
+          yield* repo.updateSection(courseId, two.id, { position: 1 })
+          assert.deepStrictEqual((yield* outline(courseId)).sections, ["Two", "One"])
+          yield* repo.delete(courseId, a.id)
+          assert.deepStrictEqual((yield* outline(courseId)).groups, { "": ["loose"], One: ["first", "b"], Two: ["c"] })
+          const other = yield* newCourse
+          const foreign = yield* repo.insertSection(other, { title: "Foreign" })
+          assert.strictEqual((yield* Effect.flip(repo.insert(courseId, lesson("x", { section_id: foreign.id }))))._tag, "UnknownSection")
+          assert.strictEqual((yield* Effect.flip(repo.update(courseId, loose.id, { section_id: foreign.id, title: "changed" })))._tag, "UnknownSection")
+          assert.strictEqual((yield* repo.findById(courseId, loose.id)).title, "loose", "a refused move changes nothing")
+          assert.deepStrictEqual((yield* outline(courseId)).groups, { "": ["loose"], One: ["first", "b"], Two: ["c"] })
+          // The public course's rows carry the section, in the outline's order.
+          assert.deepStrictEqual((yield* repo.listForViewer(courseId, true)).map((row) => [row.title, row.section_id]), [
+            ["loose", null],
+            ["c", two.id],
+            ["first", one.id],
+            ["b", one.id]
+          ])
+        }))
+
+      it.effect("deleting a section with lessons is SectionNotEmpty unless they are detached, appended to the loose lessons", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          const section = yield* repo.insertSection(courseId, { title: "Week 1" })
+          const later = yield* repo.insertSection(courseId, { title: "Week 2" })
+          yield* repo.insert(courseId, lesson("loose"))
+          yield* repo.insert(courseId, lesson("x", { section_id: section.id }))
+          yield* repo.insert(courseId, lesson("y", { section_id: section.id }))
+          const refused = yield* Effect.flip(repo.deleteSection(courseId, section.id, false))
+          assert.strictEqual(refused._tag, "SectionNotEmpty")
+          assert.strictEqual((refused as SectionNotEmpty).lessons, 2)
+          assert.deepStrictEqual((yield* outline(courseId)).groups, { "": ["loose"], "Week 1": ["x", "y"], "Week 2": [] })
+          yield* repo.deleteSection(courseId, section.id, true)
+          assert.deepStrictEqual(yield* outline(courseId), { sections: ["Week 2"], groups: { "": ["loose", "x", "y"], "Week 2": [] } })
+          assert.strictEqual((yield* repo.listSections(courseId))[0]!.id, later.id)
+        }))
+
+      it.effect("concurrent moves across sections keep every group dense and unique", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          const sections = [null, (yield* repo.insertSection(courseId, { title: "S1" })).id, (yield* repo.insertSection(courseId, { title: "S2" })).id]
+          const ids: Array<LessonId> = []
+          for (let i = 0; i < 12; i++) ids.push((yield* repo.insert(courseId, lesson(`l${i}`, { section_id: sections[i % 3]! }))).id)
+          const moves = yield* Effect.forEach(Array.from({ length: 40 }), () =>
+            Effect.gen(function*() {
+              return {
+                id: ids[yield* Random.nextIntBetween(0, 11)]!,
+                section_id: sections[yield* Random.nextIntBetween(0, 2)]!,
+                position: yield* Random.nextIntBetween(1, 14)
+              }
+            }))
+          yield* Effect.forEach(moves, (move) => repo.update(courseId, move.id, { section_id: move.section_id, position: move.position }), {
+            concurrency: "unbounded",
+            discard: true
+          })
+          const { groups } = yield* outline(courseId)
+          const all = Object.values(groups).flat()
+          assert.strictEqual(all.length, 12)
+          assert.strictEqual(new Set(all).size, 12)
+        }))
 
       it.effect("concurrent inserts, moves and deletes on one course keep positions 1…n and unique", () =>
         Effect.gen(function*() {
