@@ -5,7 +5,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { CourseId } from "@coursekit/core"
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { SignJWT } from "jose"
 import { adminToken, jwtSecret, layerTestServer, TestServer } from "../../server/test/TestServer.ts"
@@ -40,6 +40,39 @@ describe("@coursekit/client against the standalone server", () => {
           return yield* Effect.flip(client.courses.create({ payload: { title: "No token", content_html: "" } }))
         }).pipe(Effect.provide(CoursekitClient.layerFetch({ baseUrl: url })))
         assert.strictEqual(anonymous._tag, "Unauthorized")
+      }))
+
+    it.effect("drafts, schedules and sections through the client: an admin client reads drafts, others do not", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const admin = createClient({ baseUrl: url, adminToken })
+        const anonymous = createClient({ baseUrl: url })
+        const { body: draft } = yield* Effect.promise(() =>
+          admin.courses.create({ payload: { title: "Client draft", content_html: "", status: "draft" } })
+        )
+        assert.strictEqual(draft.status, "draft")
+        const { body: scheduled } = yield* Effect.promise(() =>
+          admin.courses.create({ payload: { title: "Client scheduled", content_html: "", publish_at: DateTime.makeUnsafe("2099-06-01T08:00:00Z") } })
+        )
+        assert.strictEqual(DateTime.formatIso(scheduled.publish_at!), "2099-06-01T08:00:00.000Z")
+        const drafts = yield* Effect.promise(() => admin.courses.list({ query: { cursor: draft.id, limit: 50, status: "draft" } }))
+        assert.deepStrictEqual(drafts.body.map((item) => [item.id, item.status]), [[draft.id, "draft"]])
+        const publicPage = yield* Effect.promise(() => anonymous.courses.list({ query: { cursor: draft.id, limit: 50 } }))
+        assert.notInclude(publicPage.body.map((item) => item.id), draft.id)
+        assert.notInclude(publicPage.body.map((item) => item.id), scheduled.id)
+        assert.strictEqual(((yield* rejection(anonymous.courses.get({ params: { id: draft.id } }))) as CoursekitError).status, 404)
+        assert.strictEqual((yield* Effect.promise(() => admin.courses.get({ params: { id: draft.id } }))).status, "draft")
+
+        const section = yield* Effect.promise(() => admin.sections.create({ params: { id: draft.id }, payload: { title: "Week 1" } }))
+        const lesson = yield* Effect.promise(() =>
+          admin.lessons.create({ params: { id: draft.id }, payload: { title: "First", section_id: section.id } })
+        )
+        assert.strictEqual(lesson.section_id, section.id)
+        const refused = yield* rejection(admin.sections.delete({ params: { id: draft.id, section_id: section.id }, query: {} }))
+        assert.strictEqual((refused as CoursekitError).status, 409)
+        yield* Effect.promise(() => admin.sections.delete({ params: { id: draft.id, section_id: section.id }, query: { lessons: "detach" } }))
+        assert.deepStrictEqual((yield* Effect.promise(() => admin.sections.list({ params: { id: draft.id } }))), [])
+        yield* Effect.promise(() => Promise.all([admin.dispose(), anonymous.dispose()]))
       }))
 
     it.effect("the Promise client: every endpoint as a Promise; failures are CoursekitErrors with the problem", () =>

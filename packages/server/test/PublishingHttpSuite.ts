@@ -41,7 +41,7 @@ const listed = (ids: ReadonlyArray<number>, headers: Record<string, string> = {}
 
 /** Registers the publishing tests against the standalone server `serverLayer`. */
 export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<TestServer, E>) =>
-  describe(`drafts and scheduled releases over HTTP (${name})`, () => {
+  describe(`publishing over HTTP: drafts, scheduled releases and sections (${name})`, () => {
     layer(serverLayer, { timeout: 60_000, excludeTestServices: true })((it) => {
       it.effect("a course created without status is published at once, as the specification's flow expects", () =>
         Effect.gen(function*() {
@@ -184,6 +184,133 @@ export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<Te
             ["Paid", "published", 4],
             ["Released", "published", 5]
           ])
+        }))
+
+      it.effect("sections: created, listed, moved and renamed; lessons placed and moved between them; the public course grouped", () =>
+        Effect.gen(function*() {
+          const course = yield* createCourse({})
+          const base = `/courses/${course.id}`
+          const section = (json: Record<string, unknown>) =>
+            Effect.gen(function*() {
+              const reply = yield* call(`${base}/sections`, { method: "POST", admin: true, json })
+              assert.strictEqual(reply.status, 201, reply.text)
+              return reply.body
+            })
+          const week1 = yield* section({ title: "Week 1" })
+          const week2 = yield* section({ title: "Week 2" })
+          const intro = yield* section({ title: "  Intro  ", position: 1 })
+          assert.strictEqual(intro.title, "Intro")
+          assert.deepStrictEqual(Object.keys(intro).sort(), ["course_id", "created_at", "id", "position", "title", "updated_at"])
+          const lesson = (json: Record<string, unknown>) =>
+            Effect.gen(function*() {
+              const reply = yield* call(`${base}/lessons`, { method: "POST", admin: true, json: { content_html: "", is_preview: true, ...json } })
+              assert.strictEqual(reply.status, 201, reply.text)
+              return reply.body
+            })
+          yield* lesson({ title: "Loose" })
+          const a = yield* lesson({ title: "A", section_id: week1.id })
+          yield* lesson({ title: "B", section_id: week1.id })
+          yield* lesson({ title: "Hello", section_id: intro.id })
+          yield* lesson({ title: "Later", section_id: week2.id, publish_at: inDays(2) })
+          assert.strictEqual(a.section_id, week1.id)
+          assert.strictEqual(a.position, 1)
+          const adminList = () =>
+            call(`${base}/lessons`, { admin: true }).pipe(
+              Effect.map((reply) => reply.body.map((item: any) => [item.title, item.section_id, item.position]))
+            )
+          assert.deepStrictEqual(yield* adminList(), [
+            ["Loose", null, 1],
+            ["Hello", intro.id, 1],
+            ["A", week1.id, 1],
+            ["B", week1.id, 2],
+            ["Later", week2.id, 1]
+          ])
+          // One PATCH: to another section, at a position.
+          const moved = yield* call(`${base}/lessons/${a.id}`, { method: "PATCH", admin: true, json: { section_id: intro.id, position: 1 } })
+          assert.strictEqual(moved.status, 200, moved.text)
+          assert.deepStrictEqual([moved.body.section_id, moved.body.position], [intro.id, 1])
+          assert.deepStrictEqual(yield* adminList(), [
+            ["Loose", null, 1],
+            ["A", intro.id, 1],
+            ["Hello", intro.id, 2],
+            ["B", week1.id, 1],
+            ["Later", week2.id, 1]
+          ])
+          const renamed = yield* call(`${base}/sections/${week1.id}`, { method: "PATCH", admin: true, json: { title: "Week one", position: 1 } })
+          assert.deepStrictEqual([renamed.status, renamed.body.title, renamed.body.position], [200, "Week one", 1])
+          const sections = yield* call(`${base}/sections`, { admin: true })
+          assert.deepStrictEqual(sections.body.map((item: any) => [item.title, item.position]), [["Week one", 1], ["Intro", 2], ["Week 2", 3]])
+          const view = yield* call(`/public/courses/${course.slug}`)
+          assert.deepStrictEqual(view.body.lessons.map((item: any) => [item.title, item.position]), [["Loose", 1]])
+          // Week 2 holds only a scheduled lesson: it is left out, and the others are numbered 1…n.
+          assert.deepStrictEqual(
+            view.body.sections.map((item: any) => [item.title, item.position, item.lessons.map((inner: any) => [inner.title, inner.position, inner.access])]),
+            [
+              ["Week one", 1, [["B", 1, "preview"]]],
+              ["Intro", 2, [["A", 1, "preview"], ["Hello", 2, "preview"]]]
+            ]
+          )
+          assert.notInclude(view.text, "Later")
+          assert.notInclude(view.text, "Week 2")
+        }))
+
+      it.effect("sections refuse what is not theirs: 404, 409 unless detached, 422 for a foreign section, 400 for bad input", () =>
+        Effect.gen(function*() {
+          const course = yield* createCourse({})
+          const other = yield* createCourse({})
+          const base = `/courses/${course.id}`
+          const section = (yield* call(`${base}/sections`, { method: "POST", admin: true, json: { title: "Full" } })).body
+          const foreign = (yield* call(`/courses/${other.id}/sections`, { method: "POST", admin: true, json: { title: "Theirs" } })).body
+          const x = (yield* call(`${base}/lessons`, { method: "POST", admin: true, json: { title: "x", section_id: section.id } })).body
+          yield* call(`${base}/lessons`, { method: "POST", admin: true, json: { title: "y", section_id: section.id } })
+          yield* call(`${base}/lessons`, { method: "POST", admin: true, json: { title: "loose" } })
+          assertProblem(yield* call(`${base}/lessons`, { method: "POST", admin: true, json: { title: "z", section_id: foreign.id } }), 422, /body\.section_id/)
+          assertProblem(yield* call(`${base}/lessons/${x.id}`, { method: "PATCH", admin: true, json: { section_id: foreign.id } }), 422, /body\.section_id/)
+          assertProblem(yield* call(`${base}/sections/${foreign.id}`, { method: "PATCH", admin: true, json: { title: "mine" } }), 404)
+          assertProblem(yield* call(`${base}/sections/${foreign.id}`, { method: "DELETE", admin: true }), 404)
+          assertProblem(yield* call("/courses/2000000000/sections", { method: "POST", admin: true, json: { title: "x" } }), 404)
+          assertProblem(yield* call("/courses/2000000000/sections", { admin: true }), 404)
+          const refused = yield* call(`${base}/sections/${section.id}`, { method: "DELETE", admin: true })
+          assertProblem(refused, 409, /lessons=detach/)
+          assert.match(refused.body.detail, /still has 2 lessons/)
+          assertProblem(yield* call(`${base}/sections/${section.id}?lessons=keep`, { method: "DELETE", admin: true }), 400)
+          assertProblem(yield* call(`${base}/sections`, { method: "POST", admin: true, json: { title: "   " } }), 400, /title/)
+          assertProblem(yield* call(`${base}/sections`, { method: "POST", admin: true, json: { title: "x", position: 0 } }), 400, /position/)
+          assertProblem(yield* call(`${base}/sections`, { method: "POST", json: { title: "x" } }), 401)
+          assertProblem(yield* call(`${base}/sections`), 401)
+          const detached = yield* call(`${base}/sections/${section.id}?lessons=detach`, { method: "DELETE", admin: true })
+          assert.strictEqual(detached.status, 204, detached.text)
+          const lessons = yield* call(`${base}/lessons`, { admin: true })
+          assert.deepStrictEqual(lessons.body.map((item: any) => [item.title, item.section_id, item.position]), [
+            ["loose", null, 1],
+            ["x", null, 2],
+            ["y", null, 3]
+          ])
+          assertProblem(yield* call(`${base}/sections/${section.id}`, { method: "DELETE", admin: true }), 404)
+        }))
+
+      it.effect("concurrent PATCHes moving lessons between sections keep every section's positions 1…n", () =>
+        Effect.gen(function*() {
+          const course = yield* createCourse({})
+          const base = `/courses/${course.id}`
+          const groups = [null]
+          for (const title of ["S1", "S2"]) groups.push((yield* call(`${base}/sections`, { method: "POST", admin: true, json: { title } })).body.id)
+          const ids: Array<number> = []
+          for (let i = 0; i < 9; i++) {
+            ids.push((yield* call(`${base}/lessons`, { method: "POST", admin: true, json: { title: `l${i}`, section_id: groups[i % 3] } })).body.id)
+          }
+          const replies = yield* Effect.forEach(
+            Array.from({ length: 30 }, (_, i) => i),
+            (i) => call(`${base}/lessons/${ids[(i * 7) % 9]}`, { method: "PATCH", admin: true, json: { section_id: groups[(i * 5) % 3], position: (i % 4) + 1 } }),
+            { concurrency: "unbounded" }
+          )
+          assert.deepStrictEqual([...new Set(replies.map((reply) => reply.status))], [200])
+          const lessons = (yield* call(`${base}/lessons`, { admin: true })).body as Array<{ title: string; section_id: number | null; position: number }>
+          assert.strictEqual(lessons.length, 9)
+          for (const group of groups) {
+            const positions = lessons.filter((item) => item.section_id === group).map((item) => item.position)
+            assert.deepStrictEqual(positions, positions.map((_, i) => i + 1), `group ${group}`)
+          }
         }))
 
       it.effect("a scheduled course appears in the very next list response once its publish_at passes, with no write", () =>
