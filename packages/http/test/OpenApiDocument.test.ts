@@ -141,4 +141,34 @@ describe("the OpenAPI document", () => {
         assert.property(write.responses, "422", path)
       }
     }))
+
+  it.effect("documents publishing: status and publish_at, the admin-only filter, sections and section_id", () =>
+    Effect.gen(function*() {
+      const { document } = yield* publishedDocument
+      const schemas = document.components.schemas as Record<string, any>
+      const paths = document.paths as Record<string, Record<string, any>>
+      const resolve = (schema: any): any => schema.$ref === undefined ? schema : resolve(schemas[schema.$ref.split("/").pop()])
+      for (const name of ["Course", "Lesson"]) {
+        assert.includeMembers(schemas[name].required, ["status", "publish_at"], name)
+        assert.deepStrictEqual(resolve(schemas[name].properties.status).enum, ["draft", "published"], name)
+      }
+      for (const name of ["CourseCreate", "LessonCreate"]) {
+        assert.includeMembers(Object.keys(schemas[name].properties), ["status", "publish_at"], name)
+        assert.notInclude(schemas[name].required ?? [], "status", name)
+      }
+      // On list items they are admin-only: present for admins, absent for everyone else.
+      assert.includeMembers(Object.keys(schemas.CourseListItem.properties), ["status", "publish_at"])
+      assert.notInclude(schemas.CourseListItem.required, "status")
+      const status = paths["/courses"]!.get.parameters.find((parameter: any) => parameter.name === "status")
+      assert.deepStrictEqual(resolve(status.schema).anyOf.flatMap((branch: any) => branch.enum), ["draft", "published", "scheduled"])
+      assert.includeMembers(Object.keys(paths["/courses"]!.get.responses), ["401", "403"])
+      assert.include(schemas.Lesson.required, "section_id")
+      assert.includeMembers(Object.keys(schemas.PublicCourse.properties), ["lessons", "sections"])
+      assert.deepStrictEqual(Object.keys(schemas.PublicSection.properties).sort(), ["id", "lessons", "position", "title"])
+      assert.deepStrictEqual(Object.keys(paths["/courses/{id}/sections"]!).sort(), ["get", "post"])
+      assert.deepStrictEqual(Object.keys(paths["/courses/{id}/sections/{section_id}"]!).sort(), ["delete", "patch"])
+      const remove = paths["/courses/{id}/sections/{section_id}"]!.delete
+      assert.includeMembers(Object.keys(remove.responses), ["204", "404", "409"])
+      assert.deepStrictEqual(remove.parameters.filter((parameter: any) => parameter.in === "query").map((parameter: any) => parameter.name), ["lessons"])
+    }))
 })
