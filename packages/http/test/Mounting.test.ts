@@ -209,6 +209,18 @@ describe("the host's own authentication", () => {
       assert.strictEqual(bought.purchased, true)
       assert.strictEqual(bought.lessons[0].content_html, "<p>Only for buyers</p>")
 
+      // The host's admins read the catalogue as admins: drafts too, never from the public cache.
+      const draft = JSON.parse((yield* send("/kit/courses", "session=root", { method: "POST", body: JSON.stringify({ title: "Host draft", content_html: "", status: "draft" }) })).body)
+      const idsFor = (cookie?: string) =>
+        send(`/kit/courses?cursor=${course.id}&limit=50`, cookie).pipe(Effect.map((reply) => JSON.parse(reply.body).map((item: { id: number }) => item.id)))
+      assert.deepStrictEqual(yield* idsFor(), [course.id])
+      assert.deepStrictEqual(yield* idsFor("session=root"), [course.id, draft.id])
+      assert.deepStrictEqual(yield* idsFor("session=alice"), [course.id])
+      assert.strictEqual((yield* send(`/kit/courses/${draft.id}`, "session=root")).status, 200)
+      assert.strictEqual((yield* send(`/kit/courses/${draft.id}`, "session=alice")).status, 404)
+      assertHostRefusal(yield* send("/kit/courses?status=draft", "session=alice"), 403, noAdminRights)
+      assertHostRefusal(yield* send("/kit/courses?status=draft"), 401, signIn)
+
       // identify runs only where a route needs the identity: health is still served.
       assert.strictEqual((yield* send("/kit/", "session=broken")).status, 200)
       // The catalogue asks (admins see drafts), as a write does: a failing identify is a 500 that hides its error.
