@@ -67,7 +67,8 @@ const changedFields = RecordVariants.pick(CourseChanges)
  * once the change has committed. It also changes when a scheduled course becomes
  * visible (the earliest future `publish_at` of a published course is part of it, read
  * with the same clock as `list`), so a cache keyed on it shows the course from that
- * instant on, without any job or write.
+ * instant on, without any job or write. It never reveals that instant (it goes into
+ * public ETags): the part standing for it is opaque, the same on every instance.
  */
 /** The in-memory layer's state. */
 type State = { readonly nextId: number; readonly version: number; readonly courses: Map<number, CourseRecord> }
@@ -172,6 +173,13 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return deleted
       })
 
+      // Scheduled instants as opaque tokens (versions go into public ETags, launch dates must not).
+      const releaseTokens = new Map<number, string>()
+      const releaseToken = (at: number) => {
+        let token = releaseTokens.get(at)
+        if (token === undefined) releaseTokens.set(at, token = globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16))
+        return token
+      }
       const version = Effect.gen(function*() {
         const current = yield* Ref.get(state)
         const now = DateTime.toEpochMillis(yield* DateTime.now)
@@ -181,7 +189,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
           const at = DateTime.toEpochMillis(record.publish_at)
           if (at > now && at < nextRelease) nextRelease = at
         }
-        return nextRelease === Infinity ? String(current.version) : `${current.version}.${nextRelease}`
+        return nextRelease === Infinity ? String(current.version) : `${current.version}.${releaseToken(nextRelease)}`
       })
 
       return CourseRepo.of({ insert, findById, findBySlug, list, update, delete: delete_, version })

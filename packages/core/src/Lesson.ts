@@ -144,6 +144,9 @@ export type PublicLesson = typeof PublicLesson.Type
 export const ViewerLesson = LessonRecord.mapFields((fields) => ({
   id: fields.id,
   section_id: fields.section_id,
+  // The section's, read in the same statement as the lessons: one consistent outline.
+  section_title: Schema.NullOr(Schema.String),
+  section_position: Schema.NullOr(Schema.Int),
   title: fields.title,
   position: fields.position,
   is_preview: fields.is_preview,

@@ -91,7 +91,9 @@ const groupRank = (sections: ReadonlyMap<number, SectionRecord>, sectionId: numb
  *   `publish_at` null or passed, by the store's clock) in `list`'s order; drafts and
  *   scheduled lessons are not read at all. Unless `unlocked`, the bodies
  *   (`content_html`, `video_key`) of lessons that are not previews are null **and are
- *   not read from the store at all**, so no later code can leak them.
+ *   not read from the store at all**, so no later code can leak them. Each row carries
+ *   its section's title and position as read together with it (one statement, one
+ *   snapshot), so a section changed meanwhile never leaves a lesson without its group.
  */
 export class LessonRepo extends Context.Service<LessonRepo, {
   insert(
@@ -257,12 +259,20 @@ export class LessonRepo extends Context.Service<LessonRepo, {
 
       const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, unlocked: boolean) {
         const now = yield* DateTime.now
-        const lessons = (yield* list(courseId)).filter((lesson) => isVisibleAt(lesson, now))
-        return lessons.map((lesson): ViewerLesson => {
+        if (!(yield* courseExists(courseId))) return []
+        // One read of the state: the lessons and their sections as of the same instant.
+        const { lessons, sections } = yield* Ref.get(state)
+        const ordered = [...lessons.values()]
+          .filter((lesson) => lesson.course_id === courseId && isVisibleAt(lesson, now))
+          .sort((a, b) => groupRank(sections, a.section_id) - groupRank(sections, b.section_id) || a.position - b.position)
+        return ordered.map((lesson): ViewerLesson => {
           const open = unlocked || lesson.is_preview
+          const section = lesson.section_id === null ? undefined : sections.get(lesson.section_id)
           return {
             id: lesson.id,
             section_id: lesson.section_id,
+            section_title: section?.title ?? null,
+            section_position: section?.position ?? null,
             title: lesson.title,
             position: lesson.position,
             is_preview: lesson.is_preview,

@@ -44,7 +44,7 @@ export class PublicCourses extends Context.Service<PublicCourses, {
         const course = yield* courses.findBySlug(slug, { visibleOnly: true })
         // Asked on every request: a purchase or a refund counts at once.
         const purchased = viewer._tag === "User" && (yield* entitlements.hasPurchased(viewer.id, course.id))
-        const [rows, sections] = yield* Effect.all([lessons.listForViewer(course.id, purchased), lessons.listSections(course.id)])
+        const rows = yield* lessons.listForViewer(course.id, purchased)
         const shown = yield* Effect.forEach(rows, (row) =>
           Effect.gen(function*() {
             const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
@@ -65,13 +65,13 @@ export class PublicCourses extends Context.Service<PublicCourses, {
             return { sectionId: row.section_id, lesson }
           }))
         // Grouped and numbered over what is shown: a hidden lesson or section leaves no gap.
+        // The rows come in outline order, each with its section as read with it.
         const groupOf = (sectionId: number | null) =>
           shown.filter((item) => item.sectionId === sectionId).map(({ lesson }, index) => ({ ...lesson, position: index + 1 }))
         const publicSections: Array<PublicSection> = []
-        for (const section of sections) {
-          const sectionLessons = groupOf(section.id)
-          if (sectionLessons.length === 0) continue
-          publicSections.push({ id: section.id, title: section.title, position: publicSections.length + 1, lessons: sectionLessons })
+        for (const row of rows) {
+          if (row.section_id === null || publicSections.some((section) => section.id === row.section_id)) continue
+          publicSections.push({ id: row.section_id, title: row.section_title ?? "", position: publicSections.length + 1, lessons: groupOf(row.section_id) })
         }
         const response: PublicCourse = {
           ...publicFields({

@@ -25,13 +25,14 @@ export type PublishStatusFilter = typeof PublishStatusFilter.Type
 // instant never depends on the server's time zone.
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
 
+const latestInstant = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
 /** Why `text` is not an instant `publish_at` accepts, or undefined when it is one. */
 const instantProblem = (text: string): string | undefined => {
   const parts = rfc3339.exec(text)
   const expected = "an RFC 3339 date-time with an offset, e.g. 2026-12-01T09:00:00Z"
   if (parts === null) return `must be ${expected}`
   const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = parts.slice(1).map((part) => Number(part ?? 0))
-  if (year! < 1970) return "must be in 1970 or later"
   // Date.UTC rolls 30 February over to March: a day that is not in its month comes back changed.
   const calendar = new Date(Date.UTC(year!, month! - 1, day!))
   if (month! < 1 || month! > 12 || calendar.getUTCMonth() !== month! - 1 || calendar.getUTCDate() !== day!) {
@@ -40,12 +41,15 @@ const instantProblem = (text: string): string | undefined => {
   if (hour! > 23 || minute! > 59 || second! > 59 || offsetHours! > 23 || offsetMinutes! > 59) {
     return `must be ${expected}`
   }
+  // The range holds for the instant in UTC, as it is stored and shown back.
+  const instant = Date.parse(text)
+  if (!(instant >= 0 && instant <= latestInstant)) return "must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"
   return undefined
 }
 
 /**
  * An instant as an author writes it: RFC 3339 with an offset (`Z` or `±hh:mm`), from
- * 1970 on. Decoded to UTC; shown back as `…Z`.
+ * 1970-01-01 to the end of 9999 in UTC. Decoded to UTC; shown back as `…Z`.
  */
 export const PublishAtInput = Schema.String.check(
   Schema.makeFilter<string>((text) => {

@@ -7,12 +7,16 @@
  *
  * @since 0.2.0
  */
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Exit, Layer, Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AdminAccess, genericAdminRefusals } from "./AdminAccess.ts"
 import { CatalogueAuth, CurrentAudience } from "./CatalogueAuth.ts"
 import { Forbidden, type ServiceUnavailable, Unauthorized } from "./Problems.ts"
+import { pathOf } from "./RequestPath.ts"
 import { ViewerResolver } from "./ViewerResolver.ts"
+
+/** The paths of catalogue reads: the list and one course (not its sub-resources). */
+const catalogueRead = /^\/courses(\/[^/]+)?$/
 
 /** Query parameters only admins may use on catalogue reads. */
 const adminOnlyParameters = ["status"] as const
@@ -35,6 +39,16 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
   audienceOf(
     request: HttpServerRequest.HttpServerRequest
   ): Effect.Effect<"admin" | "public", Unauthorized | Forbidden | ServiceUnavailable>
+  /**
+   * `response` to a catalogue read (`GET /courses`, `GET /courses/{id}`), errors too, with
+   * the caching rules of an answer that depends on who asks: `Vary` on the credentials'
+   * headers, and `no-cache` unless it says otherwise (an admin's `private, no-store`), so
+   * no shared cache keeps a 404 for a draft past its publication. Other responses as they are.
+   */
+  cachingOf(
+    request: HttpServerRequest.HttpServerRequest,
+    response: HttpServerResponse.HttpServerResponse
+  ): HttpServerResponse.HttpServerResponse
 }>()("@coursekit/http/CatalogueReaders") {
   static readonly layer: Layer.Layer<CatalogueReaders, never, AdminAccess | ViewerResolver> = Layer.effect(
     CatalogueReaders,
@@ -42,21 +56,36 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
       const access = yield* AdminAccess
       const viewers = yield* ViewerResolver
       const refusals = access.refusals ?? genericAdminRefusals
+      // Decided once per request: the list cache and the API must agree on who is asking
+      // (a remote role lookup could answer differently the second time), and it is cheaper.
+      const decided = new WeakMap<object, Exit.Exit<"admin" | "public", Unauthorized | Forbidden | ServiceUnavailable>>()
+      const vary = viewers.vary.join(", ")
       return CatalogueReaders.of({
-        audienceOf: (request) =>
-          Effect.gen(function*() {
-            const bearer = bearerOf(request)
-            if (yield* access.isAdmin(request, bearer)) return "admin" as const
-            // Not an admin: a viewer or nobody, and credentials that do not verify are refused.
-            const viewer = yield* viewers.resolve(request)
-            if (asksAdminOnly(request.url)) {
-              return yield* viewer._tag === "User"
-                ? Effect.fail(new Forbidden({ detail: refusals.forbidden }))
-                : Effect.fail(new Unauthorized({ detail: refusals.unauthorized(bearer) }))
-            }
-            return "public" as const
-          })
+        cachingOf: (request, response) =>
+          (request.method === "GET" || request.method === "HEAD") && catalogueRead.test(pathOf(request.url))
+            ? HttpServerResponse.setHeaders(response, { "cache-control": response.headers["cache-control"] ?? "no-cache", vary })
+            : response,
+        audienceOf: (request) => {
+          const known = decided.get(request)
+          if (known !== undefined) return known
+          return Effect.onExit(resolve(request), (exit) => Effect.sync(() => decided.set(request, exit)))
+        }
       })
+
+      function resolve(request: HttpServerRequest.HttpServerRequest) {
+        return Effect.gen(function*() {
+          const bearer = bearerOf(request)
+          if (yield* access.isAdmin(request, bearer)) return "admin" as const
+          // Not an admin: a viewer or nobody, and credentials that do not verify are refused.
+          const viewer = yield* viewers.resolve(request)
+          if (asksAdminOnly(request.url)) {
+            return yield* viewer._tag === "User"
+              ? Effect.fail(new Forbidden({ detail: refusals.forbidden }))
+              : Effect.fail(new Unauthorized({ detail: refusals.unauthorized(bearer) }))
+          }
+          return "public" as const
+        })
+      }
     })
   )
 }
@@ -71,7 +100,7 @@ export const layer: Layer.Layer<CatalogueAuth, never, CatalogueReaders> = Layer.
         const request = yield* HttpServerRequest.HttpServerRequest
         const audience = yield* readers.audienceOf(request)
         const response = Effect.provideService(httpEffect, CurrentAudience, audience)
-        // An admin's page shows drafts: no shared cache may keep it, nor serve it to anyone else.
+        // An admin's page shows drafts: no shared cache may keep it (the edge adds `Vary`).
         return yield* audience === "admin" ? Effect.map(response, HttpServerResponse.setHeader("cache-control", "private, no-store")) : response
       })
     )

@@ -146,6 +146,8 @@ export class CourseListCache extends Context.Service<CourseListCache, {
                 }
                 return Effect.map(app, (response) => {
                   if (response.status !== 200 || response.body._tag !== "Uint8Array") return response
+                  // Marked private by the API (an admin's page): never kept, never given public validators.
+                  if (response.headers["cache-control"]?.includes("private") === true) return response
                   const withValidators = HttpServerResponse.setHeaders(response, validators)
                   // Produced after reading `version`, so at least that new: safe to keep under it.
                   if (version === cachedVersion) keep(page, { body: response.body.body, headers: withValidators.headers })

@@ -114,7 +114,7 @@ export const layer = HttpRouter.middleware(
               })
             )
           ),
-          Effect.map(HttpServerResponse.setHeader("x-request-id", requestId))
+          Effect.map((response) => HttpServerResponse.setHeader(readers.cachingOf(request, response), "x-request-id", requestId))
         )
       })
   }),

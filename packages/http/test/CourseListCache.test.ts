@@ -74,6 +74,23 @@ describe("CourseListCache", () => {
       assert.strictEqual(reached(), 6)
     }))
 
+  it.effect("a response the API marks private (an admin's page) is neither kept nor given the public validators", () =>
+    Effect.gen(function*() {
+      const cache = yield* CourseListCache
+      let reached = 0
+      const admins = Effect.sync(() => {
+        reached++
+        return HttpServerResponse.text("drafts too", { contentType: "application/json", headers: { "cache-control": "private, no-store" } })
+      })
+      // The cache took the request for the public's, the API answered an admin.
+      for (let i = 0; i < 2; i++) {
+        const response = yield* cache.around({ method: "GET", url: "/courses", ifNoneMatch: undefined }, Effect.succeed("public"), admins)
+        assert.strictEqual(response.headers["cache-control"], "private, no-store")
+        assert.isUndefined(response.headers.etag)
+      }
+      assert.strictEqual(reached, 2)
+    }).pipe(Effect.provide(CourseListCache.layer().pipe(Layer.provideMerge(Courses.layerMemory())))))
+
   it.effect("a status filter always reaches the API, whoever asks", () =>
     Effect.gen(function*() {
       const { get, reached } = yield* setup()

@@ -152,6 +152,32 @@ describe("mounting under a prefix", () => {
 
 })
 
+describe("who reads the catalogue", () => {
+  it.effect("is decided once per request, by the list cache and the API together", () =>
+    Effect.gen(function*() {
+      let asked = 0
+      const countingAccess = Layer.succeed(AdminAccess, AdminAccess.of({
+        isAdmin: () => Effect.sync(() => {
+          asked++
+          return false
+        })
+      }))
+      const { handler, dispose } = CoursekitHttp.webHandler(
+        Layer.mergeAll(Readiness.layer([]), countingAccess, ViewerResolver.layerAnonymousOnly, CourseListCache.layer({ maxEntries: 100 }), RequestLogger.layerSilent)
+          .pipe(Layer.provideMerge(MemoryCoursekit.layerMemory()))
+      )
+      const get = (path: string) => Effect.promise(() => handler(new Request(`http://host${path}`)).then((response) => response.status))
+      // A miss: the cache asks, then the API would ask again.
+      assert.strictEqual(yield* get("/courses"), 200)
+      assert.strictEqual(asked, 1)
+      assert.strictEqual(yield* get("/courses"), 200)
+      assert.strictEqual(asked, 2, "a hit asks once too")
+      assert.strictEqual(yield* get("/courses/1"), 404)
+      assert.strictEqual(asked, 3)
+      yield* Effect.promise(dispose)
+    }))
+})
+
 describe("the host's own authentication", () => {
   // The host's sessions: a cookie names the user; "root" is an admin.
   const hostServices = () =>

@@ -162,13 +162,14 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "delete course"))
 
   // Bumped by the trigger of migration 0002 in the same transaction as every change; the
-  // next scheduled release (microseconds, one probe of the partial index of migration
-  // 0008) changes it when that instant passes.
+  // next scheduled release (one probe of the partial index of migration 0008) changes it
+  // when that instant passes. The instant is hashed with the database's own salt: the
+  // version is in public ETags, a hidden course's launch date must not be.
   const version = sql<{ version: string }>`
-    SELECT version::text || coalesce('.' || (
+    SELECT version::text || coalesce('.' || left(md5(release_salt || (
       SELECT (extract(epoch FROM min(publish_at)) * 1000000)::bigint::text FROM courses
       WHERE status = 'published' AND publish_at > now()
-    ), '') AS version
+    )), 16), '') AS version
     FROM coursekit_catalogue_version
   `.pipe(
     Effect.map((rows) => rows[0]!.version),

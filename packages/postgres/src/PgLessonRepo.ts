@@ -64,13 +64,18 @@ const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(LessonUsingFile))
 export const viewerLessons = (sql: SqlClient.SqlClient, courseId: CourseId, unlocked: boolean) =>
   unlocked
     ? sql`
-        SELECT id, section_id, title, position, is_preview, content_html, video_key
+        SELECT id, section_id, ${sectionOf(sql)}, title, position, is_preview, content_html, video_key
         FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql)}`
     : sql`
-        SELECT id, section_id, title, position, is_preview,
+        SELECT id, section_id, ${sectionOf(sql)}, title, position, is_preview,
                CASE WHEN is_preview THEN content_html END AS content_html,
                CASE WHEN is_preview THEN video_key END AS video_key
         FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql)}`
+
+// The lesson's section, in the same statement (one snapshot with the lessons).
+const sectionOf = (sql: SqlClient.SqlClient) =>
+  sql`(SELECT s.title FROM sections s WHERE s.id = lessons.section_id) AS section_title,
+      (SELECT s.position FROM sections s WHERE s.id = lessons.section_id) AS section_position`
 
 // A course's outline order: the loose lessons, then each section's in the sections' order.
 // A subquery, not a join: the lessons' scan then stays the only node reading their

@@ -70,7 +70,11 @@ export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<Te
           for (const headers of [{}, viewer]) {
             assert.deepStrictEqual((yield* listed(all, headers)).ids, [released.id])
             for (const hidden of [draft, scheduled, draftDated]) {
-              assertProblem(yield* call(`/courses/${hidden.id}`, { headers }), 404)
+              const missing = yield* call(`/courses/${hidden.id}`, { headers })
+              assertProblem(missing, 404)
+              // The answer depends on who asks, and changes when the course is published: no shared cache may keep it.
+              assert.strictEqual(missing.headers.get("cache-control"), "no-cache")
+              assert.include(missing.headers.get("vary") ?? "", "authorization")
               assertProblem(yield* call(`/public/courses/${hidden.slug}`, { headers }), 404)
             }
             assert.strictEqual((yield* call(`/courses/${released.id}`, { headers })).status, 200)
@@ -85,6 +89,9 @@ export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<Te
           assert.isNull(adminItems[0].publish_at)
           assert.strictEqual(admin.headers.get("cache-control"), "private, no-store")
           assert.isNull(admin.headers.get("etag"))
+          const publicList = yield* call(`/courses?cursor=${draft.id}&limit=50`)
+          assert.strictEqual(publicList.headers.get("cache-control"), "no-cache")
+          assert.include(publicList.headers.get("vary") ?? "", "authorization")
           const got = yield* call(`/courses/${draft.id}`, { admin: true })
           assert.strictEqual(got.status, 200)
           assert.strictEqual(got.body.status, "draft")
@@ -137,7 +144,7 @@ export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<Te
           assert.strictEqual((yield* call(`/courses/${draft.id}`)).status, 200)
           assert.strictEqual((yield* call(`/courses/${draft.id}`, { method: "PATCH", admin: true, json: { status: "draft" } })).body.status, "draft")
           assertProblem(yield* call(`/courses/${draft.id}`), 404)
-          for (const publishAt of ["tomorrow", "2026-12-01", "2026-12-01T09:00:00", "2026-02-30T09:00:00Z", "1969-12-31T23:00:00Z", "2026-12-01T24:00:00Z", 1764576000000, "x".repeat(100_000)]) {
+          for (const publishAt of ["tomorrow", "2026-12-01", "2026-12-01T09:00:00", "2026-02-30T09:00:00Z", "1969-12-31T23:00:00Z", "1970-01-01T00:30:00+01:00", "9999-12-31T23:59:59-23:59", "2026-12-01T24:00:00Z", 1764576000000, "x".repeat(100_000)]) {
             assertProblem(yield* call(`/courses/${draft.id}`, { method: "PATCH", admin: true, json: { publish_at: publishAt } }), 400, /publish_at/)
             assertProblem(yield* call("/courses", { method: "POST", admin: true, json: { title: "Bad date", content_html: "", publish_at: publishAt } }), 400, /publish_at/)
           }
@@ -311,6 +318,16 @@ export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<Te
             const positions = lessons.filter((item) => item.section_id === group).map((item) => item.position)
             assert.deepStrictEqual(positions, positions.map((_, i) => i + 1), `group ${group}`)
           }
+        }))
+
+      it.effect("the public's ETags do not reveal when a scheduled course goes live", () =>
+        Effect.gen(function*() {
+          // Sooner than any other scheduled course of this suite: it is the next release.
+          const at = new Date(Math.floor(Date.now() / 1000) * 1000 + 30_000)
+          yield* createCourse({ publish_at: at.toISOString() })
+          const etag = (yield* call("/courses")).headers.get("etag")!
+          assert.match(etag, /^"\d+\.[0-9a-f]{16}\.0\.10"$/)
+          for (const digits of [at.getTime() / 1000, at.getTime(), at.getTime() * 1000].map(String)) assert.notInclude(etag, digits)
         }))
 
       it.effect("a scheduled course appears in the very next list response once its publish_at passes, with no write", () =>

@@ -409,12 +409,15 @@ export const lessonRepoSuite = <E>(
           assert.strictEqual((yield* repo.findById(courseId, loose.id)).title, "loose", "a refused move changes nothing")
           assert.deepStrictEqual((yield* outline(courseId)).groups, { "": ["loose"], One: ["first", "b"], Two: ["c"] })
           // The public course's rows carry the section, in the outline's order.
-          assert.deepStrictEqual((yield* repo.listForViewer(courseId, true)).map((row) => [row.title, row.section_id]), [
-            ["loose", null],
-            ["c", two.id],
-            ["first", one.id],
-            ["b", one.id]
-          ])
+          assert.deepStrictEqual(
+            (yield* repo.listForViewer(courseId, true)).map((row) => [row.title, row.section_id, row.section_title, row.section_position]),
+            [
+              ["loose", null, null, null],
+              ["c", two.id, "Two", 1],
+              ["first", one.id, "One", 2],
+              ["b", one.id, "One", 2]
+            ]
+          )
         }))
 
       it.effect("deleting a section with lessons is SectionNotEmpty unless they are detached, appended to the loose lessons", () =>
