@@ -15,6 +15,8 @@ import courseDescription from "./migrations/0005_course_description.ts"
 import lessonVideoReference from "./migrations/0006_lesson_video_reference.ts"
 import multipartUploads from "./migrations/0007_multipart_uploads.ts"
 import publishing from "./migrations/0008_publishing.ts"
+import courseSearch from "./migrations/0010_course_search.ts"
+import { indexMissing } from "./PgCourseSearch.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
@@ -25,7 +27,9 @@ export const migrations = {
   "0005_course_description": courseDescription,
   "0006_lesson_video_reference": lessonVideoReference,
   "0007_multipart_uploads": multipartUploads,
-  "0008_publishing": publishing
+  "0008_publishing": publishing,
+  // 0009 is taken by the lessons' sections.
+  "0010_course_search": courseSearch
 }
 
 /** Table where applied migrations are recorded. */
@@ -44,8 +48,11 @@ export const migrate: Effect.Effect<
 /**
  * A layer that migrates the database once when it is built. Migrations run without the
  * session's `statement_timeout` (the request deadline): a step may rewrite a large table.
+ * Then the courses written by plain SQL since the last start get their search documents
+ * (`PgCourseSearch.indexMissing`: one query when there are none).
  */
 export const layerMigrations = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql.withTransaction(Effect.andThen(sql`SET LOCAL statement_timeout = 0`, migrate))
+  yield* indexMissing
 }))
