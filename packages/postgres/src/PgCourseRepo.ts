@@ -36,7 +36,7 @@ import {
 } from "@coursekit/core"
 import { Data, Effect, Layer, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { termQueries, writeDocument } from "./PgCourseSearch.ts"
+import { termQueries, writeDocuments } from "./PgCourseSearch.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
@@ -95,7 +95,7 @@ export const make = () => Effect.gen(function*() {
         RETURNING *
       `)
       if (rows.length === 0) return yield* Effect.fail(new SlugTaken())
-      yield* writeDocument(sql, id, document, "replace")
+      yield* writeDocuments(sql, [{ id, document }], "replace")
       return rows[0]!
     }).pipe(sql.withTransaction)
 
@@ -166,18 +166,24 @@ export const make = () => Effect.gen(function*() {
     ))
     const afterCursor = after === undefined
       ? sql``
-      : sql`AND (s.score < ${after.score} OR (s.score = ${after.score} AND c.id > ${after.id}))`
+      : sql`WHERE m.score < ${after.score} OR (m.score = ${after.score} AND m.course_id > ${after.id})`
+    // Matched, filtered, scored and cut to a page on the documents alone (visible_from is
+    // the course's visibility, by the database's clock); `courses` is read for the page.
     return yield* sql`
       SELECT c.id, c.title, c.slug, c.thumbnail_key, c.status, c.publish_at, s.score
       FROM (
-        SELECT d.course_id, ${score} AS score
-        FROM course_search_documents d
-        WHERE d.document @@ ${queries.all}::tsquery
+        SELECT m.course_id, m.score
+        FROM (
+          SELECT d.course_id, ${score} AS score
+          FROM course_search_documents d
+          WHERE d.document @@ ${queries.all}::tsquery AND d.visible_from <= now()
+        ) m
+        ${afterCursor}
+        ORDER BY m.score DESC, m.course_id
+        LIMIT ${request.limit}
       ) s
       JOIN courses c ON c.id = s.course_id
-      WHERE ${visibleNow(sql)} ${afterCursor}
       ORDER BY s.score DESC, c.id
-      LIMIT ${request.limit}
     `.pipe(Effect.flatMap(decodeSearchRows), Effect.mapError(persistenceError("search courses")))
   }, bounded(timeout, "search courses"))
 
@@ -191,7 +197,7 @@ export const make = () => Effect.gen(function*() {
         RETURNING *
       `)
       // From the row as updated (a PATCH may change the title only), under its lock.
-      if (rows.length > 0 && textChanged) yield* writeDocument(sql, id, searchDocument(rows[0]!), "replace")
+      if (rows.length > 0 && textChanged) yield* writeDocuments(sql, [{ id, document: searchDocument(rows[0]!) }], "replace")
       return rows
     }).pipe(sql.withTransaction, Effect.mapError(persistenceError("update course")))
     if (rows.length === 0) return yield* new CourseNotFound({ id })

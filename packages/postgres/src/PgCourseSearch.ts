@@ -4,8 +4,10 @@
  * the same SQL). The query itself is `PgCourseRepo.search`.
  *
  * Each course has one row in `course_search_documents` (migration 0010): `document`, all
- * its searchable words (GIN-indexed: it finds the matches), and `title_words` and
- * `description_words` (small: they give the score). The words are computed in
+ * its searchable words (GIN-indexed: it finds the matches), `title_words` and
+ * `description_words` (small: they give the score), and `visible_from`, the course's
+ * visibility as an instant, kept by triggers (`visible_from <= now()` is
+ * `PgCourseRepo.visibleNow`). The words are computed in
  * TypeScript (`searchDocument`: transliteration, text of the HTML) and written as
  * `tsvector` literals, never through a text-search parser: PostgreSQL's parser splits
  * `12e3x` into `12e3` and `x`; a literal keeps exactly the words the in-memory store
@@ -20,12 +22,13 @@
  * none, and an update of `title`, `description` or `content_html` by plain SQL drops it
  * (trigger of migration 0010), so no course is found by words it no longer has. Such
  * courses are not found by search until {@link indexMissing} writes their documents:
- * at every start, after the migrations.
+ * at every start, after the migrations. A plain SQL change of `status` or `publish_at`
+ * shows at once (trigger).
  *
  * @since 0.2.0
  */
 import { CourseRecord, type SearchDocument, searchDocument } from "@coursekit/core"
-import { Effect, Schema, Struct } from "effect"
+import { Array as Arr, Effect, Schema, Struct } from "effect"
 import { SqlClient } from "effect/sql"
 
 const decodeSources = Schema.decodeUnknownEffect(
@@ -46,23 +49,22 @@ const columnsOf = (courseId: number, document: SearchDocument) => ({
 })
 
 /**
- * Writes the search document of course `courseId`: `replace` the one there (a write
- * through the repository, which knows the course's current text), or `keep` it (a
- * catch-up, which must not overwrite a newer one).
+ * Writes the search documents of `courses`: `replace` the ones there (a write through the
+ * repository, which knows the course's current text), or `keep` them (a catch-up, which
+ * must not overwrite a newer one).
  */
-export const writeDocument = (
+export const writeDocuments = (
   sql: SqlClient.SqlClient,
-  courseId: number,
-  document: SearchDocument,
+  courses: Arr.NonEmptyReadonlyArray<{ readonly id: number; readonly document: SearchDocument }>,
   onConflict: "replace" | "keep"
 ) =>
   sql`
-    INSERT INTO course_search_documents ${sql.insert(columnsOf(courseId, document))}
+    INSERT INTO course_search_documents ${sql.insert(Arr.map(courses, ({ document, id }) => columnsOf(id, document)))}
     ON CONFLICT (course_id) DO ${
     onConflict === "keep"
       ? sql`NOTHING`
       : sql`UPDATE SET document = EXCLUDED.document, title_words = EXCLUDED.title_words,
-          description_words = EXCLUDED.description_words`
+          description_words = EXCLUDED.description_words, visible_from = EXCLUDED.visible_from`
   }
   `
 
@@ -99,7 +101,9 @@ export const indexMissing = Effect.gen(function*() {
           FOR SHARE OF c
         `
       ).pipe(Effect.orDie) // A stored course that does not decode is a bug, not an outage.
-      for (const course of courses) yield* writeDocument(sql, course.id, searchDocument(course), "keep")
+      if (Arr.isReadonlyArrayNonEmpty(courses)) {
+        yield* writeDocuments(sql, Arr.map(courses, (course) => ({ id: course.id, document: searchDocument(course) })), "keep")
+      }
       return courses.length
     }).pipe(sql.withTransaction)
     written += found

@@ -38,7 +38,9 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           const bySql = yield* insertBySql(`Crème ${tag}`, "<p>Knead <b>Cr</b>&egrave;me <a href=\"https://example.com\">here</a></p>")
           // The database as it was before 0010.
           yield* sql`DROP TABLE course_search_documents`
-          yield* sql`DROP FUNCTION coursekit_drop_search_document() CASCADE`
+          yield* sql`DROP FUNCTION coursekit_follow_course() CASCADE`
+          yield* sql`DROP FUNCTION coursekit_search_document_visibility()`
+          yield* sql`DROP FUNCTION coursekit_visible_from(text, timestamptz)`
           yield* sql`DELETE FROM coursekit_migrations WHERE migration_id = 10`
           const applied = yield* sql.withTransaction(migrate)
           assert.deepStrictEqual(applied, [[10, "course_search"]])
@@ -46,6 +48,11 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           assert.deepStrictEqual(yield* idsFor(`${tag} creme knead`), [bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} href`), [])
           assert.deepStrictEqual(yield* indexMissing, 0)
+          // No statistics on the words: every query goes through the index (see the migration).
+          const target = yield* sql<{ target: number }>`
+            SELECT attstattarget::int AS target FROM pg_attribute
+            WHERE attrelid = 'course_search_documents'::regclass AND attname = 'document'`
+          assert.strictEqual(target[0]!.target, 0)
         }))
 
       it.effect("a course written by plain SQL is found once indexMissing ran; a plain SQL change of its text drops its words until then", () =>
@@ -54,17 +61,24 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           const tag = newTag()
           const id = yield* insertBySql(`Plain ${tag}`, "<p>first words</p>")
           assert.deepStrictEqual(yield* idsFor(tag), [])
-          // What every start runs after the migrations.
-          yield* Effect.scoped(Layer.build(layerMigrations))
+          // What every start runs after the migrations (fresh: the suite's layer built it once already).
+          yield* Effect.scoped(Layer.build(Layer.fresh(layerMigrations)))
           assert.deepStrictEqual(yield* idsFor(`${tag} first`), [id])
           yield* sql`UPDATE courses SET title = ${`Renamed ${tag}`} WHERE id = ${id}`
           assert.deepStrictEqual(yield* idsFor(tag), [])
           assert.deepStrictEqual(yield* indexMissing, 1)
           assert.deepStrictEqual(yield* idsFor(`${tag} renamed first`), [id])
           assert.deepStrictEqual(yield* idsFor(`${tag} plain`), [])
-          // Changes that leave the text as it was keep the document.
+          // Changes that leave the text as it was keep the document; its visibility
+          // follows the course's at once.
           yield* sql`UPDATE courses SET title = ${`Renamed ${tag}`}, thumbnail_key = NULL WHERE id = ${id}`
           yield* sql`UPDATE courses SET status = 'published', publish_at = NULL WHERE id = ${id}`
+          assert.deepStrictEqual(yield* idsFor(`${tag} renamed`), [id])
+          yield* sql`UPDATE courses SET status = 'draft' WHERE id = ${id}`
+          assert.deepStrictEqual(yield* idsFor(tag), [])
+          yield* sql`UPDATE courses SET status = 'published', publish_at = now() + interval '1 day' WHERE id = ${id}`
+          assert.deepStrictEqual(yield* idsFor(tag), [])
+          yield* sql`UPDATE courses SET publish_at = now() - interval '1 second' WHERE id = ${id}`
           assert.deepStrictEqual(yield* idsFor(`${tag} renamed`), [id])
           yield* sql`UPDATE courses SET content_html = '<p>second</p>' WHERE id = ${id}`
           assert.deepStrictEqual(yield* idsFor(tag), [])
