@@ -120,6 +120,10 @@ try {
   await db.exec(seedCourses)
   await db.exec("VACUUM ANALYZE courses")
   await db.close()
+  // Courses written by SQL are indexed for search by the next start: once, here, so the
+  // starts measured below are ordinary ones.
+  await stopServer(await startServer("postgres", postgres.script, postgres.env, 4206))
+  await stopServer(await startServer("embedded", embedded.script, embedded.env, 4207))
 
   // All idle at once (memory is per process), the first start on an empty directory.
   rows.push(await launch("embedded, first start", { ...embedded, env: { ...embedded.env, DATA_DIR: firstStartDir } }, 4202))

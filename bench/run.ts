@@ -3,6 +3,7 @@
  * against a baseline measured in the same run.
  */
 await import("./catalogue-list.ts")
+await import("./catalogue-search.ts")
 await import("./memory.ts")
 await import("./html-sanitize.ts")
 await import("./upload-finalize.ts")

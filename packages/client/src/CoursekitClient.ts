@@ -20,7 +20,8 @@ export interface ClientOptions {
   readonly baseUrl: string
   /**
    * Sent as `Authorization: Bearer` on admin endpoints, and on catalogue reads
-   * (`courses.list`, `courses.get`), which then show drafts and scheduled courses too.
+   * (`courses.list`, `courses.get`, `courses.search`); the first two then show drafts and
+   * scheduled courses too (search shows everyone the same: what is visible now).
    */
   readonly adminToken?: TokenSource | undefined
   /** Sent as `Authorization: Bearer` on the other endpoints (the public course). */

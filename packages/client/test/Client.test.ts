@@ -3,13 +3,13 @@
  * HMAC-signed PUT URLs): the Effect client, the Promise client and its three-step uploads
  * with real PUTs of bytes.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { CourseId } from "@coursekit/core"
 import { DateTime, Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { SignJWT } from "jose"
 import { adminToken, jwtSecret, layerTestServer, TestServer } from "../../server/test/TestServer.ts"
-import { CoursekitClient, CoursekitError, createClient } from "../src/index.ts"
+import { CoursekitClient, CoursekitError, createClient, nextCursor } from "../src/index.ts"
 
 const rejection = (promise: Promise<unknown>) =>
   Effect.promise(() => promise.then(() => assert.fail("expected a rejection"), (error: unknown) => error))
@@ -105,6 +105,39 @@ describe("@coursekit/client against the standalone server", () => {
         const down = yield* rejection(unreachable.courses.get({ params: { id: course.id } }))
         assert.strictEqual((down as CoursekitError).status, 0)
         yield* Effect.promise(() => Promise.all([kit.dispose(), anonymous.dispose(), unreachable.dispose()]))
+      }))
+
+    it.effect("search: the Effect and Promise clients page by the Link header's cursor; a bad cursor is a typed 400", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const kit = createClient({ baseUrl: url, adminToken })
+        const ids: Array<number> = []
+        for (let i = 0; i < 5; i++) {
+          ids.push((yield* Effect.promise(() => kit.courses.create({ payload: { title: `Crème brûlée client ${i}`, content_html: "" } }))).body.id)
+        }
+        yield* Effect.promise(() => kit.courses.create({ payload: { title: "Crème brûlée client draft", content_html: "", status: "draft" } }))
+        const seen: Array<number> = []
+        let cursor: string | undefined
+        do {
+          const { body, headers } = yield* Effect.promise(() => kit.courses.search({ query: { q: "creme brulee client", limit: 2, ...(cursor === undefined ? {} : { cursor }) } }))
+          seen.push(...body.map((item) => item.id))
+          cursor = nextCursor(headers.link)
+        } while (cursor !== undefined)
+        assert.deepStrictEqual(seen, ids)
+        const bad = yield* rejection(kit.courses.search({ query: { q: "creme", cursor: "forged" } }))
+        assert.strictEqual((bad as CoursekitError).status, 400)
+        const problem = (bad as CoursekitError).problem as { readonly errors?: ReadonlyArray<{ readonly path: string }> }
+        assert.deepStrictEqual(problem.errors?.map((error) => error.path), ["query.cursor"])
+        const local = yield* rejection(kit.courses.search({ query: { q: "   " } }))
+        assert.strictEqual((local as CoursekitError).status, 0)
+
+        const found = yield* Effect.gen(function*() {
+          const client = yield* CoursekitClient
+          return yield* client.courses.search({ query: { q: "CRÈME BRÛLÉE CLIENT 3" } })
+        }).pipe(Effect.provide(CoursekitClient.layerFetch({ baseUrl: url })))
+        assert.deepStrictEqual(found.body.map((item) => item.id), [ids[3]])
+        assert.isUndefined(found.headers.link)
+        yield* Effect.promise(() => kit.dispose())
       }))
 
     it.effect("uploadThumbnail: URL, PUT of the bytes with progress, finalize; a file without a type goes as image/jpeg", () =>
@@ -209,5 +242,16 @@ describe("@coursekit/client against the standalone server", () => {
         assert.isNull(anonymousView.lessons[0]!.content_html)
         yield* Effect.promise(() => Promise.all([kit.dispose(), reader.dispose(), stranger.dispose()]))
       }))
+  })
+})
+
+describe("nextCursor", () => {
+  it("reads the cursor of a Link header's next page", () => {
+    assert.strictEqual(nextCursor(`</courses/search?q=creme+brulee&cursor=NS4xMg&limit=5>; rel="next"`), "NS4xMg")
+    assert.strictEqual(nextCursor(`</api/courses?cursor=42&limit=10>; rel="next"`), "42")
+    assert.isUndefined(nextCursor(undefined))
+    assert.isUndefined(nextCursor(null))
+    assert.isUndefined(nextCursor(`</courses?cursor=42>; rel="prev"`))
+    assert.isUndefined(nextCursor(`</courses>; rel="next"`))
   })
 })

@@ -14,6 +14,7 @@ import {
   type CourseRecord,
   CourseSlugNotFound
 } from "./Course.ts"
+import { type CourseSearchRequest, type CourseSearchRow, scoreOf, type SearchDocument, searchDocument } from "./CourseSearch.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import { type CatalogueAudience, isVisibleAt, matchesStatusFilter } from "./Publishing.ts"
 import * as RecordVariants from "./RecordVariants.ts"
@@ -58,6 +59,14 @@ const changedFields = RecordVariants.pick(CourseChanges)
  * `findById` and `findBySlug` with `visibleOnly` fail as for a missing course when the
  * course is not visible: a hidden course is not even read into the answer.
  *
+ * `search` returns the courses visible to the public now (as `list` decides for the
+ * public) that match `terms`, by the rules of `CourseSearch`: every term occurs among the
+ * course's {@link searchDocument} words, the last one as a prefix; rows carry
+ * {@link scoreOf} as `score` and come best first (score descending, then id ascending),
+ * after `after`, at most `limit` of them. The store keeps each course's words from the
+ * `title`, `description` and `content_html` it last wrote: `insert` and every `update`
+ * that changes one of them compute them again.
+ *
  * `delete` answers the course as it was when deleted (its thumbnail goes with it).
  *
  * `version` is a token that changes with every committed change to any course, made
@@ -70,14 +79,20 @@ const changedFields = RecordVariants.pick(CourseChanges)
  * instant on, without any job or write. It never reveals that instant (it goes into
  * public ETags): the part standing for it is opaque, the same on every instance.
  */
-/** The in-memory layer's state. */
-type State = { readonly nextId: number; readonly version: number; readonly courses: Map<number, CourseRecord> }
+/** The in-memory layer's state: the courses, and the search words of each. */
+type State = {
+  readonly nextId: number
+  readonly version: number
+  readonly courses: Map<number, CourseRecord>
+  readonly documents: Map<number, SearchDocument>
+}
 
 export class CourseRepo extends Context.Service<CourseRepo, {
   insert(course: NewCourse): Effect.Effect<CourseRecord, PersistenceError>
   findById(id: CourseId, lookup?: CourseLookup): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   findBySlug(slug: string, lookup?: CourseLookup): Effect.Effect<CourseRecord, CourseSlugNotFound | PersistenceError>
   list(request: CourseListRequest): Effect.Effect<ReadonlyArray<CourseListRow>, PersistenceError>
+  search(request: CourseSearchRequest): Effect.Effect<ReadonlyArray<CourseSearchRow>, PersistenceError>
   update(id: CourseId, changes: CourseChanges): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   delete(id: CourseId): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
@@ -86,12 +101,13 @@ export class CourseRepo extends Context.Service<CourseRepo, {
   static readonly layerMemory: Layer.Layer<CourseRepo> = Layer.effect(
     CourseRepo,
     Effect.gen(function*() {
-      const state = yield* Ref.make<State>({ nextId: 1, version: 0, courses: new Map<number, CourseRecord>() })
+      const state = yield* Ref.make<State>({ nextId: 1, version: 0, courses: new Map(), documents: new Map() })
 
       const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse) {
         const now = yield* DateTime.now
+        const document = searchDocument(course)
         // Ref.modify runs the whole read-choose-write step atomically, as the port requires.
-        return yield* Ref.modify(state, ({ nextId, version, courses }) => {
+        return yield* Ref.modify(state, ({ documents, nextId, version, courses }) => {
           const id = nextId as CourseId
           const base = course.slugBase === "" ? Slug.fallback(id) : course.slugBase
           const taken = new Set<string>()
@@ -108,7 +124,12 @@ export class CourseRepo extends Context.Service<CourseRepo, {
             created_at: now,
             updated_at: now
           }
-          return [record, { nextId: nextId + 1, version: version + 1, courses: new Map(courses).set(id, record) }]
+          return [record, {
+            nextId: nextId + 1,
+            version: version + 1,
+            courses: new Map(courses).set(id, record),
+            documents: new Map(documents).set(id, document)
+          }]
         })
       })
 
@@ -149,13 +170,32 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return rows
       })
 
+      const search = Effect.fn("CourseRepo.search")(function*(request: CourseSearchRequest) {
+        const { courses, documents } = yield* Ref.get(state)
+        const now = yield* DateTime.now
+        const { after, terms } = request
+        const rows: Array<CourseSearchRow> = []
+        for (const record of courses.values()) {
+          if (!isVisibleAt(record, now)) continue
+          const score = scoreOf(documents.get(record.id)!, terms)
+          if (score === 0) continue
+          if (after !== undefined && (score > after.score || (score === after.score && record.id <= after.id))) continue
+          rows.push({ ...listRow(record), score })
+        }
+        rows.sort((a, b) => b.score - a.score || a.id - b.id)
+        return rows.slice(0, request.limit)
+      })
+
       const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
         const now = yield* DateTime.now
         const updated = yield* Ref.modify(state, (current) => {
           const record = current.courses.get(id)
           if (record === undefined) return [undefined, current]
           const next: CourseRecord = { ...record, ...RecordVariants.definedOnly(changedFields(changes)), updated_at: now }
-          return [next, { ...current, version: current.version + 1, courses: new Map(current.courses).set(id, next) }]
+          const documents = changes.title === undefined && changes.description === undefined && changes.content_html === undefined
+            ? current.documents
+            : new Map(current.documents).set(id, searchDocument(next))
+          return [next, { ...current, version: current.version + 1, courses: new Map(current.courses).set(id, next), documents }]
         })
         if (updated === undefined) return yield* new CourseNotFound({ id })
         return updated
@@ -167,7 +207,9 @@ export class CourseRepo extends Context.Service<CourseRepo, {
           if (course === undefined) return [undefined, current]
           const courses = new Map(current.courses)
           courses.delete(id)
-          return [course, { ...current, version: current.version + 1, courses }]
+          const documents = new Map(current.documents)
+          documents.delete(id)
+          return [course, { ...current, version: current.version + 1, courses, documents }]
         })
         if (deleted === undefined) return yield* new CourseNotFound({ id })
         return deleted
@@ -192,7 +234,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return nextRelease === Infinity ? String(current.version) : `${current.version}.${releaseToken(nextRelease)}`
       })
 
-      return CourseRepo.of({ insert, findById, findBySlug, list, update, delete: delete_, version })
+      return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, version })
     })
   )
 }

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type {
   Course,
   CourseCreate,
@@ -16,6 +16,15 @@ import type {
   CourseUpdate
 } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
+import {
+  type CourseSearchPage,
+  type CourseSearchPageRequest,
+  decodeSearchCursor,
+  encodeSearchCursor,
+  InvalidSearchCursor,
+  type SearchCursor,
+  searchTerms
+} from "./CourseSearch.ts"
 import { FileUrl } from "./FileUrl.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
@@ -41,12 +50,18 @@ import { Uploads } from "./Uploads.ts"
  * every course with its `status` and `publish_at`. A create without `status` publishes
  * at once, as the specification's flow expects.
  *
+ * `search` finds the courses visible now whose words match a query (the rules are in
+ * `CourseSearch`), best first, for everyone alike: it is the students' search, so admins
+ * see no drafts there. Its cursor is opaque text; one this service did not write is an
+ * `InvalidSearchCursor`. A query without a letter or digit finds nothing.
+ *
  * `content_html` is sanitized on every write (the pipeline's stages 2 and 3, for HTML a
  * person wrote) and stored as sanitized; what is read back is what was stored.
  */
 export class Courses extends Context.Service<Courses, {
   create(input: CourseCreate): Effect.Effect<Course, PersistenceError>
   list(request: CoursePageRequest): Effect.Effect<CoursePage, PersistenceError>
+  search(request: CourseSearchPageRequest): Effect.Effect<CourseSearchPage, InvalidSearchCursor | PersistenceError>
   get(id: CourseId, audience: CatalogueAudience): Effect.Effect<Course, CourseNotFound | PersistenceError>
   update(id: CourseId, changes: CourseUpdate): Effect.Effect<Course, CourseNotFound | PersistenceError>
   delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
@@ -98,6 +113,26 @@ export class Courses extends Context.Service<Courses, {
         return page
       })
 
+      const search = Effect.fn("Courses.search")(function*(request: CourseSearchPageRequest) {
+        let after: SearchCursor | undefined
+        if (request.cursor !== undefined) {
+          const decoded = decodeSearchCursor(request.cursor)
+          if (Option.isNone(decoded)) return yield* new InvalidSearchCursor()
+          after = decoded.value
+        }
+        const terms = searchTerms(request.query)
+        if (terms.length === 0) return { items: [], next: undefined } satisfies CourseSearchPage
+        const rows = yield* repo.search({ terms, after, limit: request.limit + 1 })
+        const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
+        const last = pageRows.at(-1)
+        const page: CourseSearchPage = {
+          items: pageRows.map((row) => ({ id: row.id, title: row.title, slug: row.slug, thumbnail_url: thumbnailUrl(row.thumbnail_key) })),
+          // The cursor is the last result shown: the next page starts after it.
+          next: rows.length > request.limit && last !== undefined ? encodeSearchCursor({ score: last.score, id: last.id }) : undefined
+        }
+        return page
+      })
+
       const get = Effect.fn("Courses.get")(function*(id: CourseId, audience: CatalogueAudience) {
         return toCourse(yield* repo.findById(id, { visibleOnly: audience._tag === "Public" }))
       })
@@ -123,7 +158,7 @@ export class Courses extends Context.Service<Courses, {
         )
       })
 
-      return Courses.of({ create, list, get, update, delete: delete_, version: repo.version })
+      return Courses.of({ create, list, search, get, update, delete: delete_, version: repo.version })
     })
   )
 

@@ -1,5 +1,6 @@
 /**
- * Course slugs: URL-safe names derived from a title.
+ * Course slugs: URL-safe names derived from a title, and the words search sees, derived
+ * from any text by the same transliteration.
  *
  * A slug is lower case ASCII letters and digits in words joined by single hyphens
  * (`^[a-z0-9]+(-[a-z0-9]+)*$`), at most {@link maxLength} characters. Diacritics are
@@ -36,6 +37,15 @@ const combiningMarks = /\p{M}+/gu
 const apostrophes = /['’ʼ`]/g
 const separators = /[^a-z0-9]+/g
 
+/** Lower case, diacritics removed, transliterated, apostrophes gone: what slugs and search words are cut from. */
+const fold = (text: string): string =>
+  text
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(combiningMarks, "")
+    .replace(transliterable, (letter) => transliterations[letter]!)
+    .replace(apostrophes, "")
+
 /**
  * Cuts `slug` to at most `limit` characters, at a hyphen when the cut would split a word
  * (a single word longer than the limit is cut hard).
@@ -55,15 +65,18 @@ const truncateAtWord = (slug: string, limit: number): string => {
  * {@link fallback}.
  */
 export const fromTitle = (title: string): string => {
-  const ascii = title
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(combiningMarks, "")
-    .replace(transliterable, (letter) => transliterations[letter]!)
-    .replace(apostrophes, "")
-  const joined = ascii.replace(separators, "-").replace(/^-+|-+$/g, "")
+  const joined = fold(title).replace(separators, "-").replace(/^-+|-+$/g, "")
   return truncateAtWord(joined, maxLength)
 }
+
+/**
+ * The words of `text` as search compares them: the slug's transliteration (lower case
+ * ASCII letters and digits, diacritics removed, ß→ss and the like, apostrophes vanish
+ * inside a word), words separated by single spaces, `""` when nothing survives.
+ * `searchWords("Crème BRÛLÉE, l'été")` is `"creme brulee lete"`. Stored text and queries
+ * both go through it, so they always agree on a word.
+ */
+export const searchWords = (text: string): string => fold(text).replace(separators, " ").trim()
 
 /** The slug of a course whose title yields no base slug. */
 export const fallback = (id: number): string => `course-${id}`

@@ -72,3 +72,26 @@ describe("Slug.candidate", () => {
     expect(Slug.fallback(42)).toBe("course-42")
   })
 })
+
+describe("Slug.searchWords", () => {
+  it.each([
+    ["Crème BRÛLÉE, l'été", "creme brulee lete"],
+    ["  Straße & Æsir  ", "strasse aesir"],
+    ["C++ / C# basics", "c c basics"],
+    ["🚀🚀🚀", ""],
+    ["", ""]
+  ])("%j → %j", (text, words) => {
+    expect(Slug.searchWords(text)).toBe(words)
+  })
+
+  it("gives the slug's words: joined by hyphens they are the slug, below its length limit", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 60 }), (text) => {
+        const words = Slug.searchWords(text)
+        expect(words).toMatch(/^([a-z0-9]+( [a-z0-9]+)*)?$/)
+        if (words.length <= Slug.maxLength) expect(words.replace(/ /g, "-")).toBe(Slug.fromTitle(text))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+})

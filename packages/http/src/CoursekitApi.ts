@@ -31,6 +31,8 @@ import {
   SectionCreate,
   SectionUpdate,
   Purchase,
+  queryMaxLength,
+  SearchQuery,
   UploadUrlRequest,
   UploadId,
   UploadUrlResponse,
@@ -83,7 +85,7 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
 
 
 /** The `Link` header of a course page that has a successor. */
-const NextLink = { link: Schema.optional(Schema.String).annotate({ description: `<…?cursor=N&limit=L>; rel="next"` }) }
+const NextLink = { link: Schema.optional(Schema.String).annotate({ description: `<…?cursor=…&limit=L>; rel="next"` }) }
 
 const catalogueReaders = "Anyone may read: without admin access only courses visible now (published, publish_at " +
   "null or passed) are shown. With an admin token (or the host's admin session) every course is shown, drafts and " +
@@ -112,6 +114,28 @@ export class CoursesApi extends HttpApiGroup.make("courses")
         "page. The public's responses carry an ETag (the catalogue version, which also changes when a scheduled " +
         "course's publish_at passes, and the page) and Cache-Control: no-cache; a request with If-None-Match naming " +
         "the current ETag is answered 304 Not Modified without a body."
+    ),
+    // A static segment: the router tries it before /courses/:id.
+    HttpApiEndpoint.get("search", "/courses/search", {
+      query: {
+        q: SearchQuery,
+        limit: Schema.optional(PageLimitParam),
+        cursor: Schema.optional(Schema.String).annotate({
+          description: "Where the page starts: the cursor the previous page's Link header names (opaque). Omit for the first page."
+        })
+      },
+      success: HttpApiSchema.WithHeaders(Schema.Array(CourseListItem), NextLink),
+      error: problemsFor("InvalidSearchCursor", "PersistenceError")
+    }).middleware(CatalogueAuth).annotate(OpenApi.Summary, "Search the catalogue: courses visible now, best match first").annotate(
+      OpenApi.Description,
+      "The students' search: everyone, admins included, finds only courses visible now (published, publish_at null " +
+        "or passed), shown as list items. q's words are compared without case or diacritics, with the transliteration " +
+        "of slugs (\"creme brulee\" finds \"Crème brûlée\"); every word must occur in the course's title, description " +
+        "or the text of its content_html, and the last word also matches the beginning of a word. Ranking: per word, " +
+        "5 when it is in the title, else 2 in the description, else 1; higher sums first, then ascending id. When more " +
+        "results follow, a Link header names the next page (q, an opaque cursor, limit); a cursor this service did not " +
+        `write is a 400. q empty, without a letter or digit, or longer than ${queryMaxLength} characters: 400. Credentials ` +
+        "that are neither an admin's nor a valid viewer's are a 401, as on every catalogue read. Not cached."
     ),
     HttpApiEndpoint.get("get", "/courses/:id", {
       params: { id: CourseIdParam },

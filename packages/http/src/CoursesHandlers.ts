@@ -27,6 +27,13 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
         const page = yield* problems(catalogue.list({ cursor: query.cursor, limit, audience }))
         return withNextLink(page, { prefix, url: request.url, limit, keep: { status: query.status } })
       }),
+    search: ({ query, request }) =>
+      Effect.gen(function*() {
+        const limit = query.limit ?? defaultPageSize
+        // The students' search: every reader gets the same public results.
+        const page = yield* problems(catalogue.search({ query: query.q, cursor: query.cursor, limit }))
+        return withNextLink(page, { prefix, url: request.url, limit, keep: { q: query.q } })
+      }),
     get: ({ params }) =>
       Effect.gen(function*() {
         const audience = (yield* CurrentAudience) === "admin" ? adminAudience() : publicAudience

@@ -13,6 +13,7 @@ import type {
   CourseSlugNotFound,
   FileTooLarge,
   GenerationFailed,
+  InvalidSearchCursor,
   LessonNotFound,
   MediaInUse,
   MediaNotFound,
@@ -44,7 +45,8 @@ import {
   PartConflict,
   ServiceUnavailable,
   UnprocessableContent,
-  UnsupportedMediaType
+  UnsupportedMediaType,
+  ValidationProblem
 } from "./Problems.ts"
 
 /** The core's errors that reach the HTTP edge. */
@@ -72,6 +74,7 @@ export type DomainError =
   | UnsupportedFileType
   | GenerationFailed
   | NoModelConfigured
+  | InvalidSearchCursor
 
 /** How one error becomes a problem: the problem class (for the contract) and the instance. */
 interface ProblemRule<E> {
@@ -164,6 +167,11 @@ export const domainProblems = {
     log: (error) => Effect.logError("object storage operation failed", error.operation, error.cause)
   },
   NoModelConfigured: withMessage(ServiceUnavailable),
+  InvalidSearchCursor: {
+    problem: ValidationProblem,
+    // As a query that fails its schema is answered: the issue names the parameter.
+    render: (error) => new ValidationProblem({ detail: `Invalid request query: query.cursor: ${error.message}`, errors: [{ path: "query.cursor", message: error.message }] })
+  },
   GenerationFailed: {
     problem: BadGateway,
     // The attempts hold provider, model, outcome and timing: never a key or a provider's own error text.

@@ -4,6 +4,7 @@ import {
   CourseSlugNotFound,
   FileTooLarge,
   GenerationFailed,
+  InvalidSearchCursor,
   type LessonId,
   LessonNotFound,
   MediaInUse,
@@ -54,7 +55,8 @@ const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { reado
   FileTooLarge: new FileTooLarge({ size_bytes: 11, max_bytes: 10 }),
   UnsupportedFileType: new UnsupportedFileType({ content_type: "image/svg+xml", allowed: ["image/png"] }),
   GenerationFailed: new GenerationFailed({ attempts: [] }),
-  NoModelConfigured: new NoModelConfigured({ hint: "Set AI_PRIMARY_PROVIDER." })
+  NoModelConfigured: new NoModelConfigured({ hint: "Set AI_PRIMARY_PROVIDER." }),
+  InvalidSearchCursor: new InvalidSearchCursor()
 }
 
 const expectedStatus: { readonly [Tag in DomainError["_tag"]]: number } = {
@@ -80,7 +82,8 @@ const expectedStatus: { readonly [Tag in DomainError["_tag"]]: number } = {
   GenerationFailed: 502,
   PersistenceError: 503,
   StorageError: 503,
-  NoModelConfigured: 503
+  NoModelConfigured: 503,
+  InvalidSearchCursor: 400
 }
 
 describe("DomainProblems: the table of the core's errors", () => {
@@ -108,6 +111,13 @@ describe("DomainProblems: the table of the core's errors", () => {
         const problem = yield* problemOf(new PartOutOfRange({ part_number: 7, part_count: 6, field }))
         assert.deepStrictEqual(problem.errors, [{ path: `body.${field}`, message: "Part 7 does not exist: the upload has 6 parts." }])
       }
+    }))
+
+  it.effect("a search cursor the service did not write is a 400 naming query.cursor, as a query that fails its schema", () =>
+    Effect.gen(function*() {
+      const problem = yield* problemOf(one.InvalidSearchCursor)
+      assert.deepStrictEqual(problem.errors, [{ path: "query.cursor", message: one.InvalidSearchCursor.message }])
+      assert.strictEqual(problem.detail, `Invalid request query: query.cursor: ${one.InvalidSearchCursor.message}`)
     }))
 
   it.effect("the 422 of an unknown video says where to upload it and points at body.video_key", () =>

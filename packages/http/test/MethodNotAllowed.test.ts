@@ -32,7 +32,11 @@ const services = () =>
 const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
 const tried = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
-/** Every path of the contract with the methods it declares, plus HEAD wherever GET is. */
+/**
+ * Every path of the contract with the methods served there, plus HEAD wherever GET is:
+ * those of every route whose pattern matches it (`/courses/search` is also a
+ * `/courses/:id` for PATCH and DELETE).
+ */
 const contractPaths = () => {
   const paths = new Map<string, Set<string>>()
   HttpApi.reflect(CoursekitApi, {
@@ -44,11 +48,13 @@ const contractPaths = () => {
       paths.set(endpoint.path, methods)
     }
   })
-  return [...paths].map(([path, methods]) => ({
+  const patterns = [...paths].map(([path, methods]) => ({ pattern: new RegExp(`^${path.replace(/:[a-z_]+/g, "[^/]+")}$`), methods }))
+  return [...paths.keys()].map((path) => {
     // A parameter value that no parameter schema accepts: the path matches all the same.
-    path: path.replace(/:[a-z_]+/g, "not%20an%20id"),
-    allow: order.filter((method) => methods.has(method)).join(", ")
-  }))
+    const concrete = path.replace(/:[a-z_]+/g, "not%20an%20id")
+    const methods = new Set(patterns.filter(({ pattern }) => pattern.test(concrete)).flatMap(({ methods }) => [...methods]))
+    return { path: concrete, allow: order.filter((method) => methods.has(method)).join(", ") }
+  })
 }
 
 type Send = (method: string, path: string) => Promise<{ status: number; allow: string | null; type: string | null; body: any }>
@@ -89,6 +95,7 @@ const exercise = (send: Send, prefix: string) =>
     await assertNotAllowed(send, "POST", `${prefix}/courses/1`, "GET, HEAD, PATCH, DELETE", "/courses/1")
     await assertNotAllowed(send, "POST", `${prefix}/courses/1/`, "GET, HEAD, PATCH, DELETE", "/courses/1/")
     await assertNotAllowed(send, "PUT", `${prefix}/courses/1?x=1`, "GET, HEAD, PATCH, DELETE", "/courses/1")
+    await assertNotAllowed(send, "POST", `${prefix}/courses/search?q=x`, "GET, HEAD, PATCH, DELETE", "/courses/search")
     // Beside the contract: the document, the explorer, the host's routes.
     await assertNotAllowed(send, "POST", `${prefix}/openapi.json`, "GET, HEAD", "/openapi.json")
     await assertNotAllowed(send, "DELETE", `${prefix}/docs`, "GET, HEAD", "/docs")

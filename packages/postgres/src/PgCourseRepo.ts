@@ -7,6 +7,10 @@
  * unique constraint stays the source of truth: a collision between different bases
  * (`intro` taking `intro-2` while `Intro 2` wants it) is retried.
  *
+ * Search: each insert, and each update that changes `title`, `description` or
+ * `content_html`, writes the course's search document in the same transaction (see
+ * `PgCourseSearch`).
+ *
  * @since 0.1.0
  */
 import {
@@ -20,19 +24,26 @@ import {
   CourseListRow,
   type CourseLookup,
   CourseRecord,
+  type CourseSearchRequest,
+  CourseSearchRow,
+  fieldWeights,
   type NewCourse,
   PersistenceError,
+  type SearchDocument,
   RecordVariants,
+  searchDocument,
   Slug
 } from "@coursekit/core"
 import { Data, Effect, Layer, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { termQueries, writeDocuments } from "./PgCourseSearch.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(CourseRecord))
 const decodeListRows = Schema.decodeUnknownEffect(Schema.Array(CourseListRow))
+const decodeSearchRows = Schema.decodeUnknownEffect(Schema.Array(CourseSearchRow))
 // Only the shapes' keys are written: TypeScript lets objects with extra properties through.
 // Writes are encoded through the shapes too (an instant becomes a Date for the driver).
 const insertFields = RecordVariants.pick(CourseInsert)
@@ -55,7 +66,7 @@ export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
 
-  const insertOnce = (course: NewCourse) =>
+  const insertOnce = (course: NewCourse, document: SearchDocument) =>
     Effect.gen(function*() {
       const [{ id }] = yield* decodeIds(yield* sql`
         SELECT nextval(pg_get_serial_sequence('courses', 'id'))::integer AS id
@@ -84,11 +95,13 @@ export const make = () => Effect.gen(function*() {
         RETURNING *
       `)
       if (rows.length === 0) return yield* Effect.fail(new SlugTaken())
+      yield* writeDocuments(sql, [{ id, document }], "replace")
       return rows[0]!
     }).pipe(sql.withTransaction)
 
   const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse) {
-    return yield* insertOnce(course).pipe(
+    const document = searchDocument(course)
+    return yield* insertOnce(course, document).pipe(
       Effect.retry({ while: (error) => error instanceof SlugTaken, schedule: Schedule.recurs(20) }),
       Effect.catch((error) =>
         error instanceof SlugTaken
@@ -141,13 +154,52 @@ export const make = () => Effect.gen(function*() {
     `.pipe(Effect.flatMap(decodeListRows), Effect.mapError(persistenceError("list courses")))
   }, bounded(timeout, "list courses"))
 
+  const search = Effect.fn("CourseRepo.search")(function*(request: CourseSearchRequest) {
+    const { after } = request
+    const queries = termQueries(request.terms)
+    // Weights are literals: parameters in CASE would be typed text.
+    const weight = (field: keyof typeof fieldWeights) => sql.literal(String(fieldWeights[field]))
+    const score = sql.join(" + ", false)(queries.each.map((query) =>
+      sql`CASE WHEN d.title_words @@ ${query}::tsquery THEN ${weight("title")}
+        WHEN d.description_words @@ ${query}::tsquery THEN ${weight("description")}
+        ELSE ${weight("body")} END`
+    ))
+    const afterCursor = after === undefined
+      ? sql``
+      : sql`WHERE m.score < ${after.score} OR (m.score = ${after.score} AND m.course_id > ${after.id})`
+    // Matched, filtered, scored and cut to a page on the documents alone (visible_from is
+    // the course's visibility, by the database's clock); `courses` is read for the page.
+    return yield* sql`
+      SELECT c.id, c.title, c.slug, c.thumbnail_key, c.status, c.publish_at, s.score
+      FROM (
+        SELECT m.course_id, m.score
+        FROM (
+          SELECT d.course_id, ${score} AS score
+          FROM course_search_documents d
+          WHERE d.document @@ ${queries.all}::tsquery AND d.visible_from <= now()
+        ) m
+        ${afterCursor}
+        ORDER BY m.score DESC, m.course_id
+        LIMIT ${request.limit}
+      ) s
+      JOIN courses c ON c.id = s.course_id
+      ORDER BY s.score DESC, c.id
+    `.pipe(Effect.flatMap(decodeSearchRows), Effect.mapError(persistenceError("search courses")))
+  }, bounded(timeout, "search courses"))
+
   const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
     const set = encodeChanges(RecordVariants.definedOnly(changedFields(changes)))
-    const rows = yield* sql`
-      UPDATE courses SET ${Object.keys(set).length === 0 ? sql`` : sql`${sql.update(set)},`} updated_at = now()
-      WHERE id = ${id}
-      RETURNING *
-    `.pipe(Effect.flatMap(decodeRecords), Effect.mapError(persistenceError("update course")))
+    const textChanged = changes.title !== undefined || changes.description !== undefined || changes.content_html !== undefined
+    const rows = yield* Effect.gen(function*() {
+      const rows = yield* decodeRecords(yield* sql`
+        UPDATE courses SET ${Object.keys(set).length === 0 ? sql`` : sql`${sql.update(set)},`} updated_at = now()
+        WHERE id = ${id}
+        RETURNING *
+      `)
+      // From the row as updated (a PATCH may change the title only), under its lock.
+      if (rows.length > 0 && textChanged) yield* writeDocuments(sql, [{ id, document: searchDocument(rows[0]!) }], "replace")
+      return rows
+    }).pipe(sql.withTransaction, Effect.mapError(persistenceError("update course")))
     if (rows.length === 0) return yield* new CourseNotFound({ id })
     return rows[0]!
   }, bounded(timeout, "update course"))
@@ -178,7 +230,7 @@ export const make = () => Effect.gen(function*() {
     Effect.withSpan("CourseRepo.version")
   )
 
-  return CourseRepo.of({ insert, findById, findBySlug, list, update, delete: delete_, version })
+  return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, version })
 })
 
 /** `CourseRepo` over the `SqlClient` in context. */

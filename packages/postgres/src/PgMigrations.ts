@@ -16,6 +16,8 @@ import lessonVideoReference from "./migrations/0006_lesson_video_reference.ts"
 import multipartUploads from "./migrations/0007_multipart_uploads.ts"
 import publishing from "./migrations/0008_publishing.ts"
 import sections from "./migrations/0009_sections.ts"
+import courseSearch from "./migrations/0010_course_search.ts"
+import { indexMissing } from "./PgCourseSearch.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
@@ -27,7 +29,8 @@ export const migrations = {
   "0006_lesson_video_reference": lessonVideoReference,
   "0007_multipart_uploads": multipartUploads,
   "0008_publishing": publishing,
-  "0009_sections": sections
+  "0009_sections": sections,
+  "0010_course_search": courseSearch
 }
 
 /** Table where applied migrations are recorded. */
@@ -46,8 +49,11 @@ export const migrate: Effect.Effect<
 /**
  * A layer that migrates the database once when it is built. Migrations run without the
  * session's `statement_timeout` (the request deadline): a step may rewrite a large table.
+ * Then the courses written by plain SQL since the last start get their search documents
+ * (`PgCourseSearch.indexMissing`: one query when there are none).
  */
 export const layerMigrations = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql.withTransaction(Effect.andThen(sql`SET LOCAL statement_timeout = 0`, migrate))
+  yield* indexMissing
 }))

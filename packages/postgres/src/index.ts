@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 export * as PgCourseRepo from "./PgCourseRepo.ts"
+export * as PgCourseSearch from "./PgCourseSearch.ts"
 export * as PgDatabase from "./PgDatabase.ts"
 export * as PgDeadline from "./PgDeadline.ts"
 export * as PgLessonRepo from "./PgLessonRepo.ts"

@@ -34,6 +34,7 @@ const validParams: Record<string, string> = {
   slug: "a-course",
   cursor: "1",
   limit: "10",
+  q: "course",
   file_key: "media/x.mp4",
   upload_id: "0b9d4c1e-5f2a-4c3b-9d8e-7f6a5b4c3d2e",
   section_id: "1",

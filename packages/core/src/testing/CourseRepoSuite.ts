@@ -19,7 +19,7 @@ const unique = (label: string) => `${label} ${Math.random().toString(36).slice(2
  * The store's clock, which decides visibility: the creation instant of a course inserted
  * now (every adapter sets `created_at` from the clock it reads visibility by). A write.
  */
-const storeNow = Effect.gen(function*() {
+export const storeNow = Effect.gen(function*() {
   const repo = yield* CourseRepo
   const title = unique("Clock")
   const probe = yield* repo.insert({ ...publishedNow, title, slugBase: Slug.fromTitle(title), content_html: "" })

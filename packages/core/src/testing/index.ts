@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 export * from "./CourseRepoSuite.ts"
+export * from "./CourseSearchSuite.ts"
 export * from "./ObjectStoreSuite.ts"
 export * from "./UploadRepoSuite.ts"
 export * from "./MediaRepoSuite.ts"
