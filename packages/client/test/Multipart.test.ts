@@ -539,11 +539,18 @@ describe("uploadMedia in parts", () => {
         const options = { multipartThreshold: threshold, resumeStore: store }
 
         let first: Promise<unknown> = Promise.resolve()
+        let aPut!: () => void
+        const aPutsDone = new Promise<void>((resolve) => aPut = resolve)
         let bothPut!: () => void
         const bPutsDone = new Promise<void>((resolve) => bothPut = resolve)
-        // Both PUT parts 2 and 3 (the same bytes); A completes once B's PUTs are done, B once A has.
-        const a = recording(undefined, undefined, (_method, requestUrl) => requestUrl.endsWith("/complete") ? bPutsDone : undefined)
-        const b = recording(undefined, (index) => index === 2 && bothPut(), (_method, requestUrl) => requestUrl.endsWith("/complete") ? settled(first) : undefined)
+        // Both PUT parts 2 and 3 (the same bytes), B after A: two PUTs of one part at once
+        // are another test's race. A completes once both of B's PUTs have ended (counted as
+        // they end: the second to start may end first), B once A has completed.
+        let aEnded = 0
+        let bEnded = 0
+        const a = recording(undefined, () => ++aEnded === 2 && aPut(), (_method, requestUrl) => requestUrl.endsWith("/complete") ? bPutsDone : undefined)
+        const b = recording(() => aPutsDone.then(() => undefined), () => ++bEnded === 2 && bothPut(), (_method, requestUrl) =>
+          requestUrl.endsWith("/complete") ? settled(first) : undefined)
         const kitA = createClient({ baseUrl: url, adminToken, fetch: a.fetch })
         const kitB = createClient({ baseUrl: url, adminToken, fetch: b.fetch })
         const pending = kitA.uploadMedia(file, options)
