@@ -89,15 +89,19 @@ const PublishAtShown = Schema.NullOr(Schema.DateTimeUtcFromString).annotate({
   description: "When the item becomes (or became) visible, if published; null: as soon as it is published."
 })
 
+// A stored instant or null, null tried first: a row's null is also an object to the union,
+// and trying the Date member first fails (and builds the failure) for every null read.
+const StoredInstant = Schema.Union([Schema.Null, Schema.DateTimeUtcFromDate])
+
 /** The `publish_at` field of a record: optional on create (absent: null), `null` on PATCH clears it. */
 export const publishAtField = <V extends RecordVariants.View, O extends RecordVariants.View>(
   views: ReadonlyArray<V>,
   adminViews: ReadonlyArray<O>
 ) =>
   RecordVariants.Field({
-    stored: Schema.NullOr(Schema.DateTimeUtcFromDate),
-    insert: Schema.NullOr(Schema.DateTimeUtcFromDate),
-    changes: Schema.optional(Schema.NullOr(Schema.DateTimeUtcFromDate)),
+    stored: StoredInstant,
+    insert: StoredInstant,
+    changes: Schema.optional(StoredInstant),
     create: Schema.optionalKey(Schema.NullOr(PublishAtInput)),
     update: Schema.optionalKey(Schema.NullOr(PublishAtInput)),
     ...RecordVariants.shownIn(PublishAtShown, views),

@@ -40,15 +40,16 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
     request: HttpServerRequest.HttpServerRequest
   ): Effect.Effect<"admin" | "public", Unauthorized | Forbidden | ServiceUnavailable>
   /**
-   * `response` to a catalogue read (`GET /courses`, `GET /courses/{id}`), errors too, with
-   * the caching rules of an answer that depends on who asks: `Vary` on the credentials'
-   * headers, and `no-cache` unless it says otherwise (an admin's `private, no-store`), so
-   * no shared cache keeps a 404 for a draft past its publication. Other responses as they are.
+   * The headers `response` to a catalogue read (`GET /courses`, `GET /courses/{id}`),
+   * errors too, gets: the caching rules of an answer that depends on who asks, `Vary` on
+   * the credentials' headers and `no-cache` unless it says otherwise (an admin's
+   * `private, no-store`), so no shared cache keeps a 404 for a draft past its
+   * publication. Undefined for other responses.
    */
   cachingOf(
     request: HttpServerRequest.HttpServerRequest,
     response: HttpServerResponse.HttpServerResponse
-  ): HttpServerResponse.HttpServerResponse
+  ): Record<string, string> | undefined
 }>()("@coursekit/http/CatalogueReaders") {
   static readonly layer: Layer.Layer<CatalogueReaders, never, AdminAccess | ViewerResolver> = Layer.effect(
     CatalogueReaders,
@@ -56,6 +57,25 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
       const access = yield* AdminAccess
       const viewers = yield* ViewerResolver
       const refusals = access.refusals ?? genericAdminRefusals
+      // Flat maps, not a generator: this runs on every catalogue read, cache hits included.
+      const admin = Effect.succeed("admin" as const)
+      const anyone = Effect.succeed("public" as const)
+      const resolve = (
+        request: HttpServerRequest.HttpServerRequest
+      ): Effect.Effect<"admin" | "public", Unauthorized | Forbidden | ServiceUnavailable> => {
+        const bearer = bearerOf(request)
+        return Effect.flatMap(access.isAdmin(request, bearer), (isAdmin) =>
+          isAdmin
+            ? admin
+            // Not an admin: a viewer or nobody, and credentials that do not verify are refused.
+            : Effect.flatMap(viewers.resolve(request), (viewer): Effect.Effect<"public", Unauthorized | Forbidden> => {
+              if (!asksAdminOnly(request.url)) return anyone
+              return viewer._tag === "User"
+                ? Effect.fail(new Forbidden({ detail: refusals.forbidden }))
+                : Effect.fail(new Unauthorized({ detail: refusals.unauthorized(bearer) }))
+            }))
+      }
+
       // Decided once per request: the list cache and the API must agree on who is asking
       // (a remote role lookup could answer differently the second time), and it is cheaper.
       const decided = new WeakMap<object, Exit.Exit<"admin" | "public", Unauthorized | Forbidden | ServiceUnavailable>>()
@@ -63,8 +83,8 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
       return CatalogueReaders.of({
         cachingOf: (request, response) =>
           (request.method === "GET" || request.method === "HEAD") && catalogueRead.test(pathOf(request.url))
-            ? HttpServerResponse.setHeaders(response, { "cache-control": response.headers["cache-control"] ?? "no-cache", vary })
-            : response,
+            ? { "cache-control": response.headers["cache-control"] ?? "no-cache", vary }
+            : undefined,
         audienceOf: (request) => {
           const known = decided.get(request)
           if (known !== undefined) return known
@@ -72,20 +92,6 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
         }
       })
 
-      function resolve(request: HttpServerRequest.HttpServerRequest) {
-        return Effect.gen(function*() {
-          const bearer = bearerOf(request)
-          if (yield* access.isAdmin(request, bearer)) return "admin" as const
-          // Not an admin: a viewer or nobody, and credentials that do not verify are refused.
-          const viewer = yield* viewers.resolve(request)
-          if (asksAdminOnly(request.url)) {
-            return yield* viewer._tag === "User"
-              ? Effect.fail(new Forbidden({ detail: refusals.forbidden }))
-              : Effect.fail(new Unauthorized({ detail: refusals.unauthorized(bearer) }))
-          }
-          return "public" as const
-        })
-      }
     })
   )
 }

@@ -115,8 +115,10 @@ export class CourseListCache extends Context.Service<CourseListCache, {
           const page = pageOf(url)
           if (page === undefined) return app
           // An admin, or credentials the API refuses: the API answers.
-          return Effect.flatMap(Effect.option(audience), (reader) =>
-            reader._tag === "Some" && reader.value === "public" ? publicPage(page, ifNoneMatch, app) : app)
+          return Effect.matchEffect(audience, {
+            onFailure: () => app,
+            onSuccess: (reader) => reader === "public" ? publicPage(page, ifNoneMatch, app) : app
+          })
         }
 
         const publicPage = <E, R>(

@@ -114,7 +114,13 @@ export const layer = HttpRouter.middleware(
               })
             )
           ),
-          Effect.map((response) => HttpServerResponse.setHeader(readers.cachingOf(request, response), "x-request-id", requestId))
+          // One copy of the headers: this runs on every response.
+          Effect.map((response) => {
+            const caching = readers.cachingOf(request, response)
+            return caching === undefined
+              ? HttpServerResponse.setHeader(response, "x-request-id", requestId)
+              : HttpServerResponse.setHeaders(response, { ...caching, "x-request-id": requestId })
+          })
         )
       })
   }),

@@ -216,13 +216,10 @@ export const make = () => Effect.gen(function*() {
   // Bumped by the trigger of migration 0002 in the same transaction as every change; the
   // next scheduled release (one probe of the partial index of migration 0008) changes it
   // when that instant passes. The instant is hashed with the database's own salt: the
-  // version is in public ETags, a hidden course's launch date must not be.
+  // version is in public ETags, a hidden course's launch date must not be. The function
+  // (migration 0008) keeps its plans per session.
   const version = sql<{ version: string }>`
-    SELECT version::text || coalesce('.' || left(md5(release_salt || (
-      SELECT (extract(epoch FROM min(publish_at)) * 1000000)::bigint::text FROM courses
-      WHERE status = 'published' AND publish_at > now()
-    )), 16), '') AS version
-    FROM coursekit_catalogue_version
+    SELECT coursekit_catalogue_token() AS version
   `.pipe(
     Effect.map((rows) => rows[0]!.version),
     Effect.mapError(persistenceError("read the catalogue version")),

@@ -24,4 +24,22 @@ export default Effect.gen(function*() {
     CREATE INDEX courses_scheduled_release ON courses (publish_at)
     WHERE status = 'published' AND publish_at IS NOT NULL
   `
+  // Read on every list request: PL/pgSQL keeps the two statements' plans per session,
+  // where the same SQL sent as one query would be parsed and planned every time.
+  yield* sql`
+    CREATE FUNCTION coursekit_catalogue_token() RETURNS text LANGUAGE plpgsql STABLE AS $$
+    DECLARE
+      current_version text;
+      salt text;
+      next_release timestamptz;
+    BEGIN
+      SELECT version::text, release_salt INTO current_version, salt FROM coursekit_catalogue_version;
+      SELECT min(publish_at) INTO next_release FROM courses WHERE status = 'published' AND publish_at > now();
+      IF next_release IS NULL THEN
+        RETURN current_version;
+      END IF;
+      RETURN current_version || '.' || left(md5(salt || (extract(epoch FROM next_release) * 1000000)::bigint::text), 16);
+    END
+    $$
+  `
 })
