@@ -13,7 +13,7 @@
  * process; rounds alternate the order so no server always runs on a warmer machine.
  */
 import pg from "pg"
-import { load, type LoadResult, memoryOf, startServer, stopServer } from "./measure.ts"
+import { load, type LoadResult, memoryOf, seededRandom, startServer, stopServer, withDatabase } from "./measure.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -22,16 +22,10 @@ const connections = 50
 const courses = 10_000
 
 const database = `coursekit_bench_${process.pid}`
-const withDatabase = (url: string, name: string) => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${name}`
-  return parsed.toString()
-}
 const databaseUrl = withDatabase(serverUrl, database)
 
 // The same pseudo-random cursors for every server.
-let seed = 42
-const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+const random = seededRandom(42)
 const paths = Array.from({ length: 5000 }, () => `/courses?cursor=${1 + Math.floor(random() * courses)}&limit=10`)
 
 const coursekitEnv = {

@@ -16,7 +16,7 @@
  * named `-1c`).
  */
 import pg from "pg"
-import { load, type LoadResult, memoryOf, startServer, stopServer } from "./measure.ts"
+import { load, type LoadResult, memoryOf, seededRandom, startServer, stopServer, withDatabase } from "./measure.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -25,16 +25,10 @@ const connections = 50
 const courses = 10_000
 
 const database = `coursekit_bench_search_${process.pid}`
-const withDatabase = (url: string, name: string) => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${name}`
-  return parsed.toString()
-}
 const databaseUrl = withDatabase(serverUrl, database)
 
 // The same pseudo-random data and requests on every run.
-let seed = 42
-const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+const random = seededRandom(42)
 const pick = <A>(items: ReadonlyArray<A>) => items[Math.floor(random() * items.length)]!
 
 const topics = [

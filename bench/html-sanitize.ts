@@ -11,12 +11,12 @@ import DOMPurify from "dompurify"
 import { Effect } from "effect"
 import { JSDOM } from "jsdom"
 import sanitizeHtml from "sanitize-html"
+import { seededRandom } from "./measure.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 
 // --- corpus -------------------------------------------------------------------------
-let seed = 7
-const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+const random = seededRandom(7)
 const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
 const words = "loop variable function array index value compile memory thread module type error test".split(" ")
 const sentence = () => Array.from({ length: 8 + Math.floor(random() * 12) }, () => pick(words)).join(" ")

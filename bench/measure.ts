@@ -9,6 +9,16 @@ import { resolve } from "node:path"
 
 export const root = resolve(import.meta.dirname, "..")
 
+/** A pseudo-random generator in [0, 1) from `seed`: the same data and requests on every run. */
+export const seededRandom = (seed: number) => () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+
+/** `url` (a PostgreSQL server's) naming the database `name` instead. */
+export const withDatabase = (url: string, name: string) => {
+  const parsed = new URL(url)
+  parsed.pathname = `/${name}`
+  return parsed.toString()
+}
+
 export interface Server {
   readonly name: string
   readonly url: string

@@ -20,7 +20,7 @@ import pg from "pg"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { load, type LoadResult, memoryOf, type Server, startServer, stopServer } from "./measure.ts"
+import { load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer } from "./measure.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -39,8 +39,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "coursekit-bench-memory-"))
 const firstStartDir = mkdtempSync(join(tmpdir(), "coursekit-bench-memory-first-"))
 
 // The list benchmark's cursors.
-let seed = 42
-const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+const random = seededRandom(42)
 const paths = Array.from({ length: 5000 }, () => `/courses?cursor=${1 + Math.floor(random() * courses)}&limit=10`)
 
 const seedCourses = `
