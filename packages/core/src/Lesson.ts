@@ -68,7 +68,10 @@ export const LessonFields = RecordVariants.Struct({
     create: Schema.optionalKey(LessonPosition),
     update: Schema.optionalKey(LessonPosition),
     api: Schema.Int,
-    public: Schema.Int
+    public: Schema.Int.annotate({
+      description: "Place among the lessons shown in its group (its section, or the loose lessons), 1…n: a draft or " +
+        "scheduled lesson leaves no gap."
+    })
   }),
   is_preview: RecordVariants.authoredOptional(
     Schema.Boolean.annotate({ description: "When true, the public course shows this lesson's content and video to everyone." }),

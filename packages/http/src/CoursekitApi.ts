@@ -90,7 +90,8 @@ const NextLink = { link: Schema.optional(Schema.String).annotate({ description: 
 const catalogueReaders = "Anyone may read: without admin access only courses visible now (published, publish_at " +
   "null or passed) are shown. With an admin token (or the host's admin session) every course is shown, drafts and " +
   "scheduled ones too, with status and publish_at. Credentials that are neither an admin's nor a valid viewer's " +
-  "are a 401."
+  "are a 401. Every answer, errors included, carries Vary on the credentials' headers; an admin's is Cache-Control: " +
+  "private, no-store, everyone else's no-cache."
 
 /** The course catalogue. Reads are public (admins see drafts too); writes need an admin token. */
 export class CoursesApi extends HttpApiGroup.make("courses")
