@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Schema } from "effect"
+import { Context, type Effect, Schema, type Stream } from "effect"
 
 /** Why a model call failed, in terms the chain acts on. */
 export const LlmFailureKind = Schema.Literals([
@@ -45,20 +45,62 @@ export interface LlmRequest {
 }
 
 /**
+ * Token counts of one call as the provider reported them: a count it did not report is
+ * `null` (never a guess).
+ */
+export const LlmUsage = Schema.Struct({
+  input_tokens: Schema.NullOr(Schema.Int).annotate({ description: "Tokens of the prompt and system instruction, as the provider counted them." }),
+  output_tokens: Schema.NullOr(Schema.Int).annotate({ description: "Tokens the model wrote, as the provider counted them." })
+}).annotate({ identifier: "LlmUsage" })
+export type LlmUsage = typeof LlmUsage.Type
+
+/** A model's whole answer: its text, as it came, and the usage, `null` when the provider reported none. */
+export interface LlmAnswer {
+  readonly text: string
+  readonly usage: LlmUsage | null
+}
+
+/**
+ * One piece of a streamed answer: the next `text` of the answer, or the usage so far (a
+ * later `Usage` replaces an earlier one; providers send it at or near the end).
+ */
+export type LlmStreamPart =
+  | { readonly _tag: "TextDelta"; readonly text: string }
+  | { readonly _tag: "Usage"; readonly usage: LlmUsage }
+
+/** Constructors of {@link LlmStreamPart}. */
+export const LlmStreamPart = {
+  textDelta: (text: string): LlmStreamPart => ({ _tag: "TextDelta", text }),
+  usage: (usage: LlmUsage): LlmStreamPart => ({ _tag: "Usage", usage })
+}
+
+/**
  * A hosted language model.
  *
  * - `provider` names the adapter's kind (`openai`, `google`, …) and `model` the model;
  *   both are shown to API callers, so they hold no secret.
- * - `generate` answers the model's text, as it came (possibly empty), or fails with an
- *   `LlmFailure` of the right kind: 429 → `rate_limited` (with `retryAfterMillis` when
- *   the provider said), 5xx → `server_error`, 401/403 → `auth_error`, another 4xx →
- *   `model_error`, no connection → `network_error`, a body it cannot read →
- *   `bad_response`. Interrupting it aborts the request.
+ * - `endpoint` (optional) says where requests go — origin and path, no credentials — so
+ *   that one model served at two places is told apart (cool-downs are kept per provider,
+ *   model and endpoint).
+ * - `generate` answers the model's text, as it came (possibly empty), with its usage, or
+ *   fails with an `LlmFailure` of the right kind: 429 → `rate_limited` (with
+ *   `retryAfterMillis` when the provider said), 5xx → `server_error`, 401/403 →
+ *   `auth_error`, another 4xx → `model_error`, no connection → `network_error`, a body it
+ *   cannot read → `bad_response`. Interrupting it aborts the request.
+ * - `stream` is the same call with the provider's streaming API: the text arrives as
+ *   `TextDelta`s whose concatenation is what `generate` would have answered, and the usage
+ *   as `Usage` parts. A failure before the first part is classified as for `generate`; a
+ *   connection lost mid-answer is `network_error`, a chunk it cannot read `bad_response`,
+ *   and an answer the provider ends with an error event is classified by that event's
+ *   status when it has one (else `server_error`). Interrupting the stream aborts the
+ *   request.
  */
 export class LlmProvider extends Context.Service<LlmProvider, {
   readonly provider: string
   readonly model: string
-  generate(request: LlmRequest): Effect.Effect<string, LlmFailure>
+  readonly endpoint?: string | undefined
+  generate(request: LlmRequest): Effect.Effect<LlmAnswer, LlmFailure>
+  stream(request: LlmRequest): Stream.Stream<LlmStreamPart, LlmFailure>
 }>()("@coursekit/core/LlmProvider") {
 }
 

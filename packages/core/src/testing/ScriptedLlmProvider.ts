@@ -1,18 +1,21 @@
 /**
  * A language model that answers from a script, for tests and demos: each call takes the
- * next step (text, a failure, or a hang); with the script used up it repeats the last
- * step. It speaks no wire format (see `ModelScript` and the fake provider servers for
- * that) and is the `LlmProvider` that use-case tests run on.
+ * next step (text, a failure, a stream that breaks, or a hang); with the script used up
+ * it repeats the last step. It speaks no wire format (see `ModelScript` and the fake
+ * provider servers for that) and is the `LlmProvider` that use-case tests run on.
+ * `stream` hands out a step's text in pieces of `chunkSize` characters.
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Ref } from "effect"
-import { LlmFailure, type LlmFailureKind, LlmProvider, type LlmRequest } from "../LlmProvider.ts"
+import { Effect, Layer, Ref, Stream } from "effect"
+import { LlmFailure, type LlmFailureKind, LlmProvider, type LlmRequest, LlmStreamPart, type LlmUsage } from "../LlmProvider.ts"
 
 /** Names of a scripted model; default `scripted` / `scripted-model`. */
 export interface ScriptedModelOptions {
   readonly provider?: string
   readonly model?: string
+  /** Characters per streamed piece; default 16. */
+  readonly chunkSize?: number
 }
 
 /**
@@ -27,24 +30,36 @@ export const make = (
   Effect.gen(function*() {
     const queue = yield* Ref.make({ steps: script, calls: 0, requests: [] as ReadonlyArray<LlmRequest> })
     const abandoned = yield* Ref.make(0)
+    const take = (request: LlmRequest) =>
+      Ref.modify(queue, (state) => {
+        const step = state.steps[0]
+        return [step, {
+          steps: state.steps.length > 1 ? state.steps.slice(1) : state.steps,
+          calls: state.calls + 1,
+          requests: [...state.requests, request]
+        }]
+      })
+    const hang = Effect.onInterrupt(Effect.never, () => Ref.update(abandoned, (n) => n + 1))
+    const chunkSize = options.chunkSize ?? 16
+    const pieces = (text: string): ReadonlyArray<LlmStreamPart> =>
+      Array.from({ length: Math.ceil(text.length / chunkSize) }, (_, i) => LlmStreamPart.textDelta(text.slice(i * chunkSize, (i + 1) * chunkSize)))
     const service = LlmProvider.of({
       provider: options.provider ?? "scripted",
       model: options.model ?? "scripted-model",
       generate: (request) =>
-        Ref.modify(queue, (state) => {
-          const step = state.steps[0]
-          return [step, {
-            steps: state.steps.length > 1 ? state.steps.slice(1) : state.steps,
-            calls: state.calls + 1,
-            requests: [...state.requests, request]
-          }]
-        }).pipe(
-          Effect.flatMap((step): Effect.Effect<string, LlmFailure> => {
-            if (step === undefined || step._tag === "Hang") return Effect.onInterrupt(Effect.never, () => Ref.update(abandoned, (n) => n + 1))
-            if (step._tag === "Text") return Effect.succeed(step.text)
-            return Effect.fail(step.failure)
-          })
-        )
+        Effect.flatMap(take(request), (step) => {
+          if (step === undefined || step._tag === "Hang") return hang
+          if (step._tag === "Text") return Effect.succeed({ text: step.text, usage: step.usage })
+          return Effect.fail(step.failure)
+        }),
+      stream: (request) =>
+        Stream.unwrap(Effect.map(take(request), (step): Stream.Stream<LlmStreamPart, LlmFailure> => {
+          if (step === undefined || step._tag === "Hang") return Stream.fromEffect(hang)
+          if (step._tag === "Fail") return Stream.fail(step.failure)
+          if (step._tag === "Break") return Stream.concat(Stream.fromIterable(pieces(step.text)), Stream.fail(step.failure))
+          const usage = step.usage === null ? [] : [LlmStreamPart.usage(step.usage)]
+          return Stream.fromIterable([...pieces(step.text), ...usage])
+        }))
     })
     return {
       service,
@@ -61,21 +76,29 @@ export const layer = (options: ScriptedModelOptions, script: ReadonlyArray<Scrip
 
 /** One step of a scripted model. */
 export type ScriptedStep =
-  | { readonly _tag: "Text"; readonly text: string }
+  | { readonly _tag: "Text"; readonly text: string; readonly usage: LlmUsage | null }
   | { readonly _tag: "Fail"; readonly failure: LlmFailure }
+  /** Streams `text`, then fails (a connection lost mid-answer); `generate` just fails. */
+  | { readonly _tag: "Break"; readonly text: string; readonly failure: LlmFailure }
   | { readonly _tag: "Hang" }
+
+const failureOf = (kind: LlmFailureKind, options: { readonly status?: number; readonly retryAfterMillis?: number }) =>
+  new LlmFailure({
+    kind,
+    detail: `scripted ${kind}`,
+    ...(options.status === undefined ? {} : { status: options.status }),
+    ...(options.retryAfterMillis === undefined ? {} : { retryAfterMillis: options.retryAfterMillis })
+  })
 
 /** Script steps. */
 export const ScriptedStep = {
-  text: (text: string): ScriptedStep => ({ _tag: "Text", text }),
+  /** Answers `text`, reporting `usage` (default: none). */
+  text: (text: string, usage: LlmUsage | null = null): ScriptedStep => ({ _tag: "Text", text, usage }),
   fail: (kind: LlmFailureKind, options: { readonly status?: number; readonly retryAfterMillis?: number } = {}): ScriptedStep => ({
     _tag: "Fail",
-    failure: new LlmFailure({
-      kind,
-      detail: `scripted ${kind}`,
-      ...(options.status === undefined ? {} : { status: options.status }),
-      ...(options.retryAfterMillis === undefined ? {} : { retryAfterMillis: options.retryAfterMillis })
-    })
+    failure: failureOf(kind, options)
   }),
+  /** Streams `text`, then fails with `kind`. */
+  breakAfter: (text: string, kind: LlmFailureKind = "network_error"): ScriptedStep => ({ _tag: "Break", text, failure: failureOf(kind, {}) }),
   hang: { _tag: "Hang" } as ScriptedStep
 }
