@@ -20,14 +20,17 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
+import type { Root } from "hast"
 import { unified } from "unified"
 import { defaultAllowList, type HtmlAllowList } from "./HtmlAllowList.ts"
 import { rehypeEnforceAllowList } from "./html/rehypeEnforceAllowList.ts"
 import { rehypeNormalizeStructure } from "./html/rehypeNormalizeStructure.ts"
 import { rehypeParseFragment } from "./html/rehypeParseFragment.ts"
-import { rehypeSerializeHtml } from "./html/rehypeSerializeHtml.ts"
+import { modelOutputBlocks, type ModelOutputBlocks } from "./html/ModelOutputBlocks.ts"
+import { rehypeSerializeHtml, serializeHtml } from "./html/rehypeSerializeHtml.ts"
 import { rehypeStripModelWrapping, stripModelWrapping } from "./html/rehypeStripModelWrapping.ts"
 
+export type { ModelOutputBlocks } from "./html/ModelOutputBlocks.ts"
 export { rehypeEnforceAllowList, toSanitizeSchema } from "./html/rehypeEnforceAllowList.ts"
 export { rehypeNormalizeStructure } from "./html/rehypeNormalizeStructure.ts"
 export { maxNestingDepth, rehypeParseFragment } from "./html/rehypeParseFragment.ts"
@@ -50,11 +53,12 @@ const makePipelines = (allowList: HtmlAllowList) => {
     // Stage 3 can drop the last elements, leaving prose that was between elements at the
     // edge; stripping again (a scan of the top level only) keeps the result idempotent.
     .use(() => stripModelWrapping)
-    .use(rehypeSerializeHtml)
     .freeze()
+  const modelOutputTree = (html: string) => modelOutput.runSync(modelOutput.parse(html)) as Root
   return {
     authored: (html: string) => String(authored.processSync(html)),
-    modelOutput: (html: string) => String(modelOutput.processSync(html))
+    modelOutput: (html: string) => serializeHtml(modelOutputTree(html)),
+    modelOutputTree
   }
 }
 
@@ -68,6 +72,11 @@ export class HtmlSanitizer extends Context.Service<HtmlSanitizer, {
   readonly allowList: HtmlAllowList
   sanitizeAuthored(html: string): Effect.Effect<string>
   sanitizeModelOutput(html: string): Effect.Effect<string>
+  /**
+   * Sanitizes a model's answer as it streams in (all three stages): the blocks it hands
+   * out concatenate to what `sanitizeModelOutput` answers for the whole answer.
+   */
+  modelOutputBlocks(): ModelOutputBlocks
 }>()("@coursekit/core/HtmlSanitizer") {
   /** The pipeline with `allowList` (see {@link mergeAllowLists} to extend the default). */
   static readonly layerWith = (allowList: HtmlAllowList): Layer.Layer<HtmlSanitizer> =>
@@ -80,7 +89,8 @@ export class HtmlSanitizer extends Context.Service<HtmlSanitizer, {
         }),
         sanitizeModelOutput: Effect.fn("HtmlSanitizer.sanitizeModelOutput")(function*(html: string) {
           return pipelines.modelOutput(html)
-        })
+        }),
+        modelOutputBlocks: () => modelOutputBlocks(pipelines.modelOutputTree)
       })
     })
 

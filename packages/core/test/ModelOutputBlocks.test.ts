@@ -1,0 +1,154 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import fc from "fast-check"
+import { HtmlSanitizer } from "../src/index.ts"
+
+const withSanitizer = Effect.provide(HtmlSanitizer.layer)
+
+/** Streams `chunks` through one `modelOutputBlocks`; what was handed out during the answer and at its end. */
+const streamed = (sanitizer: HtmlSanitizer["Service"], chunks: ReadonlyArray<string>) => {
+  const blocks = sanitizer.modelOutputBlocks()
+  const during: Array<{ readonly afterChunk: number; readonly html: string }> = []
+  chunks.forEach((chunk, index) => {
+    for (const html of blocks.push(chunk)) during.push({ afterChunk: index, html })
+  })
+  const end = blocks.end()
+  return { during, end, all: [...during.map((piece) => piece.html), ...end.blocks] }
+}
+
+/** `text` cut into pieces of `size` characters. */
+const cut = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size))
+
+const lesson = "Sure! Here is your lesson:\n```html\n<h2>Ownership</h2>\n<p>Each value has <b>one</b> owner.</p>\n" +
+  "<ul><li>move</li><li>borrow</li></ul>\n<table><tr><th>Rule</th></tr><tr><td>one owner</td></tr></table>\n" +
+  "<p>Done.</p>\n```\nLet me know if you want more!"
+
+describe("HtmlSanitizer.modelOutputBlocks", () => {
+  it.effect("hands out each block once the next one starts, and the blocks concatenate to the whole answer sanitized", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      const whole = yield* sanitizer.sanitizeModelOutput(lesson)
+      const { during, end, all } = streamed(sanitizer, cut(lesson, 5))
+      assert.isFalse(end.diverged)
+      assert.strictEqual(end.html, whole)
+      assert.strictEqual(all.join(""), whole)
+      assert.deepStrictEqual(all, [
+        "<h2>Ownership</h2>",
+        "<p>Each value has <b>one</b> owner.</p>",
+        "<ul><li>move</li><li>borrow</li></ul>",
+        "<table><tbody><tr><th>Rule</th></tr><tr><td>one owner</td></tr></tbody></table>",
+        "<p>Done.</p>"
+      ])
+      // The heading went out while the model was still writing the paragraph after it.
+      const heading = during.find((piece) => piece.html === "<h2>Ownership</h2>")
+      assert.isDefined(heading)
+      assert.isBelow(heading!.afterChunk, lesson.indexOf("</p>") / 5)
+      // The last block went out once the closing fence after it started; the sign-off never does.
+      assert.deepStrictEqual(end.blocks, [])
+    }).pipe(withSanitizer))
+
+  it.effect("a lead-in and an opening fence are recognised before anything is handed out", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      const blocks = sanitizer.modelOutputBlocks()
+      const sent = [
+        ...blocks.push("Sure! Here is the lesson you asked for:\n"),
+        ...blocks.push("```html\n"),
+        ...blocks.push("<p>First</p>"),
+        ...blocks.push("<p>Second")
+      ]
+      assert.deepStrictEqual(sent, ["<p>First</p>"])
+      const end = blocks.end()
+      assert.deepStrictEqual(end.blocks, ["<p>Second</p>"])
+      assert.strictEqual(end.html, "<p>First</p><p>Second</p>")
+    }).pipe(withSanitizer))
+
+  it.effect("nothing unsanitized is handed out: a script, an event handler and a javascript: link are gone from the blocks", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      const answer = `<p onclick="alert(1)">a</p><script>alert(2)</script><a href="javascript:alert(3)">x</a><p>b</p><p>c</p>`
+      const { all, end } = streamed(sanitizer, cut(answer, 3))
+      assert.isFalse(end.diverged)
+      assert.strictEqual(all.join(""), "<p>a</p><a>x</a><p>b</p><p>c</p>")
+      for (const piece of all) assert.notMatch(piece, /alert|onclick|script|javascript/)
+    }).pipe(withSanitizer))
+
+  it.effect("an answer with no tag is handed out whole at the end; an empty one as nothing", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      const prose = streamed(sanitizer, ["Just ", "some ", "words > here."])
+      assert.deepStrictEqual(prose.during, [])
+      assert.deepStrictEqual(prose.all, ["Just some words &gt; here."])
+      const empty = streamed(sanitizer, ["Sorry, ", "I can't."])
+      assert.deepStrictEqual(empty.all, ["Sorry, I can't."])
+      const nothing = streamed(sanitizer, ["```html\n<script>x</script>", "\n```"])
+      assert.deepStrictEqual(nothing.all, [])
+      assert.strictEqual(nothing.end.html, "")
+    }).pipe(withSanitizer))
+
+  it.effect("text a table fosters before itself, and a formatting element reopened in later blocks, keep the prefix", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      for (const answer of [
+        "<p>a</p>hello<table><tr><td>1</td></tr>world<b>x</b></table><p>z</p>",
+        "<p><b>bold</p><p>still</p><p>more</p>",
+        "<ul><li>a<li>b</ul>text<ol><li>c</ol><p>d</p>"
+      ]) {
+        const whole = yield* sanitizer.sanitizeModelOutput(answer)
+        for (const size of [1, 2, 3, 7]) {
+          const { all, end } = streamed(sanitizer, cut(answer, size))
+          assert.isFalse(end.diverged, `${answer} in pieces of ${size}`)
+          assert.strictEqual(all.join(""), whole, `${answer} in pieces of ${size}`)
+        }
+      }
+    }).pipe(withSanitizer))
+})
+
+// Fragments of model answers, including the parser's hard cases: unclosed and misnested
+// tags, tables with text the parser moves, dropped elements, comments, prose and fences.
+const fragment = fc.constantFrom(
+  "<p>", "</p>", "<h2>", "</h2>", "<b>", "</b>", "<i>", "</i>", "<ul>", "<li>", "</li>", "</ul>", "<ol>", "</ol>",
+  "<table>", "<tr>", "<td>", "</td>", "</tr>", "</table>", "<th>", "<caption>", "<div>", "</div>", "<span>", "</span>",
+  "<a href=\"https://example.com\">", "<a href=\"javascript:alert(1)\">", "</a>", "<pre>", "</pre>", "<code>", "</code>",
+  "<script>", "</script>", "<style>", "</style>", "<iframe>", "</iframe>", "<svg>", "</svg>", "<template>", "</template>",
+  "<details>", "<summary>", "</summary>", "</details>", "<br>", "<hr>", "<img src=\"x.png\" onerror=\"a()\">", "<!-- c -->",
+  "<p class=\"text-center evil\">", "<blockquote>", "</blockquote>", "<dl><dt>", "<dd>", "</dl>", "<section>", "</section>",
+  "```html\n", "\n```", "Sure! Here it is:\n", "Let me know!", "text", " ", "\n", "a &amp; b", "&lt;", "<", ">", "x < y",
+  "ü ✓ 💡", "  two  spaces  ", "\u0000"
+)
+
+describe("HtmlSanitizer.modelOutputBlocks: properties", () => {
+  it.effect("for any answer cut anywhere, the blocks concatenate to the whole answer sanitized, and never diverge", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      const failures: Array<string> = []
+      const outcome = fc.check(
+        fc.property(
+          fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join("")),
+          fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 8 }),
+          (answer, sizes) => {
+            const chunks: Array<string> = []
+            for (let at = 0, i = 0; at < answer.length; i++) {
+              const size = sizes[i % sizes.length]!
+              chunks.push(answer.slice(at, at + size))
+              at += size
+            }
+            const whole = Effect.runSync(sanitizer.sanitizeModelOutput(answer))
+            const { all, end } = streamed(sanitizer, chunks)
+            if (end.diverged || all.join("") !== whole) {
+              failures.push(`${JSON.stringify(chunks)}: ${JSON.stringify(all)} vs ${JSON.stringify(whole)}`)
+            }
+            return failures.length === 0
+          }
+        ),
+        // A fixed seed keeps CI deterministic; FC_SEED=random and FC_RUNS explore further.
+        {
+          numRuns: Number(process.env.FC_RUNS ?? 1000),
+          endOnFailure: true,
+          ...(process.env.FC_SEED === "random" ? {} : { seed: Number(process.env.FC_SEED ?? 20261125) })
+        }
+      )
+      assert.deepStrictEqual(failures, [])
+      assert.isFalse(outcome.failed, String(outcome.errorInstance ?? outcome.counterexample))
+    }).pipe(withSanitizer))
+})
