@@ -1,19 +1,24 @@
 /**
  * AI-written HTML learning content (§1.1, DECISIONS §7): the models of an `LlmChain` are
- * tried in order as an Effect `ExecutionPlan`, each attempt with a deadline; the next one
- * takes over on any failure — 429, 5xx, time-out, network, auth or model errors, and
- * output that is empty once sanitized. A model that failed with 429, 5xx or a time-out is
- * skipped for a cool-down (its `Retry-After`, else a default), so later callers do not
- * wait for a failure that is already known. Every output passes all three sanitization
- * stages.
+ * tried in order, each attempt with a deadline; the next one takes over on any failure —
+ * 429, 5xx, time-out, network, auth or model errors, and output that is empty once
+ * sanitized. A model that failed with 429, 5xx or a time-out is skipped for a cool-down
+ * (its `Retry-After`, else a default), so later callers do not wait for a failure that is
+ * already known. Every output passes all three sanitization stages.
+ *
+ * `generate` answers the whole content; `stream` answers the same as events while the
+ * model writes: attempts as they end, sanitized HTML block by block, then the content.
+ * A streamed answer falls back to the next model only until its first HTML went out.
+ * Every attempt carries the provider's token usage and, when the chain knows the model's
+ * prices, its cost; every generation is logged with them.
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, ExecutionPlan, Layer, Ref, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Layer, Queue, Schema, Stream } from "effect"
 import type { HtmlAllowList } from "./HtmlAllowList.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
 import { storableText } from "./StorableText.ts"
-import { LlmFailure, LlmFailureKind, LlmProvider } from "./LlmProvider.ts"
+import { LlmFailure, LlmFailureKind, LlmProvider, type LlmUsage, LlmUsage as LlmUsageSchema } from "./LlmProvider.ts"
 
 /** Longest accepted prompt, in characters. */
 export const promptMaxLength = 20_000
@@ -42,7 +47,14 @@ export const GenerationAttempt = Schema.Struct({
   model: Schema.String,
   outcome: AttemptOutcome,
   duration_ms: Schema.Number,
-  detail: Schema.optionalKey(Schema.String)
+  detail: Schema.optionalKey(Schema.String),
+  usage: Schema.NullOr(LlmUsageSchema).annotate({
+    description: "Tokens as the provider reported them for this attempt; null when it reported none (a failure, a skipped model)."
+  }),
+  cost_usd: Schema.NullOr(Schema.Number).annotate({
+    description: "usage priced with the step's AI_<STEP>_PRICE_INPUT and AI_<STEP>_PRICE_OUTPUT (US dollars per million tokens), " +
+      "rounded to 1e-9; null without prices or usage."
+  })
 }).annotate({ identifier: "GenerationAttempt" })
 export type GenerationAttempt = typeof GenerationAttempt.Type
 
@@ -55,12 +67,43 @@ export const GeneratedContent = Schema.Struct({
 }).annotate({ identifier: "GeneratedContent" })
 export type GeneratedContent = typeof GeneratedContent.Type
 
+/** One piece of sanitized HTML of a streamed answer; the pieces concatenate to the content's `html`. */
+export const GeneratedHtml = Schema.Struct({
+  html: Schema.String.annotate({ description: "The next top-level blocks of the answer, sanitized." })
+}).annotate({ identifier: "GeneratedHtml" })
+export type GeneratedHtml = typeof GeneratedHtml.Type
+
+/** What `ContentGenerator.stream` emits, in order: attempts and HTML as they come, then the content. */
+export type GenerationEvent =
+  /** An attempt ended (a success comes after its HTML). */
+  | { readonly _tag: "Attempt"; readonly attempt: GenerationAttempt }
+  /** The next sanitized blocks. */
+  | { readonly _tag: "Html"; readonly html: string }
+  /** The answer is complete: the same content `generate` answers. */
+  | { readonly _tag: "Done"; readonly content: GeneratedContent }
+
 /** Every model failed (or was cooling down). */
 export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("GenerationFailed", {
   attempts: Schema.Array(GenerationAttempt)
 }) {
   override get message(): string {
     return `Every language model failed: ${this.attempts.map((attempt) => `${attempt.provider}/${attempt.model} ${attempt.outcome}`).join(", ")}.`
+  }
+}
+
+/**
+ * A model failed after part of its answer had been sent (streaming only): the answer is
+ * incomplete and no other model takes over, since the reader already has the first part.
+ * Generate again.
+ */
+export class GenerationInterrupted extends Schema.TaggedError<GenerationInterrupted>()("GenerationInterrupted", {
+  provider: Schema.String,
+  model: Schema.String,
+  outcome: AttemptOutcome,
+  attempts: Schema.Array(GenerationAttempt)
+}) {
+  override get message(): string {
+    return `${this.provider}/${this.model} failed (${this.outcome}) after part of the answer had been sent; the answer is incomplete. Generate again.`
   }
 }
 
@@ -73,28 +116,41 @@ export class NoModelConfigured extends Schema.TaggedError<NoModelConfigured>()("
   }
 }
 
-/** The models to try, in order; `whenEmpty` tells an operator how to configure one. */
+/** What a model costs, in US dollars per million tokens. */
+export interface LlmPrices {
+  readonly inputPerMillion: number
+  readonly outputPerMillion: number
+}
+
+/** One step of the chain: a model and, when known, its prices. */
+export interface LlmChainStep<E = never, R = never> {
+  readonly model: Layer.Layer<LlmProvider, E, R>
+  readonly prices?: LlmPrices | undefined
+}
+
+/** The models to try, in order, with their prices; `whenEmpty` tells an operator how to configure one. */
 export class LlmChain extends Context.Service<LlmChain, {
-  readonly models: ReadonlyArray<LlmProvider["Service"]>
+  readonly steps: ReadonlyArray<{ readonly model: LlmProvider["Service"]; readonly prices: LlmPrices | undefined }>
   readonly whenEmpty: string
 }>()("@coursekit/core/LlmChain") {
   /**
-   * The chain of `models`, each a provider layer built once here (SDK clients are made
-   * once, not per call).
+   * The chain of `steps` (a provider layer, or one with its prices), each layer built
+   * once here (SDK clients are made once, not per call).
    */
   static readonly layer = <E = never, R = never>(
-    models: ReadonlyArray<Layer.Layer<LlmProvider, E, R>>,
+    steps: ReadonlyArray<Layer.Layer<LlmProvider, E, R> | LlmChainStep<E, R>>,
     options: { readonly whenEmpty?: string | undefined } = {}
   ): Layer.Layer<LlmChain, E, R> =>
     Layer.effect(
       LlmChain,
       Effect.gen(function*() {
-        const built: Array<LlmProvider["Service"]> = []
-        for (const model of models) {
+        const built: Array<LlmChain["Service"]["steps"][number]> = []
+        for (const step of steps) {
+          const { model, prices }: LlmChainStep<E, R> = "model" in step ? step : { model: step }
           const context = yield* Layer.build(model)
-          built.push(Context.get(context, LlmProvider))
+          built.push({ model: Context.get(context, LlmProvider), prices })
         }
-        return LlmChain.of({ models: built, whenEmpty: options.whenEmpty ?? "Provide LlmProvider layers to LlmChain.layer." })
+        return LlmChain.of({ steps: built, whenEmpty: options.whenEmpty ?? "Provide LlmProvider layers to LlmChain.layer." })
       })
     )
 }
@@ -123,9 +179,22 @@ export const systemInstruction = (allowList: HtmlAllowList): string =>
     "Structure the content with headings, short paragraphs, lists, tables and <details>/<summary> where they help a learner."
   ].join("\n")
 
+/** `usage` priced with `prices`, to 1e-9 USD; null when either is unknown. */
+export const costOf = (usage: LlmUsage | null, prices: LlmPrices | undefined): number | null => {
+  if (usage === null || prices === undefined || usage.input_tokens === null || usage.output_tokens === null) return null
+  const dollars = (usage.input_tokens * prices.inputPerMillion + usage.output_tokens * prices.outputPerMillion) / 1_000_000
+  return Math.round(dollars * 1e9) / 1e9
+}
+
 /** Writes HTML content with the chain's models. */
 export class ContentGenerator extends Context.Service<ContentGenerator, {
   generate(request: GenerateRequest): Effect.Effect<GeneratedContent, GenerationFailed | NoModelConfigured>
+  /**
+   * The same generation as events. Fails with `NoModelConfigured` before any event,
+   * `GenerationFailed` when every model failed before any HTML went out, and
+   * `GenerationInterrupted` when a model failed after some did.
+   */
+  stream(request: GenerateRequest): Stream.Stream<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured>
 }>()("@coursekit/core/ContentGenerator") {
   static readonly layerNoDeps = (
     options: ContentGeneratorOptions = {}
@@ -141,78 +210,174 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
         const system = systemInstruction(sanitizer.allowList)
         /** Until when each step of the chain is skipped (epoch ms), by step index. */
         const coolingUntil = new Map<number, number>()
+        const timedOut = () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `no answer within ${Duration.format(timeout)}` }))
 
-        const [first, ...rest] = chain.models.map((model) => ({ provide: Context.make(LlmProvider, model) }))
-        const plan = first === undefined ? undefined : ExecutionPlan.make(first, ...rest)
+        /** How one step's try ended: its HTML and usage, or why it failed (`sent`: whether HTML went out). */
+        type Tried =
+          | { readonly _tag: "Served"; readonly html: string; readonly usage: LlmUsage | null }
+          | { readonly _tag: "Failed"; readonly failure: LlmFailure; readonly usage: LlmUsage | null; readonly sent: boolean }
+          | { readonly _tag: "Empty"; readonly usage: LlmUsage | null }
 
-        const generate = Effect.fn("ContentGenerator.generate")(function*(request: GenerateRequest) {
-          if (plan === undefined) return yield* new NoModelConfigured({ hint: chain.whenEmpty })
-          const attempts = yield* Ref.make<ReadonlyArray<GenerationAttempt>>([])
-          const record = (attempt: GenerationAttempt) => Ref.update(attempts, (all) => [...all, attempt])
+        /** The whole answer of one model, sanitized. */
+        const tryWhole = (model: LlmProvider["Service"], prompt: string): Effect.Effect<Tried> =>
+          model.generate({ prompt, system }).pipe(
+            Effect.timeoutOrElse({ duration: timeout, orElse: timedOut }),
+            Effect.flatMap((answer) =>
+              Effect.map(sanitizer.sanitizeModelOutput(answer.text), (html): Tried =>
+                html.trim() === "" ? { _tag: "Empty", usage: answer.usage } : { _tag: "Served", html, usage: answer.usage })
+            ),
+            Effect.catch((failure) => Effect.succeed<Tried>({ _tag: "Failed", failure, usage: null, sent: false }))
+          )
 
-          const attempt = Effect.gen(function*() {
-            const model = yield* LlmProvider
-            const { stepIndex } = yield* ExecutionPlan.CurrentMetadata
+        /** One model's streamed answer, sanitized block by block into `emit`. */
+        const tryStreamed = (model: LlmProvider["Service"], prompt: string, emit: (event: GenerationEvent) => Effect.Effect<void>): Effect.Effect<Tried> =>
+          Effect.suspend(() => {
+            const blocks = sanitizer.modelOutputBlocks()
+            let usage: LlmUsage | null = null
+            let sent = false
+            const send = (pieces: ReadonlyArray<string>) =>
+              Effect.forEach(pieces, (html) => {
+                sent = true
+                return emit({ _tag: "Html", html })
+              }, { discard: true })
+            return model.stream({ prompt, system }).pipe(
+              Stream.runForEach((part) => {
+                if (part._tag === "Usage") {
+                  usage = part.usage
+                  return Effect.void
+                }
+                return send(blocks.push(part.text))
+              }),
+              Effect.timeoutOrElse({ duration: timeout, orElse: timedOut }),
+              Effect.flatMap(() => {
+                const end = blocks.end()
+                if (end.diverged) {
+                  // Never expected (modelOutputBlocks is property-tested); the reader must
+                  // not take the pieces for the answer.
+                  return Effect.succeed<Tried>({
+                    _tag: "Failed",
+                    failure: new LlmFailure({ kind: "bad_response", detail: "the streamed HTML did not match the sanitized answer" }),
+                    usage,
+                    sent: true
+                  })
+                }
+                if (end.html.trim() === "") return Effect.succeed<Tried>({ _tag: "Empty", usage })
+                return Effect.as(send(end.blocks), { _tag: "Served", html: end.html, usage } as Tried)
+              }),
+              Effect.catch((failure) => Effect.succeed<Tried>({ _tag: "Failed", failure, usage, sent }))
+            )
+          })
+
+        /**
+         * Tries the chain's steps in order with `tryStep`, reporting each attempt to
+         * `onAttempt`; stops at the first success, or at a failure after HTML went out.
+         */
+        const runChain = Effect.fnUntraced(function*(
+          request: GenerateRequest,
+          tryStep: (model: LlmProvider["Service"], prompt: string) => Effect.Effect<Tried>,
+          onAttempt: (attempt: GenerationAttempt) => Effect.Effect<void>
+        ) {
+          if (chain.steps.length === 0) return yield* new NoModelConfigured({ hint: chain.whenEmpty })
+          const prompt = request.prompt.trim()
+          const attempts: Array<GenerationAttempt> = []
+          const record = (attempt: GenerationAttempt) => {
+            attempts.push(attempt)
+            return onAttempt(attempt)
+          }
+          for (const [index, { model, prices }] of chain.steps.entries()) {
             const start = yield* Clock.currentTimeMillis
-            const until = coolingUntil.get(stepIndex)
+            const until = coolingUntil.get(index)
             if (until !== undefined && until > start) {
               yield* record({
                 provider: model.provider,
                 model: model.model,
                 outcome: "cooling_down",
                 duration_ms: 0,
-                detail: `skipped: cooling down for another ${Math.ceil((until - start) / 1000)} s after a failure`
+                detail: `skipped: cooling down for another ${Math.ceil((until - start) / 1000)} s after a failure`,
+                usage: null,
+                cost_usd: null
               })
-              return yield* new LlmFailure({ kind: "server_error", detail: "cooling down" })
+              continue
             }
-            const finish = Effect.fnUntraced(function*(outcome: AttemptOutcome, detail?: string) {
-              const end = yield* Clock.currentTimeMillis
-              const attempt: GenerationAttempt = {
-                provider: model.provider,
-                model: model.model,
-                outcome,
-                duration_ms: end - start,
-                ...(detail === undefined ? {} : { detail })
+            const tried = yield* tryStep(model, prompt)
+            const end = yield* Clock.currentTimeMillis
+            const [outcome, detail]: [AttemptOutcome, string | undefined] = tried._tag === "Served" ? ["success", undefined]
+              : tried._tag === "Empty" ? ["empty_output", "nothing was left after sanitization"]
+              : [tried.failure.kind, tried.failure.detail]
+            const attempt: GenerationAttempt = {
+              provider: model.provider,
+              model: model.model,
+              outcome,
+              duration_ms: end - start,
+              ...(detail === undefined ? {} : { detail }),
+              usage: tried.usage,
+              cost_usd: costOf(tried.usage, prices)
+            }
+            // A failing model is worth knowing about even when the next one serves the
+            // call. The attempt holds no key and no provider text.
+            if (outcome !== "success") yield* Effect.logWarning("language model attempt failed", attempt)
+            yield* record(attempt)
+            if (tried._tag === "Served") {
+              coolingUntil.delete(index)
+              return { html: tried.html, provider: model.provider, model: model.model, attempts: [...attempts] } satisfies GeneratedContent
+            }
+            if (tried._tag === "Failed") {
+              if (coolingOutcomes.has(tried.failure.kind)) {
+                coolingUntil.set(index, end + Math.min(tried.failure.retryAfterMillis ?? defaultCooldown, maxCooldown))
               }
-              yield* record(attempt)
-              // A failing model is worth knowing about even when the next one serves the
-              // call. The attempt holds no key and no provider text.
-              if (outcome !== "success") yield* Effect.logWarning("language model attempt failed", attempt)
-              return end
-            })
-            const text = yield* model.generate({ prompt: request.prompt.trim(), system }).pipe(
-              Effect.timeoutOrElse({
-                duration: timeout,
-                orElse: () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `no answer within ${Duration.format(timeout)}` }))
-              }),
-              Effect.tapError((failure) =>
-                Effect.gen(function*() {
-                  const end = yield* finish(failure.kind, failure.detail)
-                  if (coolingOutcomes.has(failure.kind)) {
-                    const wait = Math.min(failure.retryAfterMillis ?? defaultCooldown, maxCooldown)
-                    coolingUntil.set(stepIndex, end + wait)
-                  }
-                })
-              )
-            )
-            const html = yield* sanitizer.sanitizeModelOutput(text)
-            if (html.trim() === "") {
-              yield* finish("empty_output", "nothing was left after sanitization")
-              return yield* new LlmFailure({ kind: "bad_response", detail: "empty output" })
+              if (tried.sent) {
+                return yield* new GenerationInterrupted({ provider: model.provider, model: model.model, outcome, attempts: [...attempts] })
+              }
             }
-            yield* finish("success")
-            coolingUntil.delete(stepIndex)
-            return { html, provider: model.provider, model: model.model }
-          })
-
-          const served = yield* Effect.withExecutionPlan(attempt, plan).pipe(
-            Effect.catchTag("LlmFailure", () => Effect.flatMap(Ref.get(attempts), (all) => Effect.fail(new GenerationFailed({ attempts: all }))))
-          )
-          const content: GeneratedContent = { ...served, attempts: yield* Ref.get(attempts) }
-          return content
+          }
+          return yield* new GenerationFailed({ attempts: [...attempts] })
         })
 
-        return ContentGenerator.of({ generate })
+        /** Logs a finished generation with its usage and cost. */
+        const logged = <A extends { readonly attempts: ReadonlyArray<GenerationAttempt> }, E, R>(effect: Effect.Effect<A, E, R>) =>
+          Effect.onExit(effect, (exit) => {
+            const attempts = Exit.isSuccess(exit) ? exit.value.attempts
+              : exit.cause.reasons.flatMap((reason) =>
+                reason._tag === "Fail" && typeof reason.error === "object" && reason.error !== null && "attempts" in reason.error
+                  ? [reason.error.attempts as ReadonlyArray<GenerationAttempt>]
+                  : []
+              )[0]
+            if (attempts === undefined) return Effect.void
+            const sum = (pick: (attempt: GenerationAttempt) => number | null | undefined) =>
+              attempts.reduce<number | null>((total, attempt) => {
+                const value = pick(attempt)
+                return value === null || value === undefined ? total : (total ?? 0) + value
+              }, null)
+            return Effect.logInfo("language model generation", {
+              outcome: Exit.isSuccess(exit) ? "success" : "failed",
+              attempts: attempts.map(({ provider, model, outcome, duration_ms, usage, cost_usd }) => ({ provider, model, outcome, duration_ms, usage, cost_usd })),
+              input_tokens: sum((attempt) => attempt.usage?.input_tokens),
+              output_tokens: sum((attempt) => attempt.usage?.output_tokens),
+              cost_usd: ((total) => total === null ? null : Math.round(total * 1e9) / 1e9)(sum((attempt) => attempt.cost_usd))
+            })
+          })
+
+        const generate = Effect.fn("ContentGenerator.generate")(function*(request: GenerateRequest) {
+          return yield* logged(runChain(request, tryWhole, () => Effect.void)).pipe(
+            // A whole answer sends nothing before it is complete, so it is never cut off.
+            Effect.catchTag("GenerationInterrupted", (error) => Effect.fail(new GenerationFailed({ attempts: error.attempts })))
+          )
+        })
+
+        const stream = (request: GenerateRequest): Stream.Stream<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured> =>
+          Stream.callback<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured>((queue) => {
+            const emit = (event: GenerationEvent) => Effect.asVoid(Queue.offer(queue, event))
+            return logged(runChain(request, (model, prompt) => tryStreamed(model, prompt, emit), (attempt) => emit({ _tag: "Attempt", attempt }))).pipe(
+              Effect.flatMap((content) => emit({ _tag: "Done", content })),
+              Effect.matchEffect({
+                onFailure: (error) => Queue.fail(queue, error),
+                onSuccess: () => Queue.end(queue)
+              }),
+              Effect.withSpan("ContentGenerator.stream")
+            )
+          }, { bufferSize: 64 })
+
+        return ContentGenerator.of({ generate, stream })
       })
     )
 }

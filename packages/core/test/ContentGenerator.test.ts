@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Fiber, Layer } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import {
   ContentGenerator,
+  costOf,
+  type GenerationEvent,
   HtmlSanitizer,
   LlmChain,
   LlmProvider,
@@ -15,17 +17,32 @@ const fenced = "Sure! Here is your lesson:\n```html\n<h2>Ownership</h2><p style=
 /** Two scripted models behind one generator; the test drives their scripts. */
 const setUp = (primary: ReadonlyArray<Step>, secondary: ReadonlyArray<Step> = [ScriptedStep.text("<p>from the secondary</p>")]) =>
   Effect.gen(function*() {
-    const a = yield* ScriptedLlmProvider.make({ provider: "openai", model: "primary-model" }, primary)
+    const a = yield* ScriptedLlmProvider.make({ provider: "openai", model: "primary-model", chunkSize: 7 }, primary)
     const b = yield* ScriptedLlmProvider.make({ provider: "google", model: "secondary-model" }, secondary)
     const generator = yield* Layer.build(
       ContentGenerator.layerNoDeps({ timeout: Duration.seconds(30), cooldown: Duration.seconds(60) }).pipe(
-        Layer.provide(LlmChain.layer([Layer.succeed(LlmProvider, a.service), Layer.succeed(LlmProvider, b.service)])),
+        Layer.provide(LlmChain.layer([
+          // The primary has prices; the secondary has none.
+          { model: Layer.succeed(LlmProvider, a.service), prices: { inputPerMillion: 0.15, outputPerMillion: 0.6 } },
+          Layer.succeed(LlmProvider, b.service)
+        ])),
         Layer.provide(HtmlSanitizer.layer)
       )
     )
     const service = Context.get(generator, ContentGenerator)
-    return { generate: (prompt = "Write about ownership") => service.generate({ prompt }), primary: a, secondary: b }
+    const events = (prompt = "Write about ownership") => Stream.runCollect(service.stream({ prompt }))
+    return { generate: (prompt = "Write about ownership") => service.generate({ prompt }), stream: service.stream, events, primary: a, secondary: b }
   })
+
+/** Events in a short form: `html:…`, `attempt:provider:outcome`, `done:provider`. */
+const brief = (events: ReadonlyArray<GenerationEvent>) =>
+  events.map((event) =>
+    event._tag === "Html" ? `html:${event.html}`
+    : event._tag === "Attempt" ? `attempt:${event.attempt.provider}:${event.attempt.outcome}`
+    : `done:${event.content.provider}`
+  )
+
+const lesson = "Here is the lesson:\n```html\n<h2>Ownership</h2><p>Each value has <b>one</b> owner.</p><ul><li>move</li></ul><p>Done.</p>\n```"
 
 describe("ContentGenerator", () => {
   it.effect("the primary answers: fence, lead-in, sign-off, styles and empty paragraphs are gone", () =>
@@ -117,6 +134,42 @@ describe("ContentGenerator", () => {
       assert.deepStrictEqual(again._tag === "GenerationFailed" ? again.attempts.map((attempt) => attempt.outcome) : [], ["cooling_down", "cooling_down"])
     }).pipe(Effect.scoped))
 
+  it.effect("every attempt carries the usage the provider reported and its cost at the step's prices", () =>
+    Effect.gen(function*() {
+      const { generate } = yield* setUp(
+        [ScriptedStep.text("Sure!\n```html\n<script>x</script>\n```", { input_tokens: 1_000, output_tokens: 2_000 })],
+        [ScriptedStep.text("<p>fine</p>", { input_tokens: 900, output_tokens: null })]
+      )
+      const result = yield* generate()
+      assert.deepStrictEqual(result.attempts.map(({ outcome, usage, cost_usd }) => ({ outcome, usage, cost_usd })), [
+        // (1000 × 0.15 + 2000 × 0.6) / 1e6 USD; an empty output still cost tokens.
+        { outcome: "empty_output", usage: { input_tokens: 1_000, output_tokens: 2_000 }, cost_usd: 0.00135 },
+        // No prices for the secondary, and one count missing: no cost.
+        { outcome: "success", usage: { input_tokens: 900, output_tokens: null }, cost_usd: null }
+      ])
+    }).pipe(Effect.scoped))
+
+  it.effect("a failed or skipped attempt has no usage and no cost", () =>
+    Effect.gen(function*() {
+      const { generate } = yield* setUp([ScriptedStep.fail("server_error", { status: 500 })])
+      yield* generate()
+      const result = yield* generate()
+      assert.deepStrictEqual(result.attempts.map(({ outcome, usage, cost_usd }) => [outcome, usage, cost_usd]), [
+        ["cooling_down", null, null],
+        ["success", null, null]
+      ])
+    }).pipe(Effect.scoped))
+
+  it("costOf prices both counts, rounds to a billionth of a dollar, and is null without prices or a count", () => {
+    const prices = { inputPerMillion: 2.5, outputPerMillion: 10 }
+    assert.strictEqual(costOf({ input_tokens: 1234, output_tokens: 5678 }, prices), 0.059865)
+    assert.strictEqual(costOf({ input_tokens: 1, output_tokens: 0 }, { inputPerMillion: 0.1, outputPerMillion: 0 }), 1e-7)
+    assert.strictEqual(costOf({ input_tokens: 3, output_tokens: 0 }, { inputPerMillion: 0.1, outputPerMillion: 0 }), 3e-7)
+    assert.isNull(costOf(null, prices))
+    assert.isNull(costOf({ input_tokens: 1, output_tokens: null }, prices))
+    assert.isNull(costOf({ input_tokens: 1, output_tokens: 1 }, undefined))
+  })
+
   it.effect("an empty chain is NoModelConfigured with the configured hint", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(
@@ -129,5 +182,117 @@ describe("ContentGenerator", () => {
       const error = yield* Effect.flip(service.generate({ prompt: "x" }))
       assert.strictEqual(error._tag, "NoModelConfigured")
       assert.include(error.message, "Set AI_PRIMARY_PROVIDER.")
+    }).pipe(Effect.scoped))
+})
+
+describe("ContentGenerator.stream", () => {
+  it.effect("sends sanitized blocks as they complete, then the attempt, then the content; the blocks make up the JSON answer's html", () =>
+    Effect.gen(function*() {
+      const { events, generate } = yield* setUp([ScriptedStep.text(lesson, { input_tokens: 10, output_tokens: 20 })])
+      const streamed = yield* events()
+      assert.deepStrictEqual(brief(streamed), [
+        "html:<h2>Ownership</h2>",
+        "html:<p>Each value has <b>one</b> owner.</p>",
+        "html:<ul><li>move</li></ul>",
+        "html:<p>Done.</p>",
+        "attempt:openai:success",
+        "done:openai"
+      ])
+      const done = streamed.at(-1)!
+      assert.strictEqual(done._tag, "Done")
+      if (done._tag !== "Done") return
+      const html = streamed.flatMap((event) => event._tag === "Html" ? [event.html] : []).join("")
+      assert.strictEqual(html, done.content.html)
+      assert.strictEqual(html, (yield* generate()).html)
+      assert.deepStrictEqual(done.content.attempts[0]!.usage, { input_tokens: 10, output_tokens: 20 })
+      assert.strictEqual(done.content.attempts[0]!.cost_usd, 0.0000135)
+    }).pipe(Effect.scoped))
+
+  it.effect("falls back while no HTML has gone out: a failed primary, then the secondary streams", () =>
+    Effect.gen(function*() {
+      const { events, secondary } = yield* setUp([ScriptedStep.fail("rate_limited", { status: 429 })])
+      assert.deepStrictEqual(brief(yield* events()), [
+        "attempt:openai:rate_limited",
+        "html:<p>from the secondary</p>",
+        "attempt:google:success",
+        "done:google"
+      ])
+      assert.strictEqual(yield* secondary.calls, 1)
+    }).pipe(Effect.scoped))
+
+  it.effect("a primary that breaks before any block is settled (still in its lead-in) falls back", () =>
+    Effect.gen(function*() {
+      const { events } = yield* setUp([ScriptedStep.breakAfter("Sure! Here is the lesson:\n```html\n<h2>Owner", "network_error")])
+      assert.deepStrictEqual(brief(yield* events()), [
+        "attempt:openai:network_error",
+        "html:<p>from the secondary</p>",
+        "attempt:google:success",
+        "done:google"
+      ])
+    }).pipe(Effect.scoped))
+
+  it.effect("a primary that breaks after HTML went out ends the stream with GenerationInterrupted; the secondary is not asked", () =>
+    Effect.gen(function*() {
+      const { stream, secondary } = yield* setUp([ScriptedStep.breakAfter("<h2>Ownership</h2><p>Each value has one owner.</p><p>Then", "server_error")])
+      const seen: Array<GenerationEvent> = []
+      const error = yield* Effect.flip(Stream.runForEach(stream({ prompt: "x" }), (event) => Effect.sync(() => seen.push(event))))
+      assert.deepStrictEqual(brief(seen), [
+        "html:<h2>Ownership</h2>",
+        "html:<p>Each value has one owner.</p>",
+        "attempt:openai:server_error"
+      ])
+      assert.strictEqual(error._tag, "GenerationInterrupted")
+      if (error._tag !== "GenerationInterrupted") return
+      assert.deepStrictEqual([error.provider, error.model, error.outcome], ["openai", "primary-model", "server_error"])
+      assert.include(error.message, "Generate again")
+      assert.strictEqual(yield* secondary.calls, 0)
+    }).pipe(Effect.scoped))
+
+  it.effect("output that is empty once sanitized falls back, having sent nothing", () =>
+    Effect.gen(function*() {
+      const { events } = yield* setUp([ScriptedStep.text("Sure!\n```html\n<script>alert(1)</script><p> </p>\n```")])
+      assert.deepStrictEqual(brief(yield* events()), [
+        "attempt:openai:empty_output",
+        "html:<p>from the secondary</p>",
+        "attempt:google:success",
+        "done:google"
+      ])
+    }).pipe(Effect.scoped))
+
+  it.effect("a primary that hangs is abandoned at the deadline and the secondary streams", () =>
+    Effect.gen(function*() {
+      const { events, primary } = yield* setUp([ScriptedStep.hang])
+      const fiber = yield* Effect.forkChild(events())
+      yield* TestClock.adjust(Duration.seconds(30))
+      assert.deepStrictEqual(brief(yield* Fiber.join(fiber)), [
+        "attempt:openai:timeout",
+        "html:<p>from the secondary</p>",
+        "attempt:google:success",
+        "done:google"
+      ])
+      assert.strictEqual(yield* primary.abandoned, 1)
+    }).pipe(Effect.scoped))
+
+  it.effect("every model failing ends the stream with GenerationFailed after the attempts", () =>
+    Effect.gen(function*() {
+      const { stream } = yield* setUp([ScriptedStep.fail("server_error")], [ScriptedStep.fail("auth_error")])
+      const seen: Array<GenerationEvent> = []
+      const error = yield* Effect.flip(Stream.runForEach(stream({ prompt: "x" }), (event) => Effect.sync(() => seen.push(event))))
+      assert.deepStrictEqual(brief(seen), ["attempt:openai:server_error", "attempt:google:auth_error"])
+      assert.strictEqual(error._tag, "GenerationFailed")
+    }).pipe(Effect.scoped))
+
+  it.effect("an empty chain fails with NoModelConfigured before any event", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(
+        ContentGenerator.layerNoDeps().pipe(
+          Layer.provide(LlmChain.layer<never, never>([], { whenEmpty: "Set AI_PRIMARY_PROVIDER." })),
+          Layer.provide(HtmlSanitizer.layer)
+        )
+      )
+      const seen: Array<GenerationEvent> = []
+      const error = yield* Effect.flip(Stream.runForEach(Context.get(context, ContentGenerator).stream({ prompt: "x" }), (event) => Effect.sync(() => seen.push(event))))
+      assert.strictEqual(error._tag, "NoModelConfigured")
+      assert.deepStrictEqual(seen, [])
     }).pipe(Effect.scoped))
 })
