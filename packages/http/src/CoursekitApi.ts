@@ -45,6 +45,7 @@ import { CatalogueAuth } from "./CatalogueAuth.ts"
 import { ApiProblems } from "./ApiProblems.ts"
 import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, SectionIdParam, SlugParam } from "./PathParams.ts"
 import { problemsFor } from "./DomainProblems.ts"
+import { describeGenerationEventStream } from "./GenerationEventStream.ts"
 import { problemDeclaration } from "./Problems.ts"
 import { ViewerAuth } from "./ViewerAuth.ts"
 
@@ -457,15 +458,17 @@ export class AiApi extends HttpApiGroup.make("ai")
     HttpApiEndpoint.post("generate", "/admin/ai/generate", {
       payload: GenerateRequest,
       success: GeneratedContent,
-      error: problemsFor("GenerationFailed", "NoModelConfigured")
+      error: problemsFor("GenerationFailed", "GenerationInterrupted", "NoModelConfigured")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Write HTML learning content with the configured language models").annotate(
       OpenApi.Description,
       "The models are tried in order (AI_PRIMARY_*, then AI_SECONDARY_*), each within AI_TIMEOUT_MS. The next one " +
         "takes over when one fails: 429, 5xx, time-out, network, auth or model errors, or output that is empty once " +
         "sanitized. A model that answered 429, 5xx or timed out is skipped for its Retry-After (else AI_COOLDOWN_MS). " +
         "html has passed all three sanitization stages; nothing is stored. attempts lists every try (provider, " +
-        "model, outcome, duration_ms). Every model failed: 502 with the attempts. No model configured: 503."
-    )
+        "model, outcome, duration_ms, usage as the provider reported it, cost_usd at the step's prices). Every model " +
+        "failed: 502 with the attempts. No model configured: 503. Accept: text/event-stream streams the answer as " +
+        "server-sent events (see the 200 response); the stream falls back to the next model only until its first html event."
+    ).annotate(OpenApi.Transform, describeGenerationEventStream)
   )
   .annotateMerge(OpenApi.annotations({ title: "AI", description: "HTML learning content written by language models." }))
 {}

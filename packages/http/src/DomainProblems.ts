@@ -13,6 +13,7 @@ import type {
   CourseSlugNotFound,
   FileTooLarge,
   GenerationFailed,
+  GenerationInterrupted,
   InvalidSearchCursor,
   LessonNotFound,
   MediaInUse,
@@ -73,6 +74,7 @@ export type DomainError =
   | FileTooLarge
   | UnsupportedFileType
   | GenerationFailed
+  | GenerationInterrupted
   | NoModelConfigured
   | InvalidSearchCursor
 
@@ -177,6 +179,11 @@ export const domainProblems = {
     // The attempts hold provider, model, outcome and timing: never a key or a provider's own error text.
     render: (error) => new BadGateway({ detail: error.message, attempts: error.attempts }),
     log: (error) => Effect.logWarning("every language model failed", error.attempts)
+  },
+  GenerationInterrupted: {
+    problem: BadGateway,
+    render: (error) => new BadGateway({ detail: error.message, attempts: error.attempts }),
+    log: (error) => Effect.logWarning("a language model failed mid-answer", error.attempts)
   }
 } as const satisfies Rules
 

@@ -4,6 +4,7 @@ import {
   CourseSlugNotFound,
   FileTooLarge,
   GenerationFailed,
+  GenerationInterrupted,
   InvalidSearchCursor,
   type LessonId,
   LessonNotFound,
@@ -55,6 +56,7 @@ const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { reado
   FileTooLarge: new FileTooLarge({ size_bytes: 11, max_bytes: 10 }),
   UnsupportedFileType: new UnsupportedFileType({ content_type: "image/svg+xml", allowed: ["image/png"] }),
   GenerationFailed: new GenerationFailed({ attempts: [] }),
+  GenerationInterrupted: new GenerationInterrupted({ provider: "openai", model: "m", outcome: "network_error", attempts: [] }),
   NoModelConfigured: new NoModelConfigured({ hint: "Set AI_PRIMARY_PROVIDER." }),
   InvalidSearchCursor: new InvalidSearchCursor()
 }
@@ -80,6 +82,7 @@ const expectedStatus: { readonly [Tag in DomainError["_tag"]]: number } = {
   PartOutOfRange: 422,
   PartRejected: 409,
   GenerationFailed: 502,
+  GenerationInterrupted: 502,
   PersistenceError: 503,
   StorageError: 503,
   NoModelConfigured: 503,

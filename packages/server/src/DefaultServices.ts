@@ -88,7 +88,10 @@ const layerModel = (model: AiModelSettings): Layer.Layer<LlmProvider> => {
 /** `POST /admin/ai/generate`: the configured models, in order (none: a 503 naming the variables). */
 const layerContentGenerator = (settings: ServerSettings) =>
   ContentGenerator.layerNoDeps({ timeout: settings.aiTimeout, cooldown: settings.aiCooldown }).pipe(
-    Layer.provide(LlmChain.layer(settings.aiModels.map(layerModel), { whenEmpty: aiConfigurationHint }))
+    Layer.provide(LlmChain.layer(
+      settings.aiModels.map((model) => ({ model: layerModel(model), prices: Option.getOrUndefined(model.prices) })),
+      { whenEmpty: aiConfigurationHint }
+    ))
   )
 
 const layerReadiness = (settings: ServerSettings) =>

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { defaultMediaUrlTtl, defaultSinglePutMaxBytes, defaultUploadLimits, maxMediaUrlTtl, type UploadLimits } from "@coursekit/core"
+import { defaultMediaUrlTtl, defaultSinglePutMaxBytes, defaultUploadLimits, type LlmPrices, maxMediaUrlTtl, type UploadLimits } from "@coursekit/core"
 import { PgDatabase } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { Config, ConfigProvider, Data, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
@@ -22,6 +22,8 @@ export interface AiModelSettings {
   readonly model: string
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
   readonly baseUrl: Option.Option<string>
+  /** US dollars per million tokens (`_PRICE_INPUT`, `_PRICE_OUTPUT`, set together): each attempt's `cost_usd`. */
+  readonly prices: Option.Option<LlmPrices>
 }
 
 /** The variable prefixes of the AI chain's steps, in the order they are tried. */
@@ -37,6 +39,9 @@ export const aiConfigurationHint = "Set AI_PRIMARY_PROVIDER (openai or google), 
 
 const configFailure = (message: string) => Config.fail(new ConfigProvider.SourceError({ message }))
 
+/** A price in US dollars per million tokens: a finite number from 0 to 10,000. */
+const priceSchema = Schema.NumberFromString.check(Schema.isFinite(), Schema.isBetween({ minimum: 0, maximum: 10_000 }))
+
 /** The step under `prefix`, when its `_PROVIDER` is set. */
 const aiModelConfig = (prefix: string): Config.Config<Option.Option<AiModelSettings>> =>
   Config.option(Config.Literals(["openai", "google"], `${prefix}_PROVIDER`)).pipe(
@@ -46,14 +51,24 @@ const aiModelConfig = (prefix: string): Config.Config<Option.Option<AiModelSetti
         Config.all({
           model: Config.NonEmptyString(`${prefix}_MODEL`),
           apiKey: Config.option(Config.Redacted(`${prefix}_API_KEY`)),
-          baseUrl: Config.option(Config.URL(`${prefix}_BASE_URL`).pipe(Config.map((url) => trimSlash(url.toString()))))
-        }).pipe(Config.flatMap((read) =>
+          baseUrl: Config.option(Config.URL(`${prefix}_BASE_URL`).pipe(Config.map((url) => trimSlash(url.toString())))),
+          priceInput: Config.option(Config.schema(priceSchema, `${prefix}_PRICE_INPUT`)),
+          priceOutput: Config.option(Config.schema(priceSchema, `${prefix}_PRICE_OUTPUT`))
+        }).pipe(Config.flatMap(({ priceInput, priceOutput, ...read }) => {
           // A key may be left out only for a self-hosted OpenAI-compatible endpoint (Ollama, vLLM).
-          Option.isNone(read.apiKey) && (provider === "google" || Option.isNone(read.baseUrl))
-            ? configFailure(`${prefix}_API_KEY is required for ${prefix}_PROVIDER=${provider}` +
+          if (Option.isNone(read.apiKey) && (provider === "google" || Option.isNone(read.baseUrl))) {
+            return configFailure(`${prefix}_API_KEY is required for ${prefix}_PROVIDER=${provider}` +
               (provider === "openai" ? ` unless ${prefix}_BASE_URL names a self-hosted endpoint` : ""))
-            : Config.succeed(Option.some<AiModelSettings>({ prefix, provider, ...read }))
-        ))
+          }
+          // One price alone would make every cost a guess.
+          if (Option.isSome(priceInput) !== Option.isSome(priceOutput)) {
+            return configFailure(`${prefix}_PRICE_INPUT and ${prefix}_PRICE_OUTPUT are set together (US dollars per million tokens)`)
+          }
+          const prices = Option.isSome(priceInput) && Option.isSome(priceOutput)
+            ? Option.some<LlmPrices>({ inputPerMillion: priceInput.value, outputPerMillion: priceOutput.value })
+            : Option.none<LlmPrices>()
+          return Config.succeed(Option.some<AiModelSettings>({ prefix, provider, ...read, prices }))
+        }))
     }))
   )
 

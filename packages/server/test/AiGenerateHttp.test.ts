@@ -35,8 +35,8 @@ const layerServerWithModels = (overrides: Partial<ServerSettings>) =>
     const gemini = yield* FakeGeminiServer.start({ script: modelScript() })
     const server = layerTestServer({
       aiModels: [
-        { prefix: "AI_PRIMARY", provider: "openai", model: "gpt-test", apiKey: Option.some(Redacted.make(openAiKey)), baseUrl: Option.some(openai.baseUrl) },
-        { prefix: "AI_SECONDARY", provider: "google", model: "gemini-test", apiKey: Option.some(Redacted.make(geminiKey)), baseUrl: Option.some(gemini.baseUrl) }
+        { prefix: "AI_PRIMARY", provider: "openai", model: "gpt-test", apiKey: Option.some(Redacted.make(openAiKey)), baseUrl: Option.some(openai.baseUrl), prices: Option.some({ inputPerMillion: 0.15, outputPerMillion: 0.6 }) },
+        { prefix: "AI_SECONDARY", provider: "google", model: "gemini-test", apiKey: Option.some(Redacted.make(geminiKey)), baseUrl: Option.some(gemini.baseUrl), prices: Option.none() }
       ],
       aiTimeout: deadline,
       ...overrides

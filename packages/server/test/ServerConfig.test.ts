@@ -173,6 +173,8 @@ describe("ServerConfig.settings", () => {
         AI_STEP_3_PROVIDER: "openai",
         AI_STEP_3_MODEL: "llama3.2",
         AI_STEP_3_BASE_URL: "http://localhost:11434/v1",
+        AI_SECONDARY_PRICE_INPUT: "0.30",
+        AI_SECONDARY_PRICE_OUTPUT: "2.5",
         AI_TIMEOUT_MS: "12000",
         AI_COOLDOWN_MS: "0"
       })
@@ -187,6 +189,11 @@ describe("ServerConfig.settings", () => {
       assert.deepStrictEqual(parsed.aiModels.map((model) => Option.map(model.apiKey, Redacted.value).pipe(Option.getOrUndefined)), [
         "sk-primary",
         "AIza-secondary",
+        undefined
+      ])
+      assert.deepStrictEqual(parsed.aiModels.map((model) => Option.getOrUndefined(model.prices)), [
+        undefined,
+        { inputPerMillion: 0.3, outputPerMillion: 2.5 },
         undefined
       ])
       assert.strictEqual(Duration.toMillis(parsed.aiTimeout), 12_000)
@@ -205,7 +212,12 @@ describe("ServerConfig.settings", () => {
         [{ AI_SECONDARY_PROVIDER: "openai", AI_SECONDARY_MODEL: "m", AI_SECONDARY_API_KEY: "k" }, "AI_PRIMARY_PROVIDER is not"],
         [{ ...primary, AI_STEP_3_PROVIDER: "openai", AI_STEP_3_MODEL: "m", AI_STEP_3_API_KEY: "k" }, "AI_SECONDARY_PROVIDER is not"],
         [{ AI_TIMEOUT_MS: "0" }, "AI_TIMEOUT_MS"],
-        [{ AI_COOLDOWN_MS: "-1" }, "AI_COOLDOWN_MS"]
+        [{ AI_COOLDOWN_MS: "-1" }, "AI_COOLDOWN_MS"],
+        [{ ...primary, AI_PRIMARY_PRICE_INPUT: "0.15" }, "AI_PRIMARY_PRICE_INPUT and AI_PRIMARY_PRICE_OUTPUT are set together"],
+        [{ ...primary, AI_PRIMARY_PRICE_OUTPUT: "0.6" }, "AI_PRIMARY_PRICE_INPUT and AI_PRIMARY_PRICE_OUTPUT are set together"],
+        [{ ...primary, AI_PRIMARY_PRICE_INPUT: "cheap", AI_PRIMARY_PRICE_OUTPUT: "0.6" }, "AI_PRIMARY_PRICE_INPUT"],
+        [{ ...primary, AI_PRIMARY_PRICE_INPUT: "-1", AI_PRIMARY_PRICE_OUTPUT: "0.6" }, "AI_PRIMARY_PRICE_INPUT"],
+        [{ ...primary, AI_PRIMARY_PRICE_INPUT: "0.15", AI_PRIMARY_PRICE_OUTPUT: "Infinity" }, "AI_PRIMARY_PRICE_OUTPUT"]
       ]
       for (const [env, named] of cases) {
         const error = String(yield* Effect.flip(read(env)))

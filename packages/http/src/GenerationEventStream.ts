@@ -1,0 +1,112 @@
+/**
+ * The event stream of `POST /admin/ai/generate` (`Accept: text/event-stream`): the
+ * contract both the handler and the client follow. Each event is one server-sent event
+ * whose `data` is one line of JSON:
+ *
+ * - `attempt` — a {@link GenerationAttempt}, as each model's try ends;
+ * - `html` — a {@link GeneratedHtml}: the next sanitized top-level blocks; all of them
+ *   concatenated are the `html` of the `done` event;
+ * - `done` — the {@link GeneratedContent} the JSON answer holds; the stream ends;
+ * - `error` — a problem (RFC 9457 body, the same the JSON answer would carry): every model
+ *   failed (502, with `attempts`), a model failed after HTML went out (502, with
+ *   `attempts`: the HTML sent is incomplete), no model is configured (503); the stream ends.
+ *
+ * Comment lines (`: keep-alive`) are sent while nothing else is, so that proxies keep an
+ * idle connection open.
+ *
+ * @since 0.2.0
+ */
+import { GeneratedContent, GeneratedHtml, GenerationAttempt } from "@coursekit/core"
+import { Schema } from "effect"
+import { ProblemIssue } from "./Problems.ts"
+
+/** The content type of the stream. */
+export const generationEventStreamType = "text/event-stream"
+
+/** The body of an `error` event: a problem, with the attempts when models were tried. */
+export const GenerationStreamProblem = Schema.Struct({
+  type: Schema.String,
+  title: Schema.String,
+  status: Schema.Int,
+  detail: Schema.String,
+  attempts: Schema.optionalKey(Schema.Array(GenerationAttempt)),
+  errors: Schema.optionalKey(Schema.Array(ProblemIssue))
+}).annotate({ identifier: "GenerationStreamProblem" })
+export type GenerationStreamProblem = typeof GenerationStreamProblem.Type
+
+/** Each event's name and the schema of its data. */
+export const generationEvents = {
+  attempt: GenerationAttempt,
+  html: GeneratedHtml,
+  done: GeneratedContent,
+  error: GenerationStreamProblem
+} as const
+
+/** One event of the stream, decoded. */
+export type GenerationStreamEvent = {
+  readonly [Name in keyof typeof generationEvents]: { readonly event: Name; readonly data: typeof generationEvents[Name]["Type"] }
+}[keyof typeof generationEvents]
+
+/**
+ * Whether an `Accept` header asks for the event stream: it names `text/event-stream`
+ * with a non-zero quality. JSON stays the answer to everything else, `*\/*` included.
+ */
+export const acceptsEventStream = (accept: string | undefined): boolean =>
+  accept !== undefined && accept.split(",").some((range) => {
+    const [type, ...parameters] = range.split(";").map((part) => part.trim().toLowerCase())
+    if (type !== generationEventStreamType) return false
+    const quality = parameters.find((parameter) => parameter.startsWith("q="))
+    return quality === undefined || Number(quality.slice(2)) > 0
+  })
+
+/**
+ * The OpenAPI operation of `POST /admin/ai/generate` with the event stream as a second
+ * representation of its 200 answer (HttpApi describes one per status).
+ */
+export const describeGenerationEventStream = (operation: Record<string, any>): Record<string, any> => {
+  const ok = operation.responses?.["200"]
+  if (ok === undefined) return operation
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+  const event = (name: string, data: Record<string, unknown>) => ({
+    type: "object",
+    required: ["event", "data"],
+    properties: { event: { type: "string", enum: [name] }, data }
+  })
+  return {
+    ...operation,
+    responses: {
+      ...operation.responses,
+      "200": {
+        ...ok,
+        description: `${ok.description ?? ""} With Accept: text/event-stream, server-sent events instead: ` +
+          "attempt (a GenerationAttempt as each try ends), html ({html}: the next sanitized top-level blocks, which " +
+          "concatenate to done's html), then done (the GeneratedContent) or error (a problem: 502 with attempts when " +
+          "every model failed, or when one failed after HTML was sent; 503 when none is configured). Each data is one " +
+          "line of JSON; ': keep-alive' comments come every 15 s while nothing else does.",
+        content: {
+          ...ok.content,
+          [generationEventStreamType]: {
+            schema: {
+              oneOf: [
+                event("attempt", ref("GenerationAttempt")),
+                event("html", { type: "object", required: ["html"], properties: { html: { type: "string" } } }),
+                event("done", ref("GeneratedContent")),
+                event("error", {
+                  type: "object",
+                  required: ["type", "title", "status", "detail"],
+                  properties: {
+                    type: { type: "string" },
+                    title: { type: "string" },
+                    status: { type: "integer" },
+                    detail: { type: "string" },
+                    attempts: { type: "array", items: ref("GenerationAttempt") }
+                  }
+                })
+              ]
+            }
+          }
+        }
+      }
+    }
+  }
+}
