@@ -5,11 +5,12 @@
  *
  * @since 0.1.0
  */
-import type { Course, CourseId, MediaFile, MediaVisibility } from "@coursekit/core"
-import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import type { Course, CourseId, GenerateRequest, MediaFile, MediaVisibility } from "@coursekit/core"
+import { Effect, Exit, Layer, ManagedRuntime, Stream } from "effect"
 import { FetchHttpClient, type HttpClientResponse } from "effect/http"
 import { type Client, type ClientOptions, CoursekitClient } from "./CoursekitClient.ts"
 import { CoursekitError, fromCause } from "./CoursekitError.ts"
+import { type GenerationEvent, streamGeneration } from "./GenerationStream.ts"
 import { defaultMultipartThreshold, defaultResumeStore, joiningUploads, type MultipartOptions } from "./MultipartUpload.ts"
 import { putFile, type UploadOptions } from "./PutFile.ts"
 
@@ -46,6 +47,13 @@ export type CoursekitPromiseClient = PromiseClient<Client> & {
    * file this client is uploading in parts already joins that upload (the same media).
    */
   readonly uploadMedia: (file: Blob, options?: MediaUploadOptions) => Promise<MediaFile>
+  /**
+   * `POST /admin/ai/generate` as it happens: attempts, sanitized HTML block by block, then
+   * `done` — `for await (const event of kit.streamGeneration({ prompt }))`. Rejects with a
+   * {@link CoursekitError} (the `error` event's problem); leaving the loop early stops the
+   * generation.
+   */
+  readonly streamGeneration: (request: GenerateRequest) => AsyncIterable<GenerationEvent>
   /** Releases the client's runtime. */
   readonly dispose: () => Promise<void>
 }
@@ -129,11 +137,18 @@ export const createClient = (options: PromiseClientOptions): CoursekitPromiseCli
     return withClient((client) => client.media.finalizeUpload({ payload: { file_key: issued.file_key } }))
   }
 
+  const streamGenerationIterable = (request: GenerateRequest) =>
+    Stream.toAsyncIterable(streamGeneration(options, request).pipe(
+      Stream.mapError((error) => new CoursekitError(error.status, error.problem, { cause: error })),
+      Stream.provide(fetchLayer)
+    ))
+
   // Endpoints are looked up on the Effect client (built once by the runtime) when called.
   const client = new Proxy({}, {
     get: (_target, key) => {
       if (key === "uploadThumbnail") return uploadThumbnail
       if (key === "uploadMedia") return uploadMedia
+      if (key === "streamGeneration") return streamGenerationIterable
       if (key === "dispose") return () => runtime.dispose()
       if (key === "then") return undefined
       return promisedPath(run, [key])

@@ -7,6 +7,7 @@
  */
 export * from "./CoursekitClient.ts"
 export * from "./CoursekitError.ts"
+export * from "./GenerationStream.ts"
 export * from "./NextPage.ts"
 export * from "./PromiseClient.ts"
 export {
