@@ -22,7 +22,7 @@ describe("GeminiProvider", () => {
     Effect.gen(function*() {
       const fake = yield* FakeGeminiServer.start()
       const provider = yield* GeminiProvider.make({ model: "gemini-2.5-flash", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl, providerName: "vertex-proxy" })
-      assert.strictEqual(yield* provider.generate({ prompt: "p", system: "s" }), "<p>Hello.</p>")
+      assert.deepStrictEqual(yield* provider.generate({ prompt: "p", system: "s" }), { text: "<p>Hello.</p>", usage: { input_tokens: 10, output_tokens: 10 } })
       assert.deepStrictEqual(fake.keys, [apiKey])
       assert.deepStrictEqual(fake.models, ["gemini-2.5-flash"])
       assert.strictEqual(provider.provider, "vertex-proxy")

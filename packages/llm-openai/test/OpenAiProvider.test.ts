@@ -22,7 +22,7 @@ describe("OpenAiProvider", () => {
     Effect.gen(function*() {
       const fake = yield* FakeOpenAiServer.start()
       const provider = yield* OpenAiProvider.make({ model: "llama-3.3-70b", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl, providerName: "groq" })
-      assert.strictEqual(yield* provider.generate({ prompt: "p", system: "s" }), "<p>Hello.</p>")
+      assert.deepStrictEqual(yield* provider.generate({ prompt: "p", system: "s" }), { text: "<p>Hello.</p>", usage: { input_tokens: 10, output_tokens: 10 } })
       assert.deepStrictEqual(fake.keys, [apiKey])
       assert.strictEqual(provider.provider, "groq")
       assert.strictEqual(provider.model, "llama-3.3-70b")
