@@ -131,3 +131,19 @@ export const failureOfStatus = (status: number, retryAfterMillis: number | undef
     status,
     ...(retryAfterMillis === undefined ? {} : { retryAfterMillis })
   })
+
+/** A token count as a provider reported it: a non-negative integer, else `null`. For adapters. */
+export const reportedTokenCount = (value: unknown): number | null =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null
+
+/**
+ * The `endpoint` of a provider whose base URL is `baseUrl`: its origin and path, without
+ * userinfo, query, fragment or trailing slash (so no credential a URL can carry there);
+ * none when `baseUrl` is not an http(s) URL. For adapters.
+ */
+export const endpointOfBaseUrl = (baseUrl: string): string | undefined => {
+  if (!URL.canParse(baseUrl)) return undefined
+  const url = new URL(baseUrl)
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`
+}

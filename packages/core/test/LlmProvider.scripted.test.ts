@@ -13,7 +13,15 @@ import {
 const stepOf = (answer: ModelAnswer): ScriptedStep => {
   switch (answer._tag) {
     case "Text":
-      return ScriptedStep.text(answer.text)
+      return ScriptedStep.text(answer.text, answer.usage)
+    case "Break": {
+      const how = answer.how
+      return how === "hang" ? ScriptedStep.hangAfter(answer.text)
+        : ScriptedStep.breakAfter(
+          answer.text,
+          how === "reset" ? "network_error" : how === "malformed" ? "bad_response" : failureKindOfStatus(how.status ?? 500)
+        )
+    }
     case "Status":
       return ScriptedStep.fail(failureKindOfStatus(answer.status), {
         status: answer.status,

@@ -1,6 +1,6 @@
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, Stream } from "effect"
 import { assert, describe, it } from "@effect/vitest"
-import { LlmProviderHarness, llmProviderSuite } from "@coursekit/core/testing"
+import { LlmProviderHarness, llmProviderSuite, ModelAnswer } from "@coursekit/core/testing"
 import { GeminiProvider } from "../src/index.ts"
 import { FakeGeminiServer } from "../src/testing/index.ts"
 
@@ -22,7 +22,7 @@ describe("GeminiProvider", () => {
     Effect.gen(function*() {
       const fake = yield* FakeGeminiServer.start()
       const provider = yield* GeminiProvider.make({ model: "gemini-2.5-flash", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl, providerName: "vertex-proxy" })
-      assert.strictEqual(yield* provider.generate({ prompt: "p", system: "s" }), "<p>Hello.</p>")
+      assert.deepStrictEqual(yield* provider.generate({ prompt: "p", system: "s" }), { text: "<p>Hello.</p>", usage: { input_tokens: 10, output_tokens: 10 } })
       assert.deepStrictEqual(fake.keys, [apiKey])
       assert.deepStrictEqual(fake.models, ["gemini-2.5-flash"])
       assert.strictEqual(provider.provider, "vertex-proxy")
@@ -37,6 +37,8 @@ describe("GeminiProvider", () => {
         fake.script.answerWith({ _tag: "Status", status })
         const failure = yield* Effect.flip(provider.generate({ prompt: "p", system: "s" }))
         assert.notInclude(JSON.stringify(failure) + failure.message, apiKey)
+        const streamed = yield* Effect.flip(Stream.runDrain(provider.stream({ prompt: "p", system: "s" })))
+        assert.notInclude(JSON.stringify(streamed) + streamed.message, apiKey)
       }
     }).pipe(Effect.scoped))
 
@@ -45,5 +47,42 @@ describe("GeminiProvider", () => {
       const provider = yield* GeminiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: "http://127.0.0.1:9" })
       const failure = yield* Effect.flip(provider.generate({ prompt: "p", system: "s" }))
       assert.strictEqual(failure.kind, "network_error")
+      const streamed = yield* Effect.flip(Stream.runDrain(provider.stream({ prompt: "p", system: "s" })))
+      assert.strictEqual(streamed.kind, "network_error")
     }))
+
+  it.effect("its endpoint is the base URL's origin and path, without userinfo, query or fragment", () =>
+    Effect.gen(function*() {
+      const gateway = yield* GeminiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: "https://user:AIza-secret@gw.example/gemini/?key=AIza-x#frag" })
+      assert.strictEqual(gateway.endpoint, "https://gw.example/gemini")
+      const direct = yield* GeminiProvider.make({ model: "m", apiKey: Redacted.make(apiKey) })
+      assert.strictEqual(direct.endpoint, "https://generativelanguage.googleapis.com")
+    }))
+
+  it.live("a paced answer streams its first part long before its last; a whole one comes when the last would have", () =>
+    Effect.gen(function*() {
+      const fake = yield* FakeGeminiServer.start()
+      const provider = yield* GeminiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
+      const text = "<p>" + "word ".repeat(20) + "</p>"
+      const paced = ModelAnswer.text(text, { firstChunkDelayMs: 50, chunkChars: 10, chunkDelayMs: 40 })
+      fake.script.answerWith(paced)
+      const started = performance.now()
+      const arrivals: Array<number> = []
+      let streamedText = ""
+      yield* Stream.runForEach(provider.stream({ prompt: "p", system: "s" }), (part) =>
+        Effect.sync(() => {
+          if (part._tag === "TextDelta") {
+            arrivals.push(performance.now() - started)
+            streamedText += part.text
+          }
+        }))
+      // 11 chunks: the first after 50 ms, the last 10 × 40 ms later.
+      assert.strictEqual(streamedText, text)
+      assert.isAtLeast(arrivals[0]!, 45)
+      assert.isBelow(arrivals[0]!, 300)
+      assert.isAtLeast(arrivals.at(-1)! - arrivals[0]!, 350)
+      const wholeStarted = performance.now()
+      assert.strictEqual((yield* provider.generate({ prompt: "p", system: "s" })).text, text)
+      assert.isAtLeast(performance.now() - wholeStarted, 440)
+    }).pipe(Effect.scoped))
 })

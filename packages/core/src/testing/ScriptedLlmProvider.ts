@@ -3,12 +3,14 @@
  * next step (text, a failure, a stream that breaks, or a hang); with the script used up
  * it repeats the last step. It speaks no wire format (see `ModelScript` and the fake
  * provider servers for that) and is the `LlmProvider` that use-case tests run on.
- * `stream` hands out a step's text in pieces of `chunkSize` characters.
+ * `stream` hands out a step's text in pieces of `chunkSize` characters (code points: no
+ * character is cut).
  *
  * @since 0.1.0
  */
 import { Effect, Layer, Ref, Stream } from "effect"
 import { LlmFailure, type LlmFailureKind, LlmProvider, type LlmRequest, LlmStreamPart, type LlmUsage } from "../LlmProvider.ts"
+import { chunksOf } from "./ModelScript.ts"
 
 /** Names of a scripted model; default `scripted` / `scripted-model`. */
 export interface ScriptedModelOptions {
@@ -20,8 +22,9 @@ export interface ScriptedModelOptions {
 
 /**
  * A scripted model: `service` is the `LlmProvider`; `calls` counts the calls it
- * received, `requests` lists them, `abandoned` counts the hanging calls interrupted, and
- * `push` replaces the script.
+ * received, `requests` lists them, `abandoned` counts the calls given up on before their
+ * answer was all out (a hanging call interrupted, a stream stopped early), and `push`
+ * replaces the script.
  */
 export const make = (
   options: ScriptedModelOptions,
@@ -41,14 +44,13 @@ export const make = (
       })
     const hang = Effect.onInterrupt(Effect.never, () => Ref.update(abandoned, (n) => n + 1))
     const chunkSize = options.chunkSize ?? 16
-    const pieces = (text: string): ReadonlyArray<LlmStreamPart> =>
-      Array.from({ length: Math.ceil(text.length / chunkSize) }, (_, i) => LlmStreamPart.textDelta(text.slice(i * chunkSize, (i + 1) * chunkSize)))
+    const pieces = (text: string): ReadonlyArray<LlmStreamPart> => chunksOf(text, chunkSize).map(LlmStreamPart.textDelta)
     const service = LlmProvider.of({
       provider: options.provider ?? "scripted",
       model: options.model ?? "scripted-model",
       generate: (request) =>
         Effect.flatMap(take(request), (step) => {
-          if (step === undefined || step._tag === "Hang") return hang
+          if (step === undefined || step._tag === "Hang" || step._tag === "HangAfter") return hang
           if (step._tag === "Text") return Effect.succeed({ text: step.text, usage: step.usage })
           return Effect.fail(step.failure)
         }),
@@ -56,9 +58,18 @@ export const make = (
         Stream.unwrap(Effect.map(take(request), (step): Stream.Stream<LlmStreamPart, LlmFailure> => {
           if (step === undefined || step._tag === "Hang") return Stream.fromEffect(hang)
           if (step._tag === "Fail") return Stream.fail(step.failure)
-          if (step._tag === "Break") return Stream.concat(Stream.fromIterable(pieces(step.text)), Stream.fail(step.failure))
-          const usage = step.usage === null ? [] : [LlmStreamPart.usage(step.usage)]
-          return Stream.fromIterable([...pieces(step.text), ...usage])
+          // A consumer that stops before the answer is all out abandons the call, as with a
+          // real model; a break is the model's doing.
+          let finished = false
+          const finish = Stream.fromEffectDrain(Effect.sync(() => {
+            finished = true
+          }))
+          const end = step._tag === "Break" ? Stream.concat(finish, Stream.fail(step.failure))
+            : step._tag === "HangAfter" ? Stream.never
+            : Stream.concat(Stream.fromIterable(step.usage === null ? [] : [LlmStreamPart.usage(step.usage)]), finish)
+          return Stream.concat(Stream.fromIterable(pieces(step.text)), end).pipe(
+            Stream.ensuring(Effect.suspend(() => finished ? Effect.void : Ref.update(abandoned, (n) => n + 1)))
+          )
         }))
     })
     return {
@@ -81,6 +92,8 @@ export type ScriptedStep =
   /** Streams `text`, then fails (a connection lost mid-answer); `generate` just fails. */
   | { readonly _tag: "Break"; readonly text: string; readonly failure: LlmFailure }
   | { readonly _tag: "Hang" }
+  /** Streams `text`, then hangs; `generate` just hangs. */
+  | { readonly _tag: "HangAfter"; readonly text: string }
 
 const failureOf = (kind: LlmFailureKind, options: { readonly status?: number; readonly retryAfterMillis?: number }) =>
   new LlmFailure({
@@ -100,5 +113,7 @@ export const ScriptedStep = {
   }),
   /** Streams `text`, then fails with `kind`. */
   breakAfter: (text: string, kind: LlmFailureKind = "network_error"): ScriptedStep => ({ _tag: "Break", text, failure: failureOf(kind, {}) }),
-  hang: { _tag: "Hang" } as ScriptedStep
+  hang: { _tag: "Hang" } as ScriptedStep,
+  /** Streams `text`, then hangs (until interrupted). */
+  hangAfter: (text: string): ScriptedStep => ({ _tag: "HangAfter", text })
 }
