@@ -20,6 +20,7 @@ describe("@coursekit/http/api", () => {
       "CurrentViewer",
       "DependencyCheck",
       "Forbidden",
+      "GenerationStreamProblem",
       "Gone",
       "InUse",
       "InternalProblem",
@@ -43,7 +44,11 @@ describe("@coursekit/http/api", () => {
       "ValidationProblem",
       "ViewerAuth",
       "Welcome",
+      "acceptsEventStream",
       "bearerChallenge",
+      "describeGenerationEventStream",
+      "generationEventStreamType",
+      "generationEvents",
       "problemBody",
       "problemDeclaration",
       "problemTitles"
@@ -51,11 +56,11 @@ describe("@coursekit/http/api", () => {
   })
 
   it("its modules import no server code", () => {
-    for (const file of ["AdminAuth.ts", "ApiProblems.ts", "CatalogueAuth.ts", "CoursekitApi.ts", "DomainProblems.ts", "PathParams.ts", "Problems.ts", "ViewerAuth.ts"]) {
+    for (const file of ["AdminAuth.ts", "ApiProblems.ts", "CatalogueAuth.ts", "CoursekitApi.ts", "DomainProblems.ts", "GenerationEventStream.ts", "PathParams.ts", "Problems.ts", "ViewerAuth.ts"]) {
       const source = readFileSync(resolve(import.meta.dirname, "../src", file), "utf8")
       const imports = [...source.matchAll(/from "([^"]+)"/g)].map((match) => match[1])
       for (const specifier of imports) {
-        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(effect(\/[a-z-]+)?|@coursekit\/core|\.\/(AdminAuth|ApiProblems|CatalogueAuth|CoursekitApi|DomainProblems|PathParams|Problems|ViewerAuth)\.ts)$/)
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(effect(\/[a-z-]+)?|@coursekit\/core|\.\/(AdminAuth|ApiProblems|CatalogueAuth|CoursekitApi|DomainProblems|GenerationEventStream|PathParams|Problems|ViewerAuth)\.ts)$/)
       }
     }
   })
