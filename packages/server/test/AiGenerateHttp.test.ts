@@ -241,7 +241,7 @@ describe("POST /admin/ai/generate: no model configured", () => {
         assert.include(reply.body.detail, "AI_PRIMARY_API_KEY")
       }))
 
-    it.effect("the OpenAPI document describes the endpoint: admin, prompt limits, 502 with attempts, 503", () =>
+    it.effect("the OpenAPI document describes the endpoint: admin, prompt limits, 502 with attempts, 503, the event stream, usage and cost", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
         const reply = yield* callAt(url, "/openapi.json")
@@ -252,6 +252,23 @@ describe("POST /admin/ai/generate: no model configured", () => {
         assert.include(operation.description, "AI_PRIMARY")
         assert.deepInclude(reply.body.components.schemas.GenerateRequest.properties.prompt, { maxLength: promptMaxLength, pattern: "\\S" })
         assert.include(text, "GenerationAttempt")
+        // The event stream is a second representation of the 200, its events named.
+        const ok = operation.responses["200"]
+        assert.deepStrictEqual(Object.keys(ok.content).sort(), ["application/json", "text/event-stream"])
+        assert.deepStrictEqual(
+          ok.content["text/event-stream"].schema.oneOf.map((event: { properties: { event: { enum: Array<string> } } }) => event.properties.event.enum[0]),
+          ["attempt", "html", "done", "error"]
+        )
+        assert.include(ok.description, "text/event-stream")
+        assert.deepStrictEqual(Object.keys(reply.body.components.schemas.GenerationAttempt.properties).sort(), [
+          "cost_usd",
+          "detail",
+          "duration_ms",
+          "model",
+          "outcome",
+          "provider",
+          "usage"
+        ])
       }))
   })
 })
