@@ -104,6 +104,12 @@ export const wholeAnswerOf = (answer: ModelAnswer): Exclude<ModelAnswer, { reado
 }
 
 /** How long writing `text` takes at `pacing`: when its last chunk is sent. */
+/**
+ * When chunk `index` is due, in ms after the answer started: fakes wait until then rather
+ * than sleeping between chunks, so timer lateness does not add up over a long answer.
+ */
+export const chunkDueMs = (index: number, pacing: StreamPacing): number => pacing.firstChunkDelayMs + index * pacing.chunkDelayMs
+
 export const writingTimeMs = (text: string, pacing: StreamPacing): number =>
   pacing.firstChunkDelayMs + Math.max(0, chunksOf(text, pacing.chunkChars).length - 1) * pacing.chunkDelayMs
 

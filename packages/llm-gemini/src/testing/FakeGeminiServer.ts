@@ -12,6 +12,7 @@
  */
 import type { LlmUsage } from "@coursekit/core"
 import {
+  chunkDueMs,
   chunksOf,
   modelScript,
   type ModelAnswer,
@@ -156,8 +157,9 @@ const sendText = async (
   const running = end?.usage === undefined || end.usage === null || end.usage.input_tokens === null
     ? null
     : { input_tokens: end.usage.input_tokens, output_tokens: null }
+  const started = Date.now()
   for (const [i, piece] of chunks.entries()) {
-    await sleep(i === 0 ? pacing.firstChunkDelayMs : pacing.chunkDelayMs)
+    await sleep(Math.max(0, started + chunkDueMs(i, pacing) - Date.now()))
     if (response.destroyed) return false
     const last = end !== undefined && i === chunks.length - 1
     await write(response, event(responseOf(piece, last ? { finished: true, usage: end.usage } : { finished: false, usage: running })))
