@@ -4,7 +4,8 @@
  * takes over on any failure — 429, 5xx, time-out, network, auth or model errors, and
  * output that is empty once sanitized. A model that failed with 429, 5xx or a time-out is
  * skipped for a cool-down (its `Retry-After`, else a default), so later callers do not
- * wait for a failure that is already known. Every output passes all three sanitization
+ * wait for a failure that is already known; the cool-downs are `ProviderCooldowns`'
+ * (shared by the instances on PostgreSQL). Every output passes all three sanitization
  * stages.
  *
  * @since 0.1.0
@@ -14,6 +15,7 @@ import type { HtmlAllowList } from "./HtmlAllowList.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
 import { storableText } from "./StorableText.ts"
 import { LlmFailure, LlmFailureKind, LlmProvider } from "./LlmProvider.ts"
+import { cooldownKeys, ProviderCooldowns } from "./ProviderCooldowns.ts"
 
 /** Longest accepted prompt, in characters. */
 export const promptMaxLength = 20_000
@@ -129,18 +131,19 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
 }>()("@coursekit/core/ContentGenerator") {
   static readonly layerNoDeps = (
     options: ContentGeneratorOptions = {}
-  ): Layer.Layer<ContentGenerator, never, LlmChain | HtmlSanitizer> =>
+  ): Layer.Layer<ContentGenerator, never, LlmChain | HtmlSanitizer | ProviderCooldowns> =>
     Layer.effect(
       ContentGenerator,
       Effect.gen(function*() {
         const chain = yield* LlmChain
         const sanitizer = yield* HtmlSanitizer
+        const cooldowns = yield* ProviderCooldowns
         const timeout = options.timeout ?? Duration.seconds(30)
         const defaultCooldown = Duration.toMillis(options.cooldown ?? Duration.seconds(60))
         const maxCooldown = Duration.toMillis(options.maxCooldown ?? Duration.hours(1))
         const system = systemInstruction(sanitizer.allowList)
-        /** Until when each step of the chain is skipped (epoch ms), by step index. */
-        const coolingUntil = new Map<number, number>()
+        /** Each step's cool-down key, by step index. */
+        const keys = cooldownKeys(chain.models)
 
         const [first, ...rest] = chain.models.map((model) => ({ provide: Context.make(LlmProvider, model) }))
         const plan = first === undefined ? undefined : ExecutionPlan.make(first, ...rest)
@@ -149,12 +152,17 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
           if (plan === undefined) return yield* new NoModelConfigured({ hint: chain.whenEmpty })
           const attempts = yield* Ref.make<ReadonlyArray<GenerationAttempt>>([])
           const record = (attempt: GenerationAttempt) => Ref.update(attempts, (all) => [...all, attempt])
+          // One read of every step's cool-down, as an end in this process's clock.
+          const readAt = yield* Clock.currentTimeMillis
+          const cooling = yield* cooldowns.remaining(keys)
+          const coolingUntil = new Map(Array.from(cooling, ([key, left]) => [key, readAt + left]))
 
           const attempt = Effect.gen(function*() {
             const model = yield* LlmProvider
             const { stepIndex } = yield* ExecutionPlan.CurrentMetadata
             const start = yield* Clock.currentTimeMillis
-            const until = coolingUntil.get(stepIndex)
+            const key = keys[stepIndex]!
+            const until = coolingUntil.get(key)
             if (until !== undefined && until > start) {
               yield* record({
                 provider: model.provider,
@@ -187,10 +195,10 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
               }),
               Effect.tapError((failure) =>
                 Effect.gen(function*() {
-                  const end = yield* finish(failure.kind, failure.detail)
+                  yield* finish(failure.kind, failure.detail)
                   if (coolingOutcomes.has(failure.kind)) {
                     const wait = Math.min(failure.retryAfterMillis ?? defaultCooldown, maxCooldown)
-                    coolingUntil.set(stepIndex, end + wait)
+                    if (wait > 0) yield* cooldowns.coolDown(key, wait)
                   }
                 })
               )
@@ -201,7 +209,7 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
               return yield* new LlmFailure({ kind: "bad_response", detail: "empty output" })
             }
             yield* finish("success")
-            coolingUntil.delete(stepIndex)
+            yield* cooldowns.clear(key)
             return { html, provider: model.provider, model: model.model }
           })
 

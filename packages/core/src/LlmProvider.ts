@@ -49,6 +49,8 @@ export interface LlmRequest {
  *
  * - `provider` names the adapter's kind (`openai`, `google`, …) and `model` the model;
  *   both are shown to API callers, so they hold no secret.
+ * - `endpoint`, when the adapter knows it: where requests go (origin and path, no
+ *   credentials): one model served at two places is cooled down separately.
  * - `generate` answers the model's text, as it came (possibly empty), or fails with an
  *   `LlmFailure` of the right kind: 429 → `rate_limited` (with `retryAfterMillis` when
  *   the provider said), 5xx → `server_error`, 401/403 → `auth_error`, another 4xx →
@@ -58,6 +60,8 @@ export interface LlmRequest {
 export class LlmProvider extends Context.Service<LlmProvider, {
   readonly provider: string
   readonly model: string
+  /** Where requests go (origin and path, no credentials): one model served at two places is cooled down separately. */
+  readonly endpoint?: string | undefined
   generate(request: LlmRequest): Effect.Effect<string, LlmFailure>
 }>()("@coursekit/core/LlmProvider") {
 }
@@ -89,3 +93,14 @@ export const failureOfStatus = (status: number, retryAfterMillis: number | undef
     status,
     ...(retryAfterMillis === undefined ? {} : { retryAfterMillis })
   })
+
+/**
+ * A base URL as an `endpoint`: origin and path, without user, password, query or
+ * fragment (which can carry a key) and without a trailing slash; none when it is not a
+ * URL. For adapters.
+ */
+export const endpointOf = (baseUrl: string): string | undefined => {
+  if (!URL.canParse(baseUrl)) return undefined
+  const url = new URL(baseUrl)
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`
+}

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { failureOfStatus, LlmFailure, LlmProvider, parseRetryAfter } from "@coursekit/core"
+import { endpointOf, failureOfStatus, LlmFailure, LlmProvider, parseRetryAfter } from "@coursekit/core"
 import { Effect, Layer, Redacted } from "effect"
 
 type Sdk = typeof import("@google/genai")
@@ -41,18 +41,20 @@ const retryDelayOf = (message: string): number | undefined => {
 const fromSdk = ({ ApiError, GoogleGenAI }: Sdk, options: Options): LlmProvider["Service"] => {
   // Everything explicit, so that no GOOGLE_GENAI_* / GOOGLE_GEMINI_* variable of the host
   // switches the client to Vertex AI, another URL or another API version.
+  const baseUrl = options.baseUrl ?? "https://generativelanguage.googleapis.com"
   const client = new GoogleGenAI({
     apiKey: Redacted.value(options.apiKey),
     vertexai: false,
     apiVersion: options.apiVersion ?? "v1",
     httpOptions: {
-      baseUrl: options.baseUrl ?? "https://generativelanguage.googleapis.com",
+      baseUrl,
       retryOptions: { attempts: 1 }
     }
   })
   return LlmProvider.of({
     provider: options.providerName ?? "google",
     model: options.model,
+    endpoint: endpointOf(baseUrl),
     generate: (request) => {
       // The SDK's error keeps the status, not the headers: a fetch of this call's own
       // keeps Retry-After.

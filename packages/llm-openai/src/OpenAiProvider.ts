@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { failureOfStatus, LlmFailure, LlmProvider, parseRetryAfter } from "@coursekit/core"
+import { endpointOf, failureOfStatus, LlmFailure, LlmProvider, parseRetryAfter } from "@coursekit/core"
 import { Effect, Layer, Redacted } from "effect"
 import type OpenAI from "openai"
 
@@ -39,11 +39,12 @@ const toFailure = (OpenAI: Sdk, error: unknown): LlmFailure => {
 
 /** The provider for `options`, once the SDK is loaded. */
 const fromSdk = (OpenAI: Sdk, options: Options): LlmProvider["Service"] => {
+  const baseUrl = options.baseUrl ?? "https://api.openai.com/v1"
   const client = new OpenAI({
     // The SDK insists on a key (else it reads OPENAI_API_KEY); keyless endpoints ignore it.
     apiKey: options.apiKey === undefined ? "no-key" : Redacted.value(options.apiKey),
     // Never the SDK's environment defaults (OPENAI_BASE_URL): configuration comes in here.
-    baseURL: options.baseUrl ?? "https://api.openai.com/v1",
+    baseURL: baseUrl,
     maxRetries: 0,
     // Nor anything else from OPENAI_* (organization, project, admin key, log level): the
     // host's environment must not change what this adapter sends or logs.
@@ -58,6 +59,7 @@ const fromSdk = (OpenAI: Sdk, options: Options): LlmProvider["Service"] => {
   return LlmProvider.of({
     provider: options.providerName ?? "openai",
     model: options.model,
+    endpoint: endpointOf(baseUrl),
     generate: (request) =>
       Effect.tryPromise({
         try: (signal) =>

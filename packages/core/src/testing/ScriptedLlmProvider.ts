@@ -9,10 +9,11 @@
 import { Effect, Layer, Ref } from "effect"
 import { LlmFailure, type LlmFailureKind, LlmProvider, type LlmRequest } from "../LlmProvider.ts"
 
-/** Names of a scripted model; default `scripted` / `scripted-model`. */
+/** Names of a scripted model; default `scripted` / `scripted-model`, no endpoint. */
 export interface ScriptedModelOptions {
   readonly provider?: string
   readonly model?: string
+  readonly endpoint?: string
 }
 
 /**
@@ -30,6 +31,7 @@ export const make = (
     const service = LlmProvider.of({
       provider: options.provider ?? "scripted",
       model: options.model ?? "scripted-model",
+      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
       generate: (request) =>
         Ref.modify(queue, (state) => {
           const step = state.steps[0]
