@@ -1,3 +1,4 @@
+import { ProviderCooldowns } from "@coursekit/core"
 import { providerCooldownsSuite } from "@coursekit/core/testing"
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Deferred, Duration, Effect, Fiber, Layer, Logger, type LogLevel } from "effect"
@@ -14,11 +15,28 @@ const withLogs = <A, E, R>(lines: Array<{ level: LogLevel.LogLevel; message: str
     lines.push({ level: options.logLevel, message: String((options.message as ReadonlyArray<unknown>)[0]) })
   })]))
 
+/**
+ * The table alone: the adapter without the process's view behind it, every store failure
+ * a defect, so that the suite sees the table's own answers (through the fallback, a
+ * statement that fails would still pass).
+ */
+const layerTableAlone = Layer.effect(
+  ProviderCooldowns,
+  Effect.map(PgProviderCooldowns.makeStore(), (store) =>
+    ProviderCooldowns.of({
+      remaining: (keys) => Effect.orDie(store.remaining(keys)),
+      // The contract's "not a positive number sets nothing" is the fallback's (ProviderCooldowns.makeShared).
+      coolDown: (key, forMillis) => Number.isFinite(forMillis) && forMillis > 0 ? Effect.orDie(store.coolDown(key, forMillis)) : Effect.void,
+      clear: (key) => Effect.orDie(store.clear(key))
+    }))
+)
+
 const newKey = () => `pg-test-${Math.random().toString(36).slice(2, 10)}/model`
 
 const serverUrl = testDatabaseUrl
 if (serverUrl !== undefined) {
   providerCooldownsSuite("PostgreSQL", PgProviderCooldowns.layer().pipe(Layer.provide(layerTestDatabase(serverUrl))))
+  providerCooldownsSuite("PostgreSQL, the table alone", layerTableAlone.pipe(Layer.provide(layerTestDatabase(serverUrl))))
 
   describe("PgProviderCooldowns (PostgreSQL)", () => {
     layer(layerTestDatabase(serverUrl), { timeout: 60_000, excludeTestServices: true })((it) => {

@@ -96,7 +96,15 @@ export const providerCooldownsSuite = <E>(name: string, cooldownsLayer: Layer.La
           assert.strictEqual((yield* cooldowns.remaining([key])).size, 0)
         }))
 
-      it.effect("keys are kept apart exactly as given: endpoints, quotes, non-ASCII, long keys", () =>
+      it.effect("a very long duration cools down for a very long time", () =>
+        Effect.gen(function*() {
+          const cooldowns = yield* ProviderCooldowns
+          const key = newKey()
+          yield* cooldowns.coolDown(key, 1e20)
+          assert.isAbove((yield* cooldowns.remaining([key])).get(key) ?? 0, 365 * 24 * 3_600_000)
+        }))
+
+      it.effect("keys are kept apart exactly as given: endpoints, quotes, NUL, backslashes, non-ASCII, long keys", () =>
         Effect.gen(function*() {
           const cooldowns = yield* ProviderCooldowns
           const base = newKey("gpt-4o-mini")
@@ -107,7 +115,12 @@ export const providerCooldownsSuite = <E>(name: string, cooldownsLayer: Layer.La
             `${base.toUpperCase()}`,
             `${base} '; DROP TABLE x; --`,
             `${base}/模型-ü-🙂`,
-            `${base}/${"x".repeat(1000)}`
+            `${base}/a\u0000b`,
+            `${base}/a\\0b`,
+            `${base}/a\\\u0000b`,
+            `${base}/${"x".repeat(1000)}`,
+            `${base}/${"模".repeat(3000)}`,
+            `${base}/${"模".repeat(3000)}/2`
           ]
           for (const [i, key] of keys.entries()) yield* cooldowns.coolDown(key, (i + 1) * 10_000)
           const left = yield* cooldowns.remaining(keys)
