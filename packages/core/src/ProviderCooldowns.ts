@@ -161,7 +161,8 @@ const makeShared = <E>(store: SharedCooldownStore<E>, options: SharedCooldownsOp
         }
         return exit.value
       }
-      if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
+      // Interrupted (the caller gave up, or the pool is closing): no sign of an outage.
+      if (Cause.hasInterruptsOnly(exit.cause)) return undefined
       leftAloneUntil = (yield* Clock.currentTimeMillis) + retryAfter
       if (!outage) {
         outage = true
