@@ -42,6 +42,8 @@ export class ProviderCooldowns extends Context.Service<ProviderCooldowns, {
    * process's own view answers, the store is left alone for `retryStoreAfter`, and one
    * warning is logged per outage (one info line when the store answers again). While
    * the store answers, it is the truth: what another instance cleared is cleared here too.
+   * `clear` reaches the store only for a cool-down this process knows of (its last read
+   * or its own write), so a success costs no statement in the common case.
    */
   static readonly makeShared = <E>(
     store: SharedCooldownStore<E>,
@@ -126,7 +128,8 @@ const makeMemory = () => {
         if ((until.get(key) ?? 0) < end) until.set(key, end)
       })
       : Effect.void
-  const clear = (key: string) => Effect.sync(() => void until.delete(key))
+  /** Ends `key`'s cool-down here; whether this view held one (ended or not). */
+  const clear = (key: string) => Effect.sync(() => until.delete(key))
   /** Replaces what this view holds for `keys` with a store's answer, read at `now`. */
   const adopt = (keys: ReadonlyArray<string>, left: ReadonlyMap<string, number>, now: number) => {
     for (const key of keys) {
@@ -193,9 +196,12 @@ const makeShared = <E>(store: SharedCooldownStore<E>, options: SharedCooldownsOp
     yield* own.coolDown(key, forMillis)
     yield* onStore("write", store.coolDown(key, forMillis))
   })
+  // Only a cool-down this process knows of (its last read, its own write) is cleared in
+  // the store: a success of a model that was not cooling down, the common case, costs no
+  // statement. One another instance set after that read runs on: that instance's
+  // provider asked for it after this call began.
   const clear = Effect.fn("ProviderCooldowns.clear")(function*(key: string) {
-    yield* own.clear(key)
-    yield* onStore("clear", store.clear(key))
+    if (yield* own.clear(key)) yield* onStore("clear", store.clear(key))
   })
   return { remaining, coolDown, clear }
 }

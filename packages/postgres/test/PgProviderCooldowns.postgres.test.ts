@@ -57,6 +57,22 @@ if (serverUrl !== undefined) {
           assert.strictEqual((yield* a.remaining([key])).size, 0)
         }))
 
+      it.effect("clear reaches the database only for a cool-down this instance knows of; one set by another since runs on", () =>
+        Effect.gen(function*() {
+          const a = yield* PgProviderCooldowns.make()
+          const b = yield* PgProviderCooldowns.make()
+          const key = newKey()
+          assert.strictEqual((yield* a.remaining([key])).size, 0)
+          // b's provider asked for a cool-down after a read it; a's success does not end it.
+          yield* b.coolDown(key, 60_000)
+          yield* a.clear(key)
+          assert.isTrue((yield* b.remaining([key])).has(key))
+          // Once a has read it, a's success ends it for every instance.
+          assert.isTrue((yield* a.remaining([key])).has(key))
+          yield* a.clear(key)
+          assert.strictEqual((yield* b.remaining([key])).size, 0)
+        }))
+
       it.effect("the database's clock decides: a cool-down written in SQL is read as what is left of it", () =>
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
