@@ -4,7 +4,8 @@
  * 429, 5xx, time-out, network, auth or model errors, and output that is empty once
  * sanitized. A model that failed with 429, 5xx or a time-out is skipped for a cool-down
  * (its `Retry-After`, else a default), so later callers do not wait for a failure that is
- * already known. Every output passes all three sanitization stages.
+ * already known; the cool-downs are `ProviderCooldowns`' (shared by the instances on
+ * PostgreSQL). Every output passes all three sanitization stages.
  *
  * `generate` answers the whole content; `stream` answers the same as events while the
  * model writes: attempts as they end, sanitized HTML block by block, then the content.
@@ -19,6 +20,7 @@ import type { HtmlAllowList } from "./HtmlAllowList.ts"
 import { HtmlSanitizer } from "./HtmlSanitizer.ts"
 import { storableText } from "./StorableText.ts"
 import { LlmFailure, LlmFailureKind, LlmProvider, type LlmUsage, LlmUsage as LlmUsageSchema } from "./LlmProvider.ts"
+import { cooldownKeys, ProviderCooldowns } from "./ProviderCooldowns.ts"
 
 /** Longest accepted prompt, in characters. */
 export const promptMaxLength = 20_000
@@ -198,18 +200,19 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
 }>()("@coursekit/core/ContentGenerator") {
   static readonly layerNoDeps = (
     options: ContentGeneratorOptions = {}
-  ): Layer.Layer<ContentGenerator, never, LlmChain | HtmlSanitizer> =>
+  ): Layer.Layer<ContentGenerator, never, LlmChain | HtmlSanitizer | ProviderCooldowns> =>
     Layer.effect(
       ContentGenerator,
       Effect.gen(function*() {
         const chain = yield* LlmChain
         const sanitizer = yield* HtmlSanitizer
+        const cooldowns = yield* ProviderCooldowns
         const timeout = options.timeout ?? Duration.seconds(30)
         const defaultCooldown = Duration.toMillis(options.cooldown ?? Duration.seconds(60))
         const maxCooldown = Duration.toMillis(options.maxCooldown ?? Duration.hours(1))
         const system = systemInstruction(sanitizer.allowList)
-        /** Until when each step of the chain is skipped (epoch ms), by step index. */
-        const coolingUntil = new Map<number, number>()
+        /** Each step's cool-down key, by step index. */
+        const keys = cooldownKeys(chain.steps.map((step) => step.model))
         const timedOut = () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `no answer within ${Duration.format(timeout)}` }))
 
         /** How one step's try ended: its HTML and usage, or why it failed (`sent`: whether HTML went out). */
@@ -284,9 +287,14 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
             attempts.push(attempt)
             return onAttempt(attempt)
           }
+          // One read of every step's cool-down, as an end in this process's clock.
+          const readAt = yield* Clock.currentTimeMillis
+          const cooling = yield* cooldowns.remaining(keys)
           for (const [index, { model, prices }] of chain.steps.entries()) {
+            const key = keys[index]!
             const start = yield* Clock.currentTimeMillis
-            const until = coolingUntil.get(index)
+            const left = cooling.get(key)
+            const until = left === undefined ? undefined : readAt + left
             if (until !== undefined && until > start) {
               yield* record({
                 provider: model.provider,
@@ -318,12 +326,13 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
             if (outcome !== "success") yield* Effect.logWarning("language model attempt failed", attempt)
             yield* record(attempt)
             if (tried._tag === "Served") {
-              coolingUntil.delete(index)
+              yield* cooldowns.clear(key)
               return { html: tried.html, provider: model.provider, model: model.model, attempts: [...attempts] } satisfies GeneratedContent
             }
             if (tried._tag === "Failed") {
               if (coolingOutcomes.has(tried.failure.kind)) {
-                coolingUntil.set(index, end + Math.min(tried.failure.retryAfterMillis ?? defaultCooldown, maxCooldown))
+                const wait = Math.min(tried.failure.retryAfterMillis ?? defaultCooldown, maxCooldown)
+                if (wait > 0) yield* cooldowns.coolDown(key, wait)
               }
               if (tried.sent) {
                 return yield* new GenerationInterrupted({ provider: model.provider, model: model.model, outcome, attempts: [...attempts] })

@@ -13,6 +13,7 @@ import type { LessonRepo } from "./LessonRepo.ts"
 import type { Lessons } from "./Lessons.ts"
 import type { MediaRepo } from "./MediaRepo.ts"
 import type { ObjectStore } from "./ObjectStore.ts"
+import type { ProviderCooldowns } from "./ProviderCooldowns.ts"
 import type { PublicCourses } from "./PublicCourses.ts"
 import type { PurchaseRepo } from "./PurchaseRepo.ts"
 import type { Purchases } from "./Purchases.ts"
@@ -23,4 +24,4 @@ import type { Uploads } from "./Uploads.ts"
 export type UseCases = Courses | Uploads | Lessons | PublicCourses | Purchases | ContentGenerator
 
 /** The ports of the core. */
-export type Ports = CourseRepo | LessonRepo | UploadRepo | MediaRepo | PurchaseRepo | Entitlements | ObjectStore
+export type Ports = CourseRepo | LessonRepo | UploadRepo | MediaRepo | PurchaseRepo | Entitlements | ObjectStore | ProviderCooldowns

@@ -1,8 +1,8 @@
 /**
  * The whole core on in-memory layers — catalogue, uploads and their sweep, lessons,
- * purchases, the public course and AI content, their repositories and an in-memory object store —
- * sharing one state: for tests, examples and trying Coursekit without a database or
- * storage. Language models are whatever `models` holds (none: generation answers
+ * purchases, the public course and AI content, their repositories, an in-memory object
+ * store and the models' cool-downs — sharing one state: for tests, examples and trying
+ * Coursekit without a database or storage. Language models are whatever `models` holds (none: generation answers
  * `NoModelConfigured`).
  *
  * @since 0.1.0
@@ -20,6 +20,7 @@ import { Lessons } from "./Lessons.ts"
 import { MediaRepo } from "./MediaRepo.ts"
 import { MediaUrls } from "./MediaUrls.ts"
 import { type MemoryObjectStore, ObjectStore } from "./ObjectStore.ts"
+import { ProviderCooldowns } from "./ProviderCooldowns.ts"
 import { PublicCourses } from "./PublicCourses.ts"
 import { PurchaseRepo } from "./PurchaseRepo.ts"
 import { Purchases } from "./Purchases.ts"
@@ -51,7 +52,7 @@ export const layerMemory = (
     Purchases.layerNoDeps,
     ContentGenerator.layerNoDeps(options.generation).pipe(Layer.provide(LlmChain.layer(options.models ?? [])))
   ).pipe(
-    Layer.provideMerge(Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory)),
+    Layer.provideMerge(Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory, ProviderCooldowns.layerMemory)),
     Layer.provide(MediaUrls.layer({ ttl: options.mediaUrlTtl })),
     Layer.provideMerge(Layer.mergeAll(CourseRepo.layerMemory, UploadRepo.layerMemory, MediaRepo.layerMemory, ObjectStore.layerMemory)),
     Layer.provide([FileUrl.layer(options.cdnUrl ?? "http://localhost/files"), HtmlSanitizer.layer])

@@ -7,29 +7,47 @@ import {
   type GenerationEvent,
   HtmlSanitizer,
   LlmChain,
+  type LlmChainStep,
   LlmProvider,
-  type LlmFailureKind
+  type LlmFailureKind,
+  ProviderCooldowns
 } from "../src/index.ts"
 import { ScriptedLlmProvider, ScriptedStep, type ScriptedStep as Step } from "../src/testing/index.ts"
 
 const fenced = "Sure! Here is your lesson:\n```html\n<h2>Ownership</h2><p style=\"color:red\" onclick=\"x()\">Each value has one owner.</p><p></p>\n```\nLet me know if you need more!"
+
+/** A generator over `steps`, with the given cool-downs (default: its own, in memory). */
+const generatorServiceOf = (
+  steps: ReadonlyArray<Layer.Layer<LlmProvider> | LlmChainStep>,
+  cooldowns: Layer.Layer<ProviderCooldowns> = ProviderCooldowns.layerMemory
+) =>
+  Effect.map(
+    Layer.build(
+      ContentGenerator.layerNoDeps({ timeout: Duration.seconds(30), cooldown: Duration.seconds(60) }).pipe(
+        Layer.provide(LlmChain.layer(steps)),
+        Layer.provide([HtmlSanitizer.layer, cooldowns])
+      )
+    ),
+    (context) => Context.get(context, ContentGenerator)
+  )
+
+/** `generate` of a generator over `models`, with the given cool-downs. */
+const generatorOf = (models: ReadonlyArray<LlmProvider["Service"]>, cooldowns?: Layer.Layer<ProviderCooldowns>) =>
+  Effect.map(
+    generatorServiceOf(models.map((model) => Layer.succeed(LlmProvider, model)), cooldowns),
+    (service) => (prompt = "Write about ownership") => service.generate({ prompt })
+  )
 
 /** Two scripted models behind one generator; the test drives their scripts. */
 const setUp = (primary: ReadonlyArray<Step>, secondary: ReadonlyArray<Step> = [ScriptedStep.text("<p>from the secondary</p>")]) =>
   Effect.gen(function*() {
     const a = yield* ScriptedLlmProvider.make({ provider: "openai", model: "primary-model", chunkSize: 7 }, primary)
     const b = yield* ScriptedLlmProvider.make({ provider: "google", model: "secondary-model" }, secondary)
-    const generator = yield* Layer.build(
-      ContentGenerator.layerNoDeps({ timeout: Duration.seconds(30), cooldown: Duration.seconds(60) }).pipe(
-        Layer.provide(LlmChain.layer([
-          // The primary has prices; the secondary has none.
-          { model: Layer.succeed(LlmProvider, a.service), prices: { inputPerMillion: 0.15, outputPerMillion: 0.6 } },
-          Layer.succeed(LlmProvider, b.service)
-        ])),
-        Layer.provide(HtmlSanitizer.layer)
-      )
-    )
-    const service = Context.get(generator, ContentGenerator)
+    const service = yield* generatorServiceOf([
+      // The primary has prices; the secondary has none.
+      { model: Layer.succeed(LlmProvider, a.service), prices: { inputPerMillion: 0.15, outputPerMillion: 0.6 } },
+      Layer.succeed(LlmProvider, b.service)
+    ])
     const events = (prompt = "Write about ownership") => Stream.runCollect(service.stream({ prompt }))
     return { generate: (prompt = "Write about ownership") => service.generate({ prompt }), stream: service.stream, events, primary: a, secondary: b }
   })
@@ -169,13 +187,68 @@ describe("ContentGenerator", () => {
     assert.isNull(costOf({ input_tokens: 1, output_tokens: null }, prices))
     assert.isNull(costOf({ input_tokens: 1, output_tokens: 1 }, undefined))
   })
+  it.effect("a cool-down belongs to the model, not to its step: a generator sharing the cool-downs skips it wherever it is in its chain", () =>
+    Effect.gen(function*() {
+      const shared = Layer.succeed(ProviderCooldowns, yield* Effect.provide(Effect.service(ProviderCooldowns), ProviderCooldowns.layerMemory))
+      const limited = yield* ScriptedLlmProvider.make({ provider: "openai", model: "gpt" }, [ScriptedStep.fail("rate_limited", { status: 429, retryAfterMillis: 10_000 })])
+      const sameModel = yield* ScriptedLlmProvider.make({ provider: "openai", model: "gpt" }, [ScriptedStep.text("<p>gpt</p>")])
+      const elsewhere = yield* ScriptedLlmProvider.make({ provider: "openai", model: "gpt", endpoint: "https://gateway.example/v1" }, [ScriptedStep.text("<p>gpt elsewhere</p>")])
+      const other = yield* ScriptedLlmProvider.make({ provider: "google", model: "gemini" }, [ScriptedStep.text("<p>gemini</p>")])
+      const first = yield* generatorOf([limited.service, other.service], shared)
+      const second = yield* generatorOf([other.service, sameModel.service], shared)
+      assert.strictEqual((yield* first()).provider, "google")
+      // `other` fails over to `sameModel` in the second chain, where it is the second step.
+      yield* other.push(ScriptedStep.fail("auth_error", { status: 401 }))
+      const skipped = yield* Effect.flip(second())
+      assert.deepStrictEqual(skipped._tag === "GenerationFailed" ? skipped.attempts.map((attempt) => attempt.outcome) : [], ["auth_error", "cooling_down"])
+      assert.strictEqual(yield* sameModel.calls, 0, "the model cooling down received no request")
+      // The same model at another endpoint is another key.
+      const third = yield* generatorOf([elsewhere.service], shared)
+      assert.strictEqual((yield* third()).html, "<p>gpt elsewhere</p>")
+      // A generator with cool-downs of its own does not skip it.
+      const unshared = yield* generatorOf([sameModel.service])
+      assert.strictEqual((yield* unshared()).html, "<p>gpt</p>")
+    }).pipe(Effect.scoped))
+
+  it.effect("the same model twice in one chain (e.g. with two API keys) cools down per step", () =>
+    Effect.gen(function*() {
+      const firstKey = yield* ScriptedLlmProvider.make({ provider: "openai", model: "gpt" }, [ScriptedStep.fail("rate_limited", { status: 429 })])
+      const secondKey = yield* ScriptedLlmProvider.make({ provider: "openai", model: "gpt" }, [ScriptedStep.text("<p>second key</p>")])
+      const generate = yield* generatorOf([firstKey.service, secondKey.service])
+      assert.deepStrictEqual((yield* generate()).attempts.map((attempt) => attempt.outcome), ["rate_limited", "success"])
+      const again = yield* generate()
+      assert.deepStrictEqual(again.attempts.map((attempt) => attempt.outcome), ["cooling_down", "success"])
+      assert.strictEqual(yield* secondKey.calls, 2)
+    }).pipe(Effect.scoped))
+
+  it.effect("a success clears the model's cool-down, also one another generator set during the call", () =>
+    Effect.gen(function*() {
+      const cooldowns = yield* Effect.provide(Effect.service(ProviderCooldowns), ProviderCooldowns.layerMemory)
+      const shared = Layer.succeed(ProviderCooldowns, cooldowns)
+      const slow = yield* ScriptedLlmProvider.make({ provider: "slow", model: "m" }, [ScriptedStep.hang])
+      const gpt = yield* ScriptedLlmProvider.make({ provider: "openai", model: "gpt" }, [ScriptedStep.text("<p>gpt</p>")])
+      const limited = yield* ScriptedLlmProvider.make({ provider: "openai", model: "gpt" }, [ScriptedStep.fail("rate_limited", { status: 429, retryAfterMillis: 60_000 })])
+      const other = yield* ScriptedLlmProvider.make({ provider: "google", model: "gemini" }, [ScriptedStep.text("<p>gemini</p>")])
+      const waiting = yield* generatorOf([slow.service, gpt.service], shared)
+      const failing = yield* generatorOf([limited.service, other.service], shared)
+      // The first generator read the cool-downs and waits on its first model …
+      const fiber = yield* Effect.forkChild(waiting())
+      yield* Effect.yieldNow
+      // … while the second one's 429 cools "openai/gpt" down.
+      yield* failing()
+      assert.isTrue((yield* cooldowns.remaining(["openai/gpt"])).has("openai/gpt"))
+      yield* TestClock.adjust(Duration.seconds(30))
+      const served = yield* Fiber.join(fiber)
+      assert.strictEqual(served.html, "<p>gpt</p>")
+      assert.strictEqual((yield* cooldowns.remaining(["openai/gpt"])).size, 0, "the success cleared it")
+    }).pipe(Effect.scoped))
 
   it.effect("an empty chain is NoModelConfigured with the configured hint", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(
         ContentGenerator.layerNoDeps().pipe(
           Layer.provide(LlmChain.layer<never, never>([], { whenEmpty: "Set AI_PRIMARY_PROVIDER." })),
-          Layer.provide(HtmlSanitizer.layer)
+          Layer.provide([HtmlSanitizer.layer, ProviderCooldowns.layerMemory])
         )
       )
       const service = Context.get(context, ContentGenerator)
@@ -287,7 +360,7 @@ describe("ContentGenerator.stream", () => {
       const context = yield* Layer.build(
         ContentGenerator.layerNoDeps().pipe(
           Layer.provide(LlmChain.layer<never, never>([], { whenEmpty: "Set AI_PRIMARY_PROVIDER." })),
-          Layer.provide(HtmlSanitizer.layer)
+          Layer.provide([HtmlSanitizer.layer, ProviderCooldowns.layerMemory])
         )
       )
       const seen: Array<GenerationEvent> = []

@@ -12,6 +12,7 @@ import {
   MediaRepo,
   MediaUrls,
   ObjectStore,
+  ProviderCooldowns,
   PurchaseRepo,
   Purchases,
   UploadRepo,
@@ -56,7 +57,7 @@ const useCases = Layer.mergeAll(
   Purchases.layerNoDeps,
   PublicCourses.layerNoDeps.pipe(Layer.provide(HostEntitlements)),
   // This host uses no language model: generation answers 503.
-  ContentGenerator.layerNoDeps().pipe(Layer.provide(LlmChain.layer([])))
+  ContentGenerator.layerNoDeps().pipe(Layer.provide([LlmChain.layer([]), ProviderCooldowns.layerMemory]))
 ).pipe(
   Layer.provide(MediaUrls.layer()),
   Layer.provide(repos),

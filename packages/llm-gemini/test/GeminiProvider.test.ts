@@ -29,6 +29,16 @@ describe("GeminiProvider", () => {
       assert.strictEqual(provider.model, "gemini-2.5-flash")
     }).pipe(Effect.scoped))
 
+  it.effect("its endpoint (the cool-down's place) is the base URL without credentials, query or trailing slash", () =>
+    Effect.gen(function*() {
+      const endpointOf = (baseUrl?: string) =>
+        GeminiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), ...(baseUrl === undefined ? {} : { baseUrl }) }).pipe(
+          Effect.map((provider) => provider.endpoint)
+        )
+      assert.strictEqual(yield* endpointOf(), "https://generativelanguage.googleapis.com")
+      assert.strictEqual(yield* endpointOf("https://proxy:AIza-secret@gemini.example.com/google/?key=AIza-secret"), "https://gemini.example.com/google")
+    }))
+
   it.effect("no failure names the key", () =>
     Effect.gen(function*() {
       const fake = yield* FakeGeminiServer.start()

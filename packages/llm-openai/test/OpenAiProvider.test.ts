@@ -28,6 +28,17 @@ describe("OpenAiProvider", () => {
       assert.strictEqual(provider.model, "llama-3.3-70b")
     }).pipe(Effect.scoped))
 
+  it.effect("its endpoint (the cool-down's place) is the base URL without credentials, query or trailing slash", () =>
+    Effect.gen(function*() {
+      const endpointOf = (baseUrl?: string) =>
+        OpenAiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), ...(baseUrl === undefined ? {} : { baseUrl }) }).pipe(
+          Effect.map((provider) => provider.endpoint)
+        )
+      assert.strictEqual(yield* endpointOf(), "https://api.openai.com/v1")
+      assert.strictEqual(yield* endpointOf("https://user:sk-secret@api.groq.com/openai/v1/?key=sk-secret#x"), "https://api.groq.com/openai/v1")
+      assert.strictEqual(yield* endpointOf("http://localhost:11434/v1"), "http://localhost:11434/v1")
+    }))
+
   it.effect("no failure names the key", () =>
     Effect.gen(function*() {
       const fake = yield* FakeOpenAiServer.start()

@@ -17,6 +17,7 @@ import multipartUploads from "./migrations/0007_multipart_uploads.ts"
 import publishing from "./migrations/0008_publishing.ts"
 import sections from "./migrations/0009_sections.ts"
 import courseSearch from "./migrations/0010_course_search.ts"
+import providerCooldowns from "./migrations/0011_provider_cooldowns.ts"
 import { indexMissing } from "./PgCourseSearch.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
@@ -30,7 +31,8 @@ export const migrations = {
   "0007_multipart_uploads": multipartUploads,
   "0008_publishing": publishing,
   "0009_sections": sections,
-  "0010_course_search": courseSearch
+  "0010_course_search": courseSearch,
+  "0011_provider_cooldowns": providerCooldowns
 }
 
 /** Table where applied migrations are recorded. */

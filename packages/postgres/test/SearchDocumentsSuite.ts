@@ -36,14 +36,16 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           const tag = newTag()
           const byRepo = yield* (yield* CourseRepo).insert({ ...publishedNow, title: `Repo ${tag}`, slugBase: `repo-${tag}`, content_html: "" })
           const bySql = yield* insertBySql(`Crème ${tag}`, "<p>Knead <b>Cr</b>&egrave;me <a href=\"https://example.com\">here</a></p>")
-          // The database as it was before 0010.
+          // The database as it was before 0010 (and the steps after it).
+          yield* sql`DROP TABLE provider_cooldowns`
+          yield* sql`DELETE FROM coursekit_migrations WHERE migration_id = 11`
           yield* sql`DROP TABLE course_search_documents`
           yield* sql`DROP FUNCTION coursekit_follow_course() CASCADE`
           yield* sql`DROP FUNCTION coursekit_search_document_visibility()`
           yield* sql`DROP FUNCTION coursekit_visible_from(text, timestamptz)`
           yield* sql`DELETE FROM coursekit_migrations WHERE migration_id = 10`
           const applied = yield* sql.withTransaction(migrate)
-          assert.deepStrictEqual(applied, [[10, "course_search"]])
+          assert.deepStrictEqual(applied, [[10, "course_search"], [11, "provider_cooldowns"]])
           assert.deepStrictEqual(yield* idsFor(tag), [byRepo.id, bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} creme knead`), [bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} href`), [])

@@ -25,6 +25,7 @@ import {
   LlmChain,
   type LlmProvider,
   ObjectStore,
+  ProviderCooldowns,
   PublicCourses,
   Purchases,
   type StorageError,
@@ -40,6 +41,7 @@ import {
   PgDatabase,
   PgLessonRepo,
   PgliteDatabase,
+  PgProviderCooldowns,
   PgPurchaseRepo,
   PgUploadRepo
 } from "@coursekit/postgres"
@@ -85,13 +87,21 @@ const layerModel = (model: AiModelSettings): Layer.Layer<LlmProvider> => {
   }
 }
 
+/**
+ * The models' cool-downs: on PostgreSQL in the database, shared by every instance; on
+ * PGlite (one process) in the process.
+ */
+const layerCooldowns = (settings: ServerSettings) =>
+  Option.isSome(settings.databaseUrl) ? PgProviderCooldowns.layer() : ProviderCooldowns.layerMemory
+
 /** `POST /admin/ai/generate`: the configured models, in order (none: a 503 naming the variables). */
 const layerContentGenerator = (settings: ServerSettings) =>
   ContentGenerator.layerNoDeps({ timeout: settings.aiTimeout, cooldown: settings.aiCooldown }).pipe(
     Layer.provide(LlmChain.layer(
       settings.aiModels.map((model) => ({ model: layerModel(model), prices: Option.getOrUndefined(model.prices) })),
       { whenEmpty: aiConfigurationHint }
-    ))
+    )),
+    Layer.provide(layerCooldowns(settings))
   )
 
 const layerReadiness = (settings: ServerSettings) =>

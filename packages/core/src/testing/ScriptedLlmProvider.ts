@@ -12,12 +12,13 @@ import { Effect, Layer, Ref, Stream } from "effect"
 import { LlmFailure, type LlmFailureKind, LlmProvider, type LlmRequest, LlmStreamPart, type LlmUsage } from "../LlmProvider.ts"
 import { chunksOf } from "./ModelScript.ts"
 
-/** Names of a scripted model; default `scripted` / `scripted-model`. */
+/** Names of a scripted model; default `scripted` / `scripted-model`, no endpoint. */
 export interface ScriptedModelOptions {
   readonly provider?: string
   readonly model?: string
   /** Characters per streamed piece; default 16. */
   readonly chunkSize?: number
+  readonly endpoint?: string
 }
 
 /**
@@ -48,6 +49,7 @@ export const make = (
     const service = LlmProvider.of({
       provider: options.provider ?? "scripted",
       model: options.model ?? "scripted-model",
+      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
       generate: (request) =>
         Effect.flatMap(take(request), (step) => {
           if (step === undefined || step._tag === "Hang" || step._tag === "HangAfter") return hang
