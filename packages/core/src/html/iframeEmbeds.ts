@@ -113,7 +113,7 @@ export const embedProperties = (rules: EmbedRules, properties: Properties): Prop
   if (provider.rewriteHost !== undefined) url.hostname = provider.rewriteHost
   url.search = kept.size === 0 ? "" : kept.toString()
   url.hash = ""
-  // Safari reads fullscreen permission from allowfullscreen only, not from allow.
+  // Browsers without Permissions Policy for fullscreen (Safari) read allowfullscreen only.
   return {
     src: url.href,
     sandbox: [...provider.sandbox],
