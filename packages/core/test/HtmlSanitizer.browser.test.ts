@@ -1,7 +1,9 @@
 /**
  * The sanitizer's output loaded into a real browser (Debian's chromium, driven by
  * playwright-core): attack vectors must not execute or keep a handler or script URL,
- * and benign course HTML must keep its structure and allowed classes.
+ * embed bypasses must leave no frame, an allowed embed must render with exactly the
+ * forced attributes, and benign course HTML must keep its structure and allowed classes.
+ * Nothing is fetched from the network: every request but the page's own is aborted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -65,6 +67,33 @@ const attacks: ReadonlyArray<readonly [string, string]> = [
   ["model output with fence", "Sure!\n```html\n<p>ok</p><img src=x onerror=__pwn('fenced')>\n```"]
 ]
 
+// Embed bypasses: each must leave no iframe (and no fallback text) behind. Payloads that a
+// browser would run report through __pwn like the attacks above.
+const embedAttacks: ReadonlyArray<readonly [string, string]> = [
+  ["look-alike host (longer)", "<iframe src=\"https://www.youtube.com.evil.example/embed/Abc\">fallback</iframe>"],
+  ["host as a path", "<iframe src=\"https://evil.example/www.youtube.com/embed/Abc\">fallback</iframe>"],
+  ["host as user info", "<iframe src=\"https://youtube.com@evil.example/embed/Abc\">fallback</iframe>"],
+  ["user info on the allowed host", "<iframe src=\"https://user:pw@www.youtube.com/embed/Abc\">fallback</iframe>"],
+  ["backslash before user info", "<iframe src=\"https://www.youtube.com\\@evil.example/embed/Abc\">fallback</iframe>"],
+  ["backslash-relative URL (CVE-2021-26540)", "<iframe src=\"/\\evil.example/embed/Abc\">fallback</iframe>"],
+  ["protocol-relative URL", "<iframe src=\"//www.youtube.com/embed/Abc\">fallback</iframe>"],
+  ["Cyrillic look-alike (CVE-2021-26539)", "<iframe src=\"https://www.\u0443outube.com/embed/Abc\">fallback</iframe>"],
+  ["look-alike in punycode", "<iframe src=\"https://www.xn--outube-vrf.com/embed/Abc\">fallback</iframe>"],
+  ["full-width letters", "<iframe src=\"https://\uff57\uff57\uff57.youtube.com/embed/Abc\">fallback</iframe>"],
+  ["trailing dot", "<iframe src=\"https://www.youtube.com./embed/Abc\">fallback</iframe>"],
+  ["another port", "<iframe src=\"https://www.youtube.com:8443/embed/Abc\">fallback</iframe>"],
+  ["http", "<iframe src=\"http://www.youtube.com/embed/Abc\">fallback</iframe>"],
+  ["javascript:, mixed case", "<iframe src=\"JaVaScRiPt:parent.__pwn('iframe-case')\">fallback</iframe>"],
+  ["javascript: with the player URL in a comment", "<iframe src=\"javascript:parent.__pwn('iframe-comment')//https://www.youtube.com/embed/Abc\">fallback</iframe>"],
+  ["javascript: behind a tab reference", "<iframe src=\"java&#9;script:parent.__pwn('iframe-tab')\">fallback</iframe>"],
+  ["data: URL", "<iframe src=\"data:text/html,<script>parent.__pwn('iframe-data')</script>\">fallback</iframe>"],
+  ["srcdoc beside an allowed src", "<iframe srcdoc=\"<script>parent.__pwn('srcdoc-embed')</script>\" src=\"https://www.youtube.com/embed/Abc\">fallback</iframe>"],
+  ["allowed player inside a link", "<a href=\"https://example.com/\"><iframe src=\"https://www.youtube.com/embed/Abc\">fallback</iframe></a>"],
+  ["allowed player inside svg", "<svg><foreignObject><iframe src=\"https://www.youtube.com/embed/Abc\">fallback</iframe></foreignObject></svg>"],
+  ["watch page instead of the player", "<iframe src=\"https://www.youtube.com/watch?v=Abc\">fallback</iframe>"],
+  ["dot segments out of the embed path", "<iframe src=\"https://www.youtube.com/embed/Abc/../../redirect?url=evil\">fallback</iframe>"]
+]
+
 const benign = `
 <h2>Loops</h2>
 <p class="text-center font-bold">Repeat <b>work</b> with <a href="https://example.com/docs" target="_blank">loops</a>.</p>
@@ -77,8 +106,13 @@ const benign = `
 
 let browser: Browser | undefined
 
-const open = async (html: string): Promise<Page> => {
+/**
+ * A page showing `html`. Nothing leaves the machine: every request but the page's own is
+ * aborted, and `csp` (if given) is sent with the page, e.g. to keep frames from loading.
+ */
+const open = async (html: string, csp?: string): Promise<Page> => {
   const page = await browser!.newPage()
+  await page.route((url) => url.host !== "coursekit.test", (route) => route.abort())
   await page.addInitScript(() => {
     const w = window as unknown as { __pwned: Array<string>; __pwn: (id: string) => void; alert: (x: unknown) => void }
     w.__pwned = []
@@ -90,6 +124,7 @@ const open = async (html: string): Promise<Page> => {
   await page.route("http://coursekit.test/**", (route) =>
     route.fulfill({
       contentType: "text/html; charset=utf-8",
+      headers: csp === undefined ? {} : { "content-security-policy": csp },
       body: `<!doctype html><html><body><main id="content">${html}</main></body></html>`
     }))
   await page.goto("http://coursekit.test/course")
@@ -166,9 +201,90 @@ if (available || required) {
       }, 30_000)
     }
 
+    it("an unsanitized srcdoc frame does execute (the harness can see a frame attack)", async () => {
+      const page = await open("<iframe srcdoc=\"<script>parent.__pwn('srcdoc-control')</script>\"></iframe>")
+      await page.waitForFunction(() => (window as unknown as { __pwned: Array<string> }).__pwned.length > 0, undefined, { timeout: 5_000 })
+      const result = await exercise(page)
+      await page.close()
+      expect(result.pwned).toContain("srcdoc-control")
+    })
+
+    for (const [name, payload] of embedAttacks) {
+      it(`no frame survives: ${name}`, async () => {
+        for (const cleaned of [sanitize(payload), sanitizeModel(payload)]) {
+          const page = await open(cleaned)
+          const result = await exercise(page)
+          const left = await page.evaluate(() => ({
+            frames: document.querySelectorAll("#content iframe, #content frame, #content object, #content embed").length,
+            text: document.querySelector("#content")!.textContent
+          }))
+          await page.close()
+          expect(result.pwned, cleaned).toEqual([])
+          expect(result.handlers).toEqual([])
+          expect(result.scriptUrls).toEqual([])
+          expect(left).toEqual({ frames: 0, text: "" })
+        }
+      }, 30_000)
+    }
+
+    it("an allowed embed renders an iframe with exactly the attributes the sanitizer forces", async () => {
+      const cleaned = sanitize(
+        "<p>Watch <iframe src=\"https://www.youtube.com/embed/dQw4w9WgXcQ?start=30&si=track#t=1\" width=\"560\" style=\"position:fixed\" " +
+          "sandbox=\"allow-top-navigation allow-forms\" allow=\"camera; autoplay\" referrerpolicy=\"unsafe-url\" loading=\"eager\" " +
+          "onload=\"__pwn('embed-onload')\" name=\"getElementById\">fallback</iframe> and " +
+          "<iframe src=\"https://player.vimeo.com/video/76979871?h=8272103f6e&autoplay=1\"></iframe></p>"
+      )
+      // The players must not load (no network in tests): the page's CSP blocks every frame.
+      const page = await open(cleaned, "frame-src 'none'")
+      const result = await exercise(page)
+      const frames = await page.evaluate(() =>
+        [...document.querySelectorAll("#content iframe")].map((frame) => {
+          const iframe = frame as HTMLIFrameElement
+          return {
+            attributes: iframe.getAttributeNames().map((name) => [name, iframe.getAttribute(name)]),
+            sandbox: [...iframe.sandbox],
+            allow: iframe.allow,
+            allowFullscreen: iframe.allowFullscreen,
+            referrerPolicy: iframe.referrerPolicy,
+            loading: iframe.loading,
+            host: new URL(iframe.src).host,
+            children: iframe.childNodes.length,
+            parent: iframe.parentElement!.tagName
+          }
+        })
+      )
+      await page.close()
+      expect(result.pwned).toEqual([])
+      expect(result.handlers).toEqual([])
+      const sandbox = ["allow-scripts", "allow-same-origin", "allow-popups", "allow-popups-to-escape-sandbox"]
+      const forced = (src: string) => [
+        ["src", src],
+        ["sandbox", sandbox.join(" ")],
+        ["allow", "encrypted-media; fullscreen; picture-in-picture"],
+        ["allowfullscreen", ""],
+        ["referrerpolicy", "strict-origin-when-cross-origin"],
+        ["loading", "lazy"]
+      ]
+      const common = {
+        sandbox,
+        allow: "encrypted-media; fullscreen; picture-in-picture",
+        allowFullscreen: true,
+        referrerPolicy: "strict-origin-when-cross-origin",
+        loading: "lazy",
+        children: 0,
+        parent: "P"
+      }
+      expect(frames).toEqual([
+        { ...common, attributes: forced("https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ?start=30"), host: "www.youtube-nocookie.com" },
+        { ...common, attributes: forced("https://player.vimeo.com/video/76979871?h=8272103f6e"), host: "player.vimeo.com" }
+      ])
+    })
+
     it("chromium reads the output back and serializes it byte for byte the same", async () => {
       const outputs = [
         sanitize(benign),
+        sanitize("<p>a <iframe src=\"https://youtube.com/embed/Abc?start=1&end=2\">x</iframe> b</p><iframe src=\"https://player.vimeo.com/video/1\"></iframe>"),
+        ...embedAttacks.map(([, payload]) => sanitize(payload)),
         sanitize("<p title='say \"hi\" &amp; <go>'>a &lt; b &amp;&amp; c&nbsp;d &gt; e</p><details open><summary>s</summary></details>"),
         ...attacks.flatMap(([, payload]) => [sanitize(payload), sanitizeModel(payload)]).filter((html) => html.length < 100_000)
       ]

@@ -29,9 +29,32 @@ const elements = (html: string): Array<Element> => {
   return found
 }
 
+/** The hosts an allowed embed's src may name in the output (after the rewrite). */
+const embedHosts = new Set(Object.values(defaultAllowList.embeds).flatMap((provider) => provider.rewriteHost ?? provider.hosts))
+
+/** An iframe is an embed of the allow-list with exactly the attributes the sanitizer writes. */
+const assertEmbed = (element: Element, html: string) => {
+  const { src, ...rest } = element.properties
+  const url = new URL(String(src))
+  assert.isTrue(url.protocol === "https:" && embedHosts.has(url.hostname) && url.href === src, `iframe src ${String(src)} in ${html}`)
+  const provider = Object.values(defaultAllowList.embeds).find((candidate) => (candidate.rewriteHost ?? candidate.hosts[0]) === url.hostname)!
+  assert.deepStrictEqual(rest, {
+    sandbox: [...provider.sandbox],
+    allow: provider.allow.join("; "),
+    allowFullScreen: true,
+    referrerPolicy: "strict-origin-when-cross-origin",
+    loading: "lazy"
+  })
+  assert.deepStrictEqual(element.children, [], `iframe content in ${html}`)
+}
+
 /** Every tag, attribute, class and URL scheme of `html` is allowed. */
 const assertAllowed = (html: string) => {
   for (const element of elements(html)) {
+    if (element.tagName === "iframe") {
+      assertEmbed(element, html)
+      continue
+    }
     assert.property(defaultAllowList.tags, element.tagName, `tag ${element.tagName} in ${html}`)
     const allowed = { ...defaultAllowList.attributes["*"], ...defaultAllowList.attributes[element.tagName] }
     for (const [name, value] of Object.entries(element.properties)) {
@@ -126,9 +149,26 @@ describe("HtmlSanitizer: stage 3 (allow-list)", () => {
 
 // Generated HTML: allowed and forbidden tags, attributes (handlers, styles, URLs with
 // tricks), classes, whitespace, comments, fences and prose.
-const tagNames = ["p", "b", "i", "span", "div", "ul", "li", "table", "tr", "td", "a", "img", "script", "style", "svg", "math", "noscript", "pre", "code", "details", "summary", "iframe", "xmp", "template"]
+// iframes with player URLs, bypass attempts and attributes of their own, for embeds.
+const tagNames = ["p", "b", "i", "span", "div", "ul", "li", "table", "tr", "td", "a", "img", "script", "style", "svg", "math", "noscript", "pre", "code", "details", "summary", "iframe", "iframe", "xmp", "template"]
+const embedSource = fc.constantFrom(
+  "https://www.youtube.com/embed/Abc?start=5&amp;si=x#t",
+  "https://youtube-nocookie.com/embed/x_Y-1",
+  "https://player.vimeo.com/video/42?h=ab12",
+  "HTTPS://WWW.YOUTUBE.COM/embed/Abc",
+  "https://www.youtube.com.evil.example/embed/Abc",
+  "https://youtube.com@evil.example/embed/Abc",
+  "https://www.youtube.com\\@evil.example/embed/Abc",
+  "//www.youtube.com/embed/Abc",
+  "https://www.\u0443outube.com/embed/Abc",
+  "https://www.youtube.com./embed/Abc",
+  "javascript:alert(1)"
+).map((url) => `src="${url}"`)
 const attribute = fc.oneof(
   fc.constantFrom("onclick=\"alert(1)\"", "style=\"x:y\"", "id=\"a\"", "class=\"text-center font-bold evil\"", "class=\"\"", "target=\"_blank\"", "title=\"t\"", "name=\"n\""),
+  fc.constantFrom("srcdoc=\"<p>x</p>\"", "sandbox=\"allow-top-navigation\"", "allow=\"camera\"", "allowfullscreen", "loading=\"eager\""),
+  embedSource,
+  embedSource,
   fc.constantFrom("javascript:alert(1)", " java\tscript:x", "JAVASCRIPT:x", "data:text/html,x", "https://e.com/a", "/rel", "mailto:x@y.z", "vbscript:x", "&#106;avascript:x").map((url) => `href="${url}" src="${url}"`)
 )
 const text = fc.constantFrom("", " ", "  text  ", "\n", "a<b", "&amp;", "```html", "Sure! Here:", "x")
@@ -144,14 +184,16 @@ const html: fc.Arbitrary<string> = fc.letrec((tie) => ({
 })).node
 
 describe("HtmlSanitizer: properties", () => {
-  it.effect("idempotent, and never outputs a disallowed tag, attribute, class or scheme", () =>
+  it.effect("idempotent, and never outputs a disallowed tag, attribute, class, scheme or embed", () =>
     Effect.gen(function*() {
       const sanitizer = yield* HtmlSanitizer
       const failures: Array<string> = []
+      let embedsKept = 0
       const outcome = fc.check(
         fc.property(fc.array(html, { maxLength: 5 }).map((parts) => parts.join("")), (input) => {
           for (const run of [sanitizer.sanitizeAuthored, sanitizer.sanitizeModelOutput]) {
             const once = Effect.runSync(run(input))
+            if (once.includes("<iframe")) embedsKept++
             const twice = Effect.runSync(run(once))
             if (twice !== once) failures.push(`not idempotent: ${JSON.stringify(input)} → ${JSON.stringify(once)} → ${JSON.stringify(twice)}`)
             assertAllowed(once)
@@ -167,6 +209,8 @@ describe("HtmlSanitizer: properties", () => {
       )
       assert.deepStrictEqual(failures, [])
       assert.isFalse(outcome.failed, String(outcome.errorInstance ?? outcome.counterexample))
+      // The generator must reach the embed rules, not only refused iframes.
+      assert.isAbove(embedsKept, 0)
     }).pipe(withSanitizer))
 })
 

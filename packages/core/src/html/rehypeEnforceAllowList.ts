@@ -3,22 +3,30 @@
  * attributes per tag, utility classes, URL schemes. `style`, `id` and every event
  * handler (`on*`) go because no tag lists them; dangerous elements are dropped with
  * their content; any other element that is not listed is replaced by its content. Links
- * that open a new window get `rel="noopener noreferrer"`. What the removals leave behind
+ * that open a new window get `rel="noopener noreferrer"`. An `iframe` is kept only as a
+ * video embed of the allow-list, written afresh ({@link embedProperties}); any other is
+ * dropped with its content, and so is one inside a link. What the removals leave behind
  * (emptied elements, bare spans) is for the structure pass (stage 2) to clean: the
  * pipeline runs it afterwards.
  *
  * The rules are `hast-util-sanitize`'s (rehype-sanitize's engine) for the schema
  * {@link toSanitizeSchema} derives from the allow-list, applied in place in one walk
- * instead of building a second tree: the same output for every input (a differential
- * property test runs both), in a fraction of the time.
+ * instead of building a second tree: the same output for every input without an allowed
+ * embed (a differential property test runs both), in a fraction of the time. Embeds are
+ * the one rule `hast-util-sanitize` cannot express.
  *
  * @since 0.1.0
  */
 import type { ElementContent, Properties, Root, RootContent } from "hast"
 import type { Schema } from "hast-util-sanitize"
 import type { HtmlAllowList } from "../HtmlAllowList.ts"
+import { compileEmbeds, embedProperties, type EmbedRules } from "./iframeEmbeds.ts"
 
-/** The `hast-util-sanitize` schema of an allow-list. */
+/**
+ * The `hast-util-sanitize` schema of an allow-list. It cannot express embeds: `iframe` is
+ * always stripped with its content (even when `tags` lists it), and
+ * {@link rehypeEnforceAllowList} adds the embeds.
+ */
 export const toSanitizeSchema = (allowList: HtmlAllowList): Schema => {
   const classes = Object.keys(allowList.classes)
   const attributes: Record<string, Array<string | [string, ...Array<string | number | boolean>]>> = {}
@@ -31,10 +39,10 @@ export const toSanitizeSchema = (allowList: HtmlAllowList): Schema => {
     })
   }
   return {
-    tagNames: Object.keys(allowList.tags),
+    tagNames: Object.keys(allowList.tags).filter((tag) => tag !== "iframe"),
     attributes,
     protocols: Object.fromEntries(Object.entries(allowList.protocols).map(([name, list]) => [name, [...list]])),
-    strip: [...allowList.dropWithContent],
+    strip: [...new Set([...allowList.dropWithContent, "iframe"])],
     clobber: [],
     clobberPrefix: "",
     required: {},
@@ -52,9 +60,10 @@ interface Rules {
   readonly attributes: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<unknown> | undefined>>
   readonly protocols: ReadonlyMap<string, ReadonlyArray<string>>
   readonly ancestors: ReadonlyMap<string, ReadonlyArray<string>>
+  readonly embeds: EmbedRules
 }
 
-const compile = (schema: Schema): Rules => ({
+const compile = (schema: Schema, embeds: EmbedRules): Rules => ({
   tags: new Set(schema.tagNames ?? []),
   drop: new Set(schema.strip ?? []),
   attributes: new Map(Object.entries(schema.attributes ?? {}).map(([tag, definitions]) => [
@@ -64,7 +73,8 @@ const compile = (schema: Schema): Rules => ({
     ))
   ])),
   protocols: new Map(Object.entries(schema.protocols ?? {}).map(([key, list]) => [key, list ?? []])),
-  ancestors: new Map(Object.entries(schema.ancestors ?? {}).map(([tag, list]) => [tag, list ?? []]))
+  ancestors: new Map(Object.entries(schema.ancestors ?? {}).map(([tag, list]) => [tag, list ?? []])),
+  embeds
 })
 
 const own = Object.prototype.hasOwnProperty
@@ -151,7 +161,20 @@ const enforceChildren = (rules: Rules, children: Array<RootContent | ElementCont
     if (child.type !== "element") continue // comments, doctypes, anything unknown
     const tag = child.tagName
     const listed = tag !== "*" && rules.tags.has(tag)
-    if (!listed && rules.drop.has(tag)) continue
+    if (!listed && rules.drop.has(tag)) {
+      // An iframe is dropped, unless it is an allowed embed: then it is kept, without its
+      // content (fallback text) and with only the attributes the sanitizer writes. Inside
+      // a link, a player would be interactive content in interactive content: dropped.
+      const embed = tag === "iframe" && rules.embeds.size > 0 && !stack.includes("a")
+        ? embedProperties(rules.embeds, child.properties)
+        : undefined
+      if (embed === undefined) continue
+      child.properties = embed
+      child.children = []
+      if (result === undefined) children[written++] = child
+      else result.push(child)
+      continue
+    }
     stack.push(tag)
     const content = enforceChildren(rules, child.children, stack)
     const properties = enforceProperties(rules, tag, child.properties)
@@ -175,9 +198,9 @@ const enforceChildren = (rules: Rules, children: Array<RootContent | ElementCont
   return children as Array<ElementContent>
 }
 
-/** Enforces the allow-list of `schema` on `tree`, in place. */
-export const enforceAllowList = (schema: Schema) => {
-  const rules = compile(schema)
+/** Enforces the allow-list of `schema` and the `embeds` rules on `tree`, in place. */
+export const enforceAllowList = (schema: Schema, embeds: EmbedRules = new Map()) => {
+  const rules = compile(schema, embeds)
   return (tree: Root): Root => {
     tree.children = enforceChildren(rules, tree.children, []) as Array<RootContent>
     return tree
@@ -186,6 +209,6 @@ export const enforceAllowList = (schema: Schema) => {
 
 /** The unified plugin, for `allowList`. */
 export const rehypeEnforceAllowList = (allowList: HtmlAllowList) => {
-  const enforce = enforceAllowList(toSanitizeSchema(allowList))
+  const enforce = enforceAllowList(toSanitizeSchema(allowList), compileEmbeds(allowList.embeds))
   return () => enforce
 }

@@ -2,20 +2,21 @@
  * Stage 2 of the sanitization pipeline: one recursive walk that removes comments and
  * doctypes, unwraps attribute-less `span`s and an inline element nested directly in the
  * same element (`<b><b>x</b></b>`), removes elements left empty (keeping `img`, `br`,
- * `hr`, table cells and anything with content), unwraps an `li` or `a` nested where the
-* HTML parser would have closed the outer one, merges adjacent text, and normalizes
- * whitespace (HTML's: space, tab, newlines, form feed — not `&nbsp;`, which is content):
- * runs collapse to one space, and whitespace at the edges of blocks and
- * between blocks goes; inside `pre`, `code`, `kbd` and `samp` nothing changes but the
- * newlines that start a `pre` (the parser drops the first anyway, so they cannot survive
- * a round trip).
+ * `hr`, an embed's `iframe`, table cells and anything with content), unwraps an `li` or
+ * `a` nested where the HTML parser would have closed the outer one, merges adjacent
+ * text, and normalizes whitespace (HTML's: space, tab, newlines, form feed — not
+ * `&nbsp;`, which is content): runs collapse to one space, and whitespace at the edges
+ * of blocks and between blocks goes; inside `pre`, `code`, `kbd` and `samp` nothing
+ * changes but the newlines that start a `pre` (the parser drops the first anyway, so
+ * they cannot survive a round trip).
  * `html`, `head` and `body` wrappers never appear: documents are parsed as fragments.
  *
  * @since 0.1.0
  */
 import type { Element, ElementContent, Root, RootContent, Text } from "hast"
 
-const keptWhenEmpty = new Set(["img", "br", "hr", "td", "th", "col", "wbr"])
+// An iframe here is an embed the allow-list kept, with no content by design.
+const keptWhenEmpty = new Set(["img", "br", "hr", "td", "th", "col", "wbr", "iframe"])
 const unwrappedWhenNested = new Set(["b", "strong", "i", "em", "u", "s", "mark", "small", "sub", "sup", "code", "kbd"])
 const preformatted = new Set(["pre", "code", "kbd", "samp"])
 const inlineTags = new Set([
@@ -27,6 +28,7 @@ const inlineTags = new Set([
   "code",
   "em",
   "i",
+  "iframe",
   "img",
   "kbd",
   "mark",
