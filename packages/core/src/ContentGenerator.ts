@@ -170,6 +170,14 @@ export interface ContentGeneratorOptions {
 /** Outcomes after which a model is left alone for a while. */
 const coolingOutcomes: ReadonlySet<AttemptOutcome> = new Set(["rate_limited", "server_error", "timeout"])
 
+/** What the instruction says about iframes: only the allow-list's video players, as bare `<iframe src>`. */
+const embedInstruction = (allowList: HtmlAllowList): ReadonlyArray<string> => {
+  const hosts = Object.values(allowList.embeds).map((provider) => provider.rewriteHost ?? provider.hosts[0]).filter((host) => host !== undefined)
+  return hosts.length === 0
+    ? ["Do not use iframes."]
+    : [`Use an iframe only to embed a video, as <iframe src="…"></iframe> with no other attribute, and only with the player URL of ${hosts.join(" or ")}.`]
+}
+
 /** The system instruction: what HTML to write, in terms of what the sanitizer keeps. */
 export const systemInstruction = (allowList: HtmlAllowList): string =>
   [
@@ -177,7 +185,8 @@ export const systemInstruction = (allowList: HtmlAllowList): string =>
     "Answer with an HTML fragment only: no Markdown, no code fences, no <html>, <head> or <body>, no sentences before or after the HTML.",
     `Use only these tags: ${Object.keys(allowList.tags).join(", ")}.`,
     `Use only these class names, and only for layout and emphasis: ${Object.keys(allowList.classes).join(", ")}.`,
-    "Do not use style, id or event handler attributes, scripts, forms, iframes or SVG. Links use https: or mailto: URLs.",
+    "Do not use style, id or event handler attributes, scripts, forms or SVG. Links use https: or mailto: URLs.",
+    ...embedInstruction(allowList),
     "Structure the content with headings, short paragraphs, lists, tables and <details>/<summary> where they help a learner."
   ].join("\n")
 

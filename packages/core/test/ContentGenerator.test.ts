@@ -76,6 +76,8 @@ describe("ContentGenerator", () => {
       assert.include(request!.system, "details")
       assert.include(request!.system, "text-center")
       assert.include(request!.system, "font-bold")
+      // Iframes only for the allow-list's video players.
+      assert.include(request!.system, "player URL of www.youtube-nocookie.com or player.vimeo.com")
     }).pipe(Effect.scoped))
 
   for (const kind of ["rate_limited", "server_error", "network_error", "auth_error", "model_error", "bad_response"] as const satisfies ReadonlyArray<LlmFailureKind>) {
@@ -344,6 +346,18 @@ describe("ContentGenerator.stream", () => {
         "done:google"
       ])
       assert.strictEqual(yield* primary.abandoned, 1)
+    }).pipe(Effect.scoped))
+
+  it.effect("a video the model embeds streams as the sanitized player, with its forced attributes", () =>
+    Effect.gen(function*() {
+      const { events } = yield* setUp([ScriptedStep.text(
+        "<h2>Watch</h2><iframe src=\"https://www.youtube.com/embed/dQw4w9WgXcQ?si=track\" onload=\"x()\" width=\"560\"></iframe><p>Then read.</p>"
+      )])
+      const streamed = yield* events()
+      const html = streamed.flatMap((event) => event._tag === "Html" ? [event.html] : [])
+      assert.strictEqual(html.length, 3)
+      assert.match(html[1]!, /^<iframe src="https:\/\/www\.youtube-nocookie\.com\/embed\/dQw4w9WgXcQ" sandbox="[^"]+" allow="[^"]+"[^>]*><\/iframe>$/)
+      assert.notMatch(html[1]!, /onload|width|si=track/)
     }).pipe(Effect.scoped))
 
   it.effect("every model failing ends the stream with GenerationFailed after the attempts", () =>

@@ -114,7 +114,9 @@ const fragment = fc.constantFrom(
   "<details>", "<summary>", "</summary>", "</details>", "<br>", "<hr>", "<img src=\"x.png\" onerror=\"a()\">", "<!-- c -->",
   "<p class=\"text-center evil\">", "<blockquote>", "</blockquote>", "<dl><dt>", "<dd>", "</dl>", "<section>", "</section>",
   "```html\n", "\n```", "Sure! Here it is:\n", "Let me know!", "text", " ", "\n", "a &amp; b", "&lt;", "<", ">", "x < y",
-  "ü ✓ 💡", "  two  spaces  ", "\u0000"
+  "ü ✓ 💡", "  two  spaces  ", "\u0000",
+  "<iframe src=\"https://www.youtube.com/embed/dQw4w9WgXcQ?start=30\" allowfullscreen>",
+  "<iframe src=\"https://player.vimeo.com/video/76979871\"></iframe>", "<iframe src=\"https://evil.example/embed/x\">"
 )
 
 describe("HtmlSanitizer.modelOutputBlocks: properties", () => {
