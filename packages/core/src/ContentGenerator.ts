@@ -286,12 +286,12 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
          */
         const runChain = Effect.fnUntraced(function*(
           request: GenerateRequest,
+          attempts: Array<GenerationAttempt>,
           tryStep: (model: LlmProvider["Service"], prompt: string) => Effect.Effect<Tried>,
           onAttempt: (attempt: GenerationAttempt) => Effect.Effect<void>
         ) {
           if (chain.steps.length === 0) return yield* new NoModelConfigured({ hint: chain.whenEmpty })
           const prompt = request.prompt.trim()
-          const attempts: Array<GenerationAttempt> = []
           const record = (attempt: GenerationAttempt) => {
             attempts.push(attempt)
             return onAttempt(attempt)
@@ -351,32 +351,37 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
           return yield* new GenerationFailed({ attempts: [...attempts] })
         })
 
-        /** Logs a finished generation with its usage and cost. */
-        const logged = <A extends { readonly attempts: ReadonlyArray<GenerationAttempt> }, E, R>(effect: Effect.Effect<A, E, R>) =>
-          Effect.onExit(effect, (exit) => {
-            const attempts = Exit.isSuccess(exit) ? exit.value.attempts
-              : exit.cause.reasons.flatMap((reason) =>
-                reason._tag === "Fail" && typeof reason.error === "object" && reason.error !== null && "attempts" in reason.error
-                  ? [reason.error.attempts as ReadonlyArray<GenerationAttempt>]
-                  : []
-              )[0]
-            if (attempts === undefined) return Effect.void
+        /**
+         * Runs the chain, recording its attempts, and logs the generation with its usage
+         * and cost once it ends — succeeded, failed, or interrupted (a reader who left: the
+         * attempts that had ended by then).
+         */
+        const runLogged = (
+          request: GenerateRequest,
+          tryStep: (model: LlmProvider["Service"], prompt: string) => Effect.Effect<Tried>,
+          onAttempt: (attempt: GenerationAttempt) => Effect.Effect<void>
+        ) => {
+          const attempts: Array<GenerationAttempt> = []
+          return Effect.onExit(runChain(request, attempts, tryStep, onAttempt), (exit) => {
+            if (chain.steps.length === 0) return Effect.void
             const sum = (pick: (attempt: GenerationAttempt) => number | null | undefined) =>
               attempts.reduce<number | null>((total, attempt) => {
                 const value = pick(attempt)
                 return value === null || value === undefined ? total : (total ?? 0) + value
               }, null)
+            const cost = sum((attempt) => attempt.cost_usd)
             return Effect.logInfo("language model generation", {
-              outcome: Exit.isSuccess(exit) ? "success" : "failed",
+              outcome: Exit.isSuccess(exit) ? "success" : Exit.hasInterrupts(exit) ? "interrupted" : "failed",
               attempts: attempts.map(({ provider, model, outcome, duration_ms, usage, cost_usd }) => ({ provider, model, outcome, duration_ms, usage, cost_usd })),
               input_tokens: sum((attempt) => attempt.usage?.input_tokens),
               output_tokens: sum((attempt) => attempt.usage?.output_tokens),
-              cost_usd: ((total) => total === null ? null : Math.round(total * 1e9) / 1e9)(sum((attempt) => attempt.cost_usd))
+              cost_usd: cost === null ? null : Math.round(cost * 1e9) / 1e9
             })
           })
+        }
 
         const generate = Effect.fn("ContentGenerator.generate")(function*(request: GenerateRequest) {
-          return yield* logged(runChain(request, tryWhole, () => Effect.void)).pipe(
+          return yield* runLogged(request, tryWhole, () => Effect.void).pipe(
             // A whole answer sends nothing before it is complete, so it is never cut off.
             Effect.catchTag("GenerationInterrupted", (error) => Effect.fail(new GenerationFailed({ attempts: error.attempts })))
           )
@@ -385,7 +390,7 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
         const stream = (request: GenerateRequest): Stream.Stream<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured> =>
           Stream.callback<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured>((queue) => {
             const emit = (event: GenerationEvent) => Effect.asVoid(Queue.offer(queue, event))
-            return logged(runChain(request, (model, prompt) => tryStreamed(model, prompt, emit), (attempt) => emit({ _tag: "Attempt", attempt }))).pipe(
+            return runLogged(request, (model, prompt) => tryStreamed(model, prompt, emit), (attempt) => emit({ _tag: "Attempt", attempt })).pipe(
               Effect.flatMap((content) => emit({ _tag: "Done", content })),
               Effect.matchEffect({
                 onFailure: (error) => Queue.fail(queue, error),

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Fiber, Layer, Stream } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Logger, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import {
   ContentGenerator,
@@ -178,6 +178,37 @@ describe("ContentGenerator", () => {
         ["cooling_down", null, null],
         ["success", null, null]
       ])
+    }).pipe(Effect.scoped))
+
+  it.effect("each generation is logged once with every attempt's usage and cost, and the totals — also a failed one and a stream the reader left", () =>
+    Effect.gen(function*() {
+      const lines: Array<ReadonlyArray<unknown>> = []
+      const collect = Logger.layer([Logger.make((options) => {
+        const message = options.message as ReadonlyArray<unknown>
+        if (message[0] === "language model generation") lines.push(message)
+      })])
+      const { generate, stream } = yield* setUp(
+        [ScriptedStep.fail("server_error", { status: 500 }), ScriptedStep.hangAfter("<p>a</p><p>b</p><p>c"), ScriptedStep.text("<script>x</script>", { input_tokens: 100, output_tokens: 50 })],
+        [ScriptedStep.text("<p>fine</p>", { input_tokens: 900, output_tokens: 300 }), ScriptedStep.fail("auth_error")]
+      )
+      yield* generate().pipe(Effect.provide(collect))
+      assert.deepStrictEqual(lines[0]![1], {
+        outcome: "success",
+        attempts: [
+          { provider: "openai", model: "primary-model", outcome: "server_error", duration_ms: 0, usage: null, cost_usd: null },
+          { provider: "google", model: "secondary-model", outcome: "success", duration_ms: 0, usage: { input_tokens: 900, output_tokens: 300 }, cost_usd: null }
+        ],
+        input_tokens: 900,
+        output_tokens: 300,
+        cost_usd: null
+      })
+      // The primary cools down for 60 s; then it streams, and the reader leaves after the first block.
+      yield* TestClock.adjust(Duration.seconds(60))
+      yield* stream({ prompt: "x" }).pipe(Stream.take(1), Stream.runDrain, Effect.provide(collect))
+      assert.strictEqual(lines.length, 2)
+      assert.deepStrictEqual(lines[1]![1], { outcome: "interrupted", attempts: [], input_tokens: null, output_tokens: null, cost_usd: null })
+      yield* Effect.flip(generate()).pipe(Effect.provide(collect))
+      assert.deepInclude(lines[2]![1] as object, { outcome: "failed", input_tokens: 100, output_tokens: 50, cost_usd: 0.000045 })
     }).pipe(Effect.scoped))
 
   it("costOf prices both counts, rounds to a billionth of a dollar, and is null without prices or a count", () => {
