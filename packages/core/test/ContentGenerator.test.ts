@@ -354,6 +354,21 @@ describe("ContentGenerator.stream", () => {
       assert.strictEqual(yield* secondary.calls, 0)
     }).pipe(Effect.scoped))
 
+  it.effect("a primary that stops writing after HTML went out is cut off at the deadline: GenerationInterrupted with timeout", () =>
+    Effect.gen(function*() {
+      const { stream, primary, secondary } = yield* setUp([ScriptedStep.hangAfter("<h2>Ownership</h2><p>Each value has one owner.</p><p>Then")])
+      const seen: Array<GenerationEvent> = []
+      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runForEach(stream({ prompt: "x" }), (event) => Effect.sync(() => seen.push(event)))))
+      yield* TestClock.adjust(Duration.seconds(29))
+      assert.deepStrictEqual(brief(seen), ["html:<h2>Ownership</h2>", "html:<p>Each value has one owner.</p>"])
+      yield* TestClock.adjust(Duration.seconds(1))
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "GenerationInterrupted")
+      assert.deepStrictEqual(brief(seen).at(-1), "attempt:openai:timeout")
+      assert.strictEqual(yield* primary.abandoned, 1)
+      assert.strictEqual(yield* secondary.calls, 0)
+    }).pipe(Effect.scoped))
+
   it.effect("output that is empty once sanitized falls back, having sent nothing", () =>
     Effect.gen(function*() {
       const { events } = yield* setUp([ScriptedStep.text("Sure!\n```html\n<script>alert(1)</script><p> </p>\n```")])
