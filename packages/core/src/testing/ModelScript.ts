@@ -104,11 +104,23 @@ export const wholeAnswerOf = (answer: ModelAnswer): Exclude<ModelAnswer, { reado
 }
 
 /** How long writing `text` takes at `pacing`: when its last chunk is sent. */
-/**
- * When chunk `index` is due, in ms after the answer started: fakes wait until then rather
- * than sleeping between chunks, so timer lateness does not add up over a long answer.
- */
+/** When chunk `index` is due, in ms after the answer started. */
 export const chunkDueMs = (index: number, pacing: StreamPacing): number => pacing.firstChunkDelayMs + index * pacing.chunkDelayMs
+
+/**
+ * `pieces` with their indexes, each when it is due by `pacing` (for fake servers writing
+ * a paced stream). Waits until each due time rather than between pieces, so timer
+ * lateness does not add up over a long answer; stops when `gone()` (the client left).
+ */
+export async function* atDueTimes<A>(pieces: ReadonlyArray<A>, pacing: StreamPacing, gone: () => boolean): AsyncGenerator<readonly [number, A]> {
+  const started = Date.now()
+  for (const [index, piece] of pieces.entries()) {
+    const wait = started + chunkDueMs(index, pacing) - Date.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    if (gone()) return
+    yield [index, piece]
+  }
+}
 
 export const writingTimeMs = (text: string, pacing: StreamPacing): number =>
   pacing.firstChunkDelayMs + Math.max(0, chunksOf(text, pacing.chunkChars).length - 1) * pacing.chunkDelayMs

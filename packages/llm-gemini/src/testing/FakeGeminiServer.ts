@@ -12,7 +12,7 @@
  */
 import type { LlmUsage } from "@coursekit/core"
 import {
-  chunkDueMs,
+  atDueTimes,
   chunksOf,
   modelScript,
   type ModelAnswer,
@@ -157,10 +157,7 @@ const sendText = async (
   const running = end?.usage === undefined || end.usage === null || end.usage.input_tokens === null
     ? null
     : { input_tokens: end.usage.input_tokens, output_tokens: null }
-  const started = Date.now()
-  for (const [i, piece] of chunks.entries()) {
-    await sleep(Math.max(0, started + chunkDueMs(i, pacing) - Date.now()))
-    if (response.destroyed) return false
+  for await (const [i, piece] of atDueTimes(chunks, pacing, () => response.destroyed)) {
     const last = end !== undefined && i === chunks.length - 1
     await write(response, event(responseOf(piece, last ? { finished: true, usage: end.usage } : { finished: false, usage: running })))
   }

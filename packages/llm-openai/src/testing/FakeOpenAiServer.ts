@@ -12,7 +12,7 @@
  */
 import type { LlmUsage } from "@coursekit/core"
 import {
-  chunkDueMs,
+  atDueTimes,
   chunksOf,
   modelScript,
   type ModelAnswer,
@@ -156,10 +156,7 @@ const sendText = async (
   response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" })
   // OpenAI opens with the role and empty content.
   await write(response, event(chunk([{ index: 0, delta: { role: "assistant", content: "", refusal: null }, logprobs: null, finish_reason: null }])))
-  const started = Date.now()
-  for (const [i, piece] of chunksOf(text, pacing.chunkChars).entries()) {
-    await sleep(Math.max(0, started + chunkDueMs(i, pacing) - Date.now()))
-    if (response.destroyed) return false
+  for await (const [, piece] of atDueTimes(chunksOf(text, pacing.chunkChars), pacing, () => response.destroyed)) {
     await write(response, event(chunk([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }])))
   }
   return !response.destroyed
