@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { HtmlSanitizer } from "../src/index.ts"
+import { defaultAllowList, HtmlSanitizer } from "../src/index.ts"
 
 const withSanitizer = Effect.provide(HtmlSanitizer.layer)
 
@@ -116,8 +116,35 @@ const fragment = fc.constantFrom(
   "```html\n", "\n```", "Sure! Here it is:\n", "Let me know!", "text", " ", "\n", "a &amp; b", "&lt;", "<", ">", "x < y",
   "ü ✓ 💡", "  two  spaces  ", "\u0000",
   "<iframe src=\"https://www.youtube.com/embed/dQw4w9WgXcQ?start=30\" allowfullscreen>",
-  "<iframe src=\"https://player.vimeo.com/video/76979871\"></iframe>", "<iframe src=\"https://evil.example/embed/x\">"
+  "<iframe src=\"https://player.vimeo.com/video/76979871\"></iframe>", "<iframe src=\"https://evil.example/embed/x\">",
+  "<form>", "</form>", "<col>", "</br>", "<nobr>", "<textarea>", "</textarea>", "<plaintext>", "\r\n", "&not", "in;"
 )
+
+// Answers the way models write them: mostly whole blocks, some habits and slips between.
+const block = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom("<h2>Title</h2>", "<p>Each value has <b>one</b> owner.</p>", "<ul><li>move</li><li>borrow</li></ul>", "<pre><code>let x = 1;</code></pre>", "<table><tr><th>a</th></tr><tr><td>1</td></tr></table>", "<details><summary>Why</summary><p>Because.</p></details>", "<p class=\"text-center\">Centered</p>", "\n") },
+  { weight: 1, arbitrary: fragment }
+)
+const answers = fc.tuple(fc.constantFrom("", "Sure! Here it is:\n```html\n"), fc.array(block, { minLength: 8, maxLength: 60, size: "max" })).map(([lead, parts]) => lead + parts.join(""))
+const cuts = fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 8 })
+
+/** `answer` cut into pieces of the sizes in `sizes`, round and round. */
+const cutBy = (answer: string, sizes: ReadonlyArray<number>) => {
+  const chunks: Array<string> = []
+  for (let at = 0, i = 0; at < answer.length; i++) {
+    const size = sizes[i % sizes.length]!
+    chunks.push(answer.slice(at, at + size))
+    at += size
+  }
+  return chunks
+}
+
+/** An allow-list that keeps forms (the default drops them with their content). */
+const keepingForms = {
+  ...defaultAllowList,
+  tags: { ...defaultAllowList.tags, form: "Forms." },
+  dropWithContent: defaultAllowList.dropWithContent.filter((tag) => tag !== "form")
+}
 
 describe("HtmlSanitizer.modelOutputBlocks: properties", () => {
   it.effect("for any answer cut anywhere, the blocks concatenate to the whole answer sanitized, and never diverge", () =>
@@ -129,12 +156,7 @@ describe("HtmlSanitizer.modelOutputBlocks: properties", () => {
           fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join("")),
           fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 8 }),
           (answer, sizes) => {
-            const chunks: Array<string> = []
-            for (let at = 0, i = 0; at < answer.length; i++) {
-              const size = sizes[i % sizes.length]!
-              chunks.push(answer.slice(at, at + size))
-              at += size
-            }
+            const chunks = cutBy(answer, sizes)
             const whole = Effect.runSync(sanitizer.sanitizeModelOutput(answer))
             const { all, end } = streamed(sanitizer, chunks)
             if (end.diverged || all.join("") !== whole) {
@@ -152,5 +174,56 @@ describe("HtmlSanitizer.modelOutputBlocks: properties", () => {
       )
       assert.deepStrictEqual(failures, [])
       assert.isFalse(outcome.failed, String(outcome.errorInstance ?? outcome.counterexample))
+    }).pipe(withSanitizer))
+
+  for (const [name, layer] of [["the default allow-list", HtmlSanitizer.layer], ["an allow-list that keeps forms", HtmlSanitizer.layerWith(keepingForms)]] as const) {
+    it.effect(`answers written block by block, with ${name}: the blocks add up, and most go out before the end`, () =>
+      Effect.gen(function*() {
+        const sanitizer = yield* HtmlSanitizer
+        const failures: Array<string> = []
+        let streamedEarly = 0
+        let runs = 0
+        const outcome = fc.check(
+          fc.property(answers, cuts, (answer, sizes) => {
+            const whole = Effect.runSync(sanitizer.sanitizeModelOutput(answer))
+            const { during, all, end } = streamed(sanitizer, cutBy(answer, sizes))
+            runs++
+            if (during.length > 0) streamedEarly++
+            if (end.diverged || all.join("") !== whole) failures.push(`${JSON.stringify(answer)} / ${JSON.stringify(sizes)}`)
+            return failures.length === 0
+          }),
+          {
+            numRuns: Number(process.env.FC_RUNS ?? 300),
+            endOnFailure: true,
+            ...(process.env.FC_SEED === "random" ? {} : { seed: Number(process.env.FC_SEED ?? 20261126) })
+          }
+        )
+        assert.deepStrictEqual(failures, [])
+        assert.isFalse(outcome.failed, String(outcome.errorInstance ?? outcome.counterexample))
+        // The early path is exercised, not just the end.
+        assert.isAbove(streamedEarly / runs, 0.8, `${streamedEarly} of ${runs} runs streamed before the end`)
+      }).pipe(Effect.provide(layer)))
+  }
+
+  it.effect("a form that ends while something inside it is open is not settled until that closes (an allow-list that keeps forms)", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      const answer = "<form><div>a</form>b</div><p>c</p><p>d</p>"
+      const whole = yield* sanitizer.sanitizeModelOutput(answer)
+      for (const size of [1, 2, 3, 5, 8]) {
+        const { all, end } = streamed(sanitizer, cut(answer, size))
+        assert.isFalse(end.diverged, `pieces of ${size}`)
+        assert.strictEqual(all.join(""), whole, `pieces of ${size}`)
+      }
+    }).pipe(Effect.provide(HtmlSanitizer.layerWith(keepingForms))))
+
+  it.effect("a stray </p> after a list (a common model habit) does not hold back the blocks after it", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      const answer = "<p>Intro:<ul><li>a</li></ul></p>" + Array.from({ length: 10 }, (_, i) => `<h2>Part ${i}</h2><p>Text ${i}.</p>`).join("")
+      const { during, all, end } = streamed(sanitizer, cut(answer, 6))
+      assert.isFalse(end.diverged)
+      assert.strictEqual(all.join(""), yield* sanitizer.sanitizeModelOutput(answer))
+      assert.isAtLeast(during.length, 15, `${during.length} of ${all.length} blocks went out before the end`)
     }).pipe(withSanitizer))
 })

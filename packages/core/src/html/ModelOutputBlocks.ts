@@ -21,7 +21,7 @@
  * @since 0.2.0
  */
 import type { Root } from "hast"
-import { parseFragment } from "parse5"
+import { type DefaultTreeAdapterMap, parseFragment } from "parse5"
 import { serializeHtml } from "./rehypeSerializeHtml.ts"
 
 /** The sanitized blocks of a streaming answer. */
@@ -47,18 +47,54 @@ const pieces = (tree: Root, settled: boolean): Array<string> => {
   return tree.children.slice(0, end).map((child) => serializeHtml({ type: "root", children: [child] }))
 }
 
+type Parse5Node = DefaultTreeAdapterMap["childNode"]
+
+/** Where a top-level node's source starts and ends, over the node and everything in it. */
+interface Span {
+  /** Undefined: the parser made the node up (a stray `</p>`'s empty `p`); it constrains nothing. */
+  readonly start: number | undefined
+  readonly end: number | undefined
+}
+
+/**
+ * The span of top-level `node`. Its end is the furthest end inside it: `</form>` ends a
+ * form but leaves what is open inside it open. A formatting element the parser reopened
+ * carries its original's start (`earlierStarts` holds those of the nodes before), so its
+ * span starts where its own content does.
+ */
+const spanOf = (node: Parse5Node, earlierStarts: Set<number>): Span => {
+  let start: number | undefined
+  let end: number | undefined
+  const own = node.sourceCodeLocation?.startOffset
+  const visit = (current: Parse5Node, top: boolean) => {
+    const location = current.sourceCodeLocation
+    if (location !== undefined && location !== null) {
+      if (!top || !earlierStarts.has(location.startOffset)) start = Math.min(start ?? location.startOffset, location.startOffset)
+      end = Math.max(end ?? location.endOffset, location.endOffset)
+    }
+    if ("childNodes" in current) for (const child of current.childNodes) visit(child, false)
+  }
+  visit(node, true)
+  if (own !== undefined) earlierStarts.add(own)
+  return { start, end }
+}
+
 /** How much of `answer` is settled: the end of its last settled top-level node (0: none). */
 const settledLength = (answer: string): number => {
   const nodes = parseFragment(answer, { sourceCodeLocationInfo: true }).childNodes
-  // A node is settled when it ended before every later node started: one the parser put
-  // in front of an open table (or reopened, carrying its original's start) fails that.
+  const earlierStarts = new Set<number>()
+  const spans = nodes.map((node) => spanOf(node, earlierStarts))
+  // A node is settled when it is not the last and everything in it ended before every
+  // later node started: content the parser put in front of an open table starts after
+  // the table does, and what is still open ends at the end of the answer.
   const laterStart = new Array<number>(nodes.length).fill(answer.length)
   for (let index = nodes.length - 2; index >= 0; index--) {
-    laterStart[index] = Math.min(laterStart[index + 1]!, nodes[index + 1]!.sourceCodeLocation?.startOffset ?? 0)
+    laterStart[index] = Math.min(laterStart[index + 1]!, spans[index + 1]!.start ?? answer.length)
   }
   let settled = 0
   for (let index = 0; index < nodes.length - 1; index++) {
-    const end = nodes[index]!.sourceCodeLocation?.endOffset
+    const { start, end } = spans[index]!
+    if (start === undefined && end === undefined) continue
     if (end === undefined || end > laterStart[index]!) break
     settled = end
   }
