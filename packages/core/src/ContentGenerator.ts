@@ -159,12 +159,18 @@ export class LlmChain extends Context.Service<LlmChain, {
 
 /** Options of {@link ContentGenerator.layerNoDeps}. */
 export interface ContentGeneratorOptions {
-  /** Deadline of each attempt. Default 30 seconds. */
+  /**
+   * Deadline of each attempt: for a whole answer, until it has come; for a streamed one,
+   * until its first part and between any two parts (a model writing steadily is not cut
+   * off however long its answer). Default 30 seconds.
+   */
   readonly timeout?: Duration.Duration | undefined
   /** Cool-down after a 429, 5xx or time-out without `Retry-After`. Default 60 seconds. */
   readonly cooldown?: Duration.Duration | undefined
   /** Longest cool-down a `Retry-After` may ask for. Default 1 hour. */
   readonly maxCooldown?: Duration.Duration | undefined
+  /** Longest a streamed answer may take in all, however steadily it comes. Default 10 minutes. */
+  readonly streamTimeout?: Duration.Duration | undefined
 }
 
 /** Outcomes after which a model is left alone for a while. */
@@ -222,6 +228,7 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
         const system = systemInstruction(sanitizer.allowList)
         /** Each step's cool-down key, by step index. */
         const keys = cooldownKeys(chain.steps.map((step) => step.model))
+        const streamTimeout = options.streamTimeout ?? Duration.minutes(10)
         const timedOut = () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `no answer within ${Duration.format(timeout)}` }))
 
         /** How one step's try ended: its HTML and usage, or why it failed (`sent`: whether HTML went out). */
@@ -253,6 +260,10 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
                 return emit({ _tag: "Html", html })
               }, { discard: true })
             return model.stream({ prompt, system }).pipe(
+              Stream.timeoutOrElse({
+                duration: timeout,
+                orElse: () => Stream.fail(new LlmFailure({ kind: "timeout", detail: `nothing written for ${Duration.format(timeout)}` }))
+              }),
               Stream.runForEach((part) => {
                 if (part._tag === "Usage") {
                   usage = part.usage
@@ -260,7 +271,10 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
                 }
                 return send(blocks.push(part.text))
               }),
-              Effect.timeoutOrElse({ duration: timeout, orElse: timedOut }),
+              Effect.timeoutOrElse({
+                duration: streamTimeout,
+                orElse: () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `the answer took longer than ${Duration.format(streamTimeout)}` }))
+              }),
               Effect.flatMap(() => {
                 const end = blocks.end()
                 if (end.diverged) {

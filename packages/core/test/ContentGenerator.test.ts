@@ -10,6 +10,7 @@ import {
   type LlmChainStep,
   LlmProvider,
   type LlmFailureKind,
+  LlmStreamPart,
   ProviderCooldowns
 } from "../src/index.ts"
 import { ScriptedLlmProvider, ScriptedStep, type ScriptedStep as Step } from "../src/testing/index.ts"
@@ -359,14 +360,49 @@ describe("ContentGenerator.stream", () => {
       const { stream, primary, secondary } = yield* setUp([ScriptedStep.hangAfter("<h2>Ownership</h2><p>Each value has one owner.</p><p>Then")])
       const seen: Array<GenerationEvent> = []
       const fiber = yield* Effect.forkChild(Effect.flip(Stream.runForEach(stream({ prompt: "x" }), (event) => Effect.sync(() => seen.push(event)))))
-      yield* TestClock.adjust(Duration.seconds(29))
+      // The blocks go out at once (no time passes).
+      for (let i = 0; i < 100 && seen.length < 2; i++) yield* Effect.yieldNow
       assert.deepStrictEqual(brief(seen), ["html:<h2>Ownership</h2>", "html:<p>Each value has one owner.</p>"])
+      yield* TestClock.adjust(Duration.seconds(29))
+      assert.isUndefined(fiber.pollUnsafe(), "cut off before the deadline")
       yield* TestClock.adjust(Duration.seconds(1))
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error._tag, "GenerationInterrupted")
       assert.deepStrictEqual(brief(seen).at(-1), "attempt:openai:timeout")
       assert.strictEqual(yield* primary.abandoned, 1)
       assert.strictEqual(yield* secondary.calls, 0)
+    }).pipe(Effect.scoped))
+
+  it.effect("a model writing steadily is not cut off by the deadline, however long it writes; a stream longer than streamTimeout is", () =>
+    Effect.gen(function*() {
+      // A part every 10 s for 60 s: each gap within the 30 s deadline, the whole twice it.
+      const steady = LlmProvider.of({
+        provider: "openai",
+        model: "steady",
+        generate: () => Effect.die("not used"),
+        stream: () =>
+          Stream.fromIterable(["<h2>One</h2>", "<p>Two</p>", "<p>Three</p>", "<p>Four</p>", "<p>Five</p>", "<p>Six</p>"]).pipe(
+            Stream.mapEffect((text) => Effect.as(Effect.sleep(Duration.seconds(10)), LlmStreamPart.textDelta(text)))
+          )
+      })
+      const service = yield* generatorServiceOf([Layer.succeed(LlmProvider, steady)])
+      const fiber = yield* Effect.forkChild(Stream.runCollect(service.stream({ prompt: "x" })))
+      yield* TestClock.adjust(Duration.seconds(61))
+      const events = yield* Fiber.join(fiber)
+      assert.strictEqual(brief(events).at(-1), "done:openai")
+      assert.strictEqual(events.flatMap((event) => event._tag === "Html" ? [event.html] : []).length, 6)
+
+      const capped = yield* Layer.build(
+        ContentGenerator.layerNoDeps({ timeout: Duration.seconds(30), streamTimeout: Duration.seconds(45) }).pipe(
+          Layer.provide(LlmChain.layer([Layer.succeed(LlmProvider, steady)])),
+          Layer.provide([HtmlSanitizer.layer, ProviderCooldowns.layerMemory])
+        )
+      )
+      const cut = yield* Effect.forkChild(Effect.flip(Stream.runDrain(Context.get(capped, ContentGenerator).stream({ prompt: "x" }))))
+      yield* TestClock.adjust(Duration.seconds(45))
+      const error = yield* Fiber.join(cut)
+      assert.strictEqual(error._tag, "GenerationInterrupted")
+      assert.include(error._tag === "GenerationInterrupted" ? error.attempts[0]!.detail : "", "longer than 45s")
     }).pipe(Effect.scoped))
 
   it.effect("output that is empty once sanitized falls back, having sent nothing", () =>

@@ -14,7 +14,7 @@ import { CoursekitApi } from "./CoursekitApi.ts"
 import { problemOf, problems } from "./DomainProblems.ts"
 import { acceptsEventStream, generationEventStreamType } from "./GenerationEventStream.ts"
 
-/** How often a comment is sent while no event is, so that proxies keep the connection. */
+/** How often a comment is sent, so that proxies keep a connection open while a slow model thinks. */
 const keepAliveEvery = Duration.seconds(15)
 
 const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`

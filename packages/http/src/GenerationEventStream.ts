@@ -11,8 +11,8 @@
  *   failed (502, with `attempts`), a model failed after HTML went out (502, with
  *   `attempts`: the HTML sent is incomplete), no model is configured (503); the stream ends.
  *
- * Comment lines (`: keep-alive`) are sent while nothing else is, so that proxies keep an
- * idle connection open.
+ * A comment line (`: keep-alive`) goes out every 15 seconds, so that proxies keep a
+ * connection open while a slow model thinks.
  *
  * @since 0.2.0
  */
@@ -99,7 +99,8 @@ export const describeGenerationEventStream = (operation: Record<string, any>): R
                     title: { type: "string" },
                     status: { type: "integer" },
                     detail: { type: "string" },
-                    attempts: { type: "array", items: ref("GenerationAttempt") }
+                    attempts: { type: "array", items: ref("GenerationAttempt") },
+                    errors: { type: "array", items: ref("ProblemIssue") }
                   }
                 })
               ]
