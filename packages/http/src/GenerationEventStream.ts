@@ -48,16 +48,33 @@ export type GenerationStreamEvent = {
 }[keyof typeof generationEvents]
 
 /**
- * Whether an `Accept` header asks for the event stream: it names `text/event-stream`
- * with a non-zero quality. JSON stays the answer to everything else, `*\/*` included.
+ * How `accept` rates `type` (`major/minor`): by its most specific matching range (2 the
+ * type itself, 1 `major/*`, 0 `*\/*`, -1 none) and that range's quality.
  */
-export const acceptsEventStream = (accept: string | undefined): boolean =>
-  accept !== undefined && accept.split(",").some((range) => {
-    const [type, ...parameters] = range.split(";").map((part) => part.trim().toLowerCase())
-    if (type !== generationEventStreamType) return false
-    const quality = parameters.find((parameter) => parameter.startsWith("q="))
-    return quality === undefined || Number(quality.slice(2)) > 0
-  })
+const rating = (accept: string, type: string) => {
+  const [major] = type.split("/")
+  let best = { specificity: -1, quality: 0 }
+  for (const range of accept.toLowerCase().split(",")) {
+    const [name = "", ...parameters] = range.split(";").map((part) => part.trim())
+    const specificity = name === type ? 2 : name === `${major}/*` ? 1 : name === "*/*" ? 0 : -1
+    if (specificity <= best.specificity) continue
+    const q = parameters.find((parameter) => parameter.startsWith("q="))
+    const quality = q === undefined ? 1 : Number(q.slice(2))
+    best = { specificity, quality: Number.isFinite(quality) ? quality : 0 }
+  }
+  return best
+}
+
+/**
+ * Whether an `Accept` header asks for the event stream: it names `text/event-stream`
+ * itself (a wildcard does not count) with a quality above 0 and at least JSON's. JSON
+ * stays the answer to everything else, `*\/*` included.
+ */
+export const acceptsEventStream = (accept: string | undefined): boolean => {
+  if (accept === undefined) return false
+  const stream = rating(accept, generationEventStreamType)
+  return stream.specificity === 2 && stream.quality > 0 && stream.quality >= rating(accept, "application/json").quality
+}
 
 /**
  * The OpenAPI operation of `POST /admin/ai/generate` with the event stream as a second
