@@ -13,6 +13,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import { problemOf, problems } from "./DomainProblems.ts"
 import { acceptsEventStream, generationEventStreamType } from "./GenerationEventStream.ts"
+import { problemBody } from "./Problems.ts"
 
 /** How often a comment is sent, so that proxies keep a connection open while a slow model thinks. */
 const keepAliveEvery = Duration.seconds(15)
@@ -29,7 +30,14 @@ const eventStream = (generator: ContentGenerator["Service"], request: GenerateRe
   const events = generator.stream(request).pipe(
     Stream.map(frameOf),
     // The problem the JSON answer would carry, logged the same way.
-    Stream.catch((error) => Stream.fromEffect(Effect.map(problemOf(error), (problem) => frame("error", problem))))
+    Stream.catch((error) => Stream.fromEffect(Effect.map(problemOf(error), (problem) => frame("error", problem)))),
+    // A bug ends the stream with a 500 event, as the edge answers one, rather than a cut connection.
+    Stream.catchDefect((defect) =>
+      Stream.fromEffect(Effect.as(
+        Effect.logError("unhandled failure", defect),
+        frame("error", problemBody(500, "An unexpected error occurred. It has been logged."))
+      ))
+    )
   )
   const keepAlive = Stream.tick(keepAliveEvery).pipe(Stream.drop(1), Stream.as(": keep-alive\n\n"))
   return HttpServerResponse.stream(
