@@ -29,16 +29,18 @@ export interface Server {
  * Starts `script` with node (built JavaScript: no transpiler in the measured process)
  * and waits until `readyPath` answers 200.
  * Its standard output goes to /dev/null, as it would to a log shipper, so the load
- * generator in this process does not pay for reading it.
+ * generator in this process does not pay for reading it. `nodeArgs` go before the script
+ * (e.g. `--cpu-prof`).
  */
 export const startServer = async (
   name: string,
   script: string,
   env: Record<string, string>,
   port: number,
-  readyPath = "/courses?limit=1"
+  readyPath = "/courses?limit=1",
+  nodeArgs: ReadonlyArray<string> = []
 ): Promise<Server> => {
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", openSync("/dev/null", "w"), "inherit"]
@@ -78,14 +80,21 @@ export interface LoadResult {
   readonly errors: number
 }
 
-/** Runs `connections` concurrent clients for `seconds` against `paths` in turn. */
-export const load = (url: string, paths: ReadonlyArray<string>, connections: number, seconds: number) =>
+/** Runs `connections` concurrent clients for `seconds` against `paths` in turn, each request with `headers`. */
+export const load = (
+  url: string,
+  paths: ReadonlyArray<string>,
+  connections: number,
+  seconds: number,
+  headers: Record<string, string> = {}
+) =>
   new Promise<LoadResult>((done, fail) => {
     let next = 0
     autocannon({
       url,
       connections,
       duration: seconds,
+      headers,
       requests: [{
         setupRequest: (request) => {
           request.path = paths[next++ % paths.length]!

@@ -4,6 +4,7 @@
  */
 await import("./catalogue-list.ts")
 await import("./catalogue-search.ts")
+await import("./public-course.ts")
 await import("./memory.ts")
 await import("./html-sanitize.ts")
 await import("./upload-finalize.ts")

@@ -1,0 +1,96 @@
+/**
+ * A loopback TCP proxy in front of PostgreSQL that reads the frontend's messages (as
+ * they pass, unchanged) and records what a server runs: each statement executed (a
+ * simple `Query`, or a `Bind` of a statement prepared earlier on that connection, named
+ * or not) and each round trip (a `Sync` or a `Query`: one wait for the database). The
+ * benchmarks use it to print the SQL each server runs per request; no load goes through it.
+ */
+import { createConnection, createServer, type Server, type Socket } from "node:net"
+
+export interface StatementLog {
+  readonly url: string
+  /** Statements executed and round trips since the last call. */
+  take(): { readonly statements: ReadonlyArray<string>; readonly roundTrips: number }
+  close(): Promise<void>
+}
+
+const cstring = (buffer: Buffer, at: number) => {
+  const end = buffer.indexOf(0, at)
+  return { text: buffer.toString("utf8", at, end), next: end + 1 }
+}
+
+/** Listens on a free loopback port and forwards to `target` (a `postgres://` URL). */
+export const statementLog = async (target: string): Promise<StatementLog> => {
+  const upstream = new URL(target)
+  let statements: Array<string> = []
+  let roundTrips = 0
+  const sockets = new Set<Socket>()
+  const server: Server = createServer((client) => {
+    const database = createConnection({ host: upstream.hostname, port: Number(upstream.port || 5432) })
+    sockets.add(client).add(database)
+    const prepared = new Map<string, string>()
+    let pending = Buffer.alloc(0)
+    let started = false
+    client.on("data", (chunk) => {
+      database.write(chunk)
+      pending = Buffer.concat([pending, chunk])
+      for (;;) {
+        if (!started) {
+          // The startup message: a length and no type byte.
+          if (pending.length < 4) return
+          const length = pending.readInt32BE(0)
+          if (pending.length < length) return
+          pending = pending.subarray(length)
+          started = true
+          continue
+        }
+        if (pending.length < 5) return
+        const length = pending.readInt32BE(1)
+        if (pending.length < 1 + length) return
+        const type = String.fromCharCode(pending[0]!)
+        const body = pending.subarray(5, 1 + length)
+        if (type === "P") {
+          const name = cstring(body, 0)
+          prepared.set(name.text, cstring(body, name.next).text)
+        } else if (type === "B") {
+          const portal = cstring(body, 0)
+          statements.push(prepared.get(cstring(body, portal.next).text) ?? "(unknown prepared statement)")
+        } else if (type === "Q") {
+          statements.push(cstring(body, 0).text)
+          roundTrips++
+        } else if (type === "S") {
+          roundTrips++
+        }
+        pending = pending.subarray(1 + length)
+      }
+    })
+    database.on("data", (chunk) => client.write(chunk))
+    const end = () => {
+      client.destroy()
+      database.destroy()
+      sockets.delete(client)
+      sockets.delete(database)
+    }
+    client.on("close", end).on("error", end)
+    database.on("close", end).on("error", end)
+  })
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening))
+  const address = server.address()
+  const proxied = new URL(target)
+  proxied.hostname = "127.0.0.1"
+  proxied.port = String(typeof address === "object" && address !== null ? address.port : 0)
+  return {
+    url: proxied.toString(),
+    take: () => {
+      const taken = { statements, roundTrips }
+      statements = []
+      roundTrips = 0
+      return taken
+    },
+    close: () =>
+      new Promise<void>((closed) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => closed())
+      })
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * What the public-course baselines (`public-bare.mjs`, `public-fastify.mjs`) share: the
+ * viewer from an HS256 JWT, checked as Coursekit's `JwtViewerResolver` checks it (with
+ * `jose`: HS256 only, `sub` and `exp` required, `iss`/`aud` when set, 5 s of clock
+ * tolerance, `sub` a user id), and the course as Coursekit answers it: the same rows,
+ * the same JSON byte for byte, the same ETag, Cache-Control and Vary.
+ *
+ * Two round trips per request, for every caller:
+ *   1. the course visible now by its slug, with whether the viewer bought it (an EXISTS on
+ *      the purchases' primary key; false without a viewer);
+ *   2. its lessons visible now with their sections' titles, in outline order, the bodies
+ *      selected only for previews unless the viewer bought the course.
+ * Lessons with a video are not handled (the benchmark has none): signing a private video's
+ * URL is Coursekit's `MediaUrls`, not reproduced here.
+ */
+import { createHash } from "node:crypto"
+import { jwtVerify } from "jose"
+
+const cdn = "http://localhost/files/"
+const secret = new TextEncoder().encode(process.env.JWT_SECRET ?? "")
+const verifyOptions = {
+  algorithms: ["HS256"],
+  requiredClaims: ["sub", "exp"],
+  clockTolerance: 5,
+  ...(process.env.JWT_ISSUER ? { issuer: process.env.JWT_ISSUER } : {}),
+  ...(process.env.JWT_AUDIENCE ? { audience: process.env.JWT_AUDIENCE } : {})
+}
+// Coursekit's UserId: 1–255 characters, no control characters, no NUL or unpaired surrogates.
+const userId = /^[^\u0000-\u001f\u007f]{1,255}$/
+const unpaired = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const bearer = /^Bearer +([A-Za-z0-9_.~+/=-]+)$/i
+
+export const courseSql = `
+  SELECT c.id, c.title, c.slug, c.content_html, c.description, c.thumbnail_key,
+         $2::text IS NOT NULL AND EXISTS (SELECT 1 FROM purchases p WHERE p.user_id = $2 AND p.course_id = c.id) AS purchased
+  FROM courses c
+  WHERE c.slug = $1 AND c.status = 'published' AND (c.publish_at IS NULL OR c.publish_at <= now())`
+
+export const lessonsSql = `
+  SELECT l.id, l.section_id, s.title AS section_title, l.title, l.is_preview,
+         CASE WHEN $2 OR l.is_preview THEN l.content_html END AS content_html
+  FROM lessons l LEFT JOIN sections s ON s.id = l.section_id
+  WHERE l.course_id = $1 AND l.status = 'published' AND (l.publish_at IS NULL OR l.publish_at <= now())
+  ORDER BY coalesce(s.position, 0), l.position`
+
+/** The viewer's user id, null when anonymous; throws `{ status: 401 }` for a token that does not verify. */
+export const viewerOf = async (authorization) => {
+  if (authorization === undefined || authorization === "") return null
+  const match = bearer.exec(authorization.trim())
+  if (match === null) throw { status: 401 }
+  let payload
+  try {
+    ;({ payload } = await jwtVerify(match[1], secret, verifyOptions))
+  } catch {
+    throw { status: 401 }
+  }
+  if (typeof payload.sub !== "string" || !userId.test(payload.sub) || unpaired.test(payload.sub)) throw { status: 401 }
+  return payload.sub
+}
+
+const lessonOf = (row, purchased, position) => {
+  const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
+  return {
+    id: row.id,
+    title: row.title,
+    position,
+    is_preview: row.is_preview,
+    access,
+    content_html: access === "locked" ? null : row.content_html,
+    video_url: null,
+    video_url_expires_at: null
+  }
+}
+
+/**
+ * The response for `slug` and `viewer`: `{ status, headers, body }`. Grouped as Coursekit
+ * groups: the loose lessons, then the sections in order (only those with a lesson shown),
+ * positions 1…n over what is shown.
+ */
+export const publicCourse = async (pool, slug, viewer, ifNoneMatch) => {
+  const courses = await pool.query(courseSql, [slug, viewer])
+  if (courses.rows.length === 0) return { status: 404, headers: { "content-type": "application/json" }, body: '{"status":404}' }
+  const course = courses.rows[0]
+  const purchased = course.purchased
+  const { rows } = await pool.query(lessonsSql, [course.id, purchased])
+  const loose = []
+  const sections = []
+  let current = null
+  for (const row of rows) {
+    if (row.section_id === null) {
+      loose.push(lessonOf(row, purchased, loose.length + 1))
+      continue
+    }
+    if (current === null || current.id !== row.section_id) {
+      current = { id: row.section_id, title: row.section_title, position: sections.length + 1, lessons: [] }
+      sections.push(current)
+    }
+    current.lessons.push(lessonOf(row, purchased, current.lessons.length + 1))
+  }
+  const body = JSON.stringify({
+    id: course.id,
+    title: course.title,
+    slug: course.slug,
+    content_html: course.content_html,
+    description: course.description,
+    thumbnail_url: course.thumbnail_key === null ? null : cdn + course.thumbnail_key.split("/").map(encodeURIComponent).join("/"),
+    purchased,
+    lessons: loose,
+    sections
+  })
+  const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`
+  const headers = {
+    etag,
+    "cache-control": viewer === null ? "public, no-cache" : "private, no-cache",
+    vary: "authorization"
+  }
+  const notModified = ifNoneMatch !== undefined &&
+    ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === etag)
+  if (notModified) return { status: 304, headers, body: "" }
+  return { status: 200, headers: { ...headers, "content-type": "application/json" }, body }
+}
