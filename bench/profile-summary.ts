@@ -17,6 +17,7 @@ interface CallFrame {
 interface ProfileNode {
   readonly id: number
   readonly callFrame: CallFrame
+  readonly children?: ReadonlyArray<number>
 }
 interface Profile {
   readonly nodes: ReadonlyArray<ProfileNode>
@@ -34,18 +35,30 @@ const packageOf = ({ functionName, url }: CallFrame) => {
   return url
 }
 
-const files = process.argv.slice(2)
+const keyOf = (frame: CallFrame) => {
+  const path = frame.url.replace(/^.*\/node_modules\//, "").replace(/^.*\/packages\//, "packages/")
+  return `${frame.functionName || "(anonymous)"}  ${path}${frame.url === "" ? "" : `:${frame.lineNumber + 1}`}`
+}
+
+// `--focus=<regexp>`: only the inclusive times of functions whose name or file matches.
+const focusArgument = process.argv.find((argument) => argument.startsWith("--focus="))
+const focus = focusArgument === undefined ? undefined : new RegExp(focusArgument.slice("--focus=".length))
+const files = process.argv.slice(2).filter((argument) => !argument.startsWith("--"))
 if (files.length === 0) {
   console.error("usage: profile-summary.ts <file.cpuprofile>…")
   process.exit(1)
 }
 const byFunction = new Map<string, { micros: number; pkg: string }>()
 const byPackage = new Map<string, number>()
+// Time with the function anywhere on the stack (counted once per sample).
+const inclusive = new Map<string, number>()
 let total = 0
 let idle = 0
 for (const file of files) {
   const profile: Profile = JSON.parse(readFileSync(file, "utf8"))
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parents = new Map<number, number>()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
   profile.samples.forEach((id, index) => {
     const micros = profile.timeDeltas[index] ?? 0
     const frame = nodes.get(id)!.callFrame
@@ -55,8 +68,10 @@ for (const file of files) {
     }
     total += micros
     const pkg = packageOf(frame)
-    const path = frame.url.replace(/^.*\/node_modules\//, "").replace(/^.*\/packages\//, "packages/")
-    const key = `${frame.functionName || "(anonymous)"}  ${path}${frame.url === "" ? "" : `:${frame.lineNumber + 1}`}`
+    const onStack = new Set<string>()
+    for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) onStack.add(keyOf(nodes.get(at)!.callFrame))
+    for (const key of onStack) inclusive.set(key, (inclusive.get(key) ?? 0) + micros)
+    const key = keyOf(frame)
     const entry = byFunction.get(key) ?? { micros: 0, pkg }
     entry.micros += micros
     byFunction.set(key, entry)
@@ -71,5 +86,11 @@ for (const [pkg, micros] of [...byPackage].sort((a, b) => b[1] - a[1])) {
 }
 console.log("\ntop 25 functions by self time")
 for (const [key, { micros }] of [...byFunction].sort((a, b) => b[1].micros - a[1].micros).slice(0, 25)) {
+  console.log(`${share(micros)}  ${key}`)
+}
+// Coursekit's and its dependencies' named functions (the runtime's own loop left out: it is on every stack).
+const runtime = /^(runLoop|evaluate|\(anonymous\)|\(root\)|processTicksAndRejections|runMicrotasks|listOnTimeout|processTimers) /
+console.log("\ntop 25 named functions by inclusive time (with their callees)")
+for (const [key, micros] of [...inclusive].filter(([key]) => !runtime.test(key) && (focus === undefined || focus.test(key))).sort((a, b) => b[1] - a[1]).slice(0, 25)) {
   console.log(`${share(micros)}  ${key}`)
 }
