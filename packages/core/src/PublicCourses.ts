@@ -45,14 +45,18 @@ export class PublicCourses extends Context.Service<PublicCourses, {
         // Asked on every request: a purchase or a refund counts at once.
         const purchased = viewer._tag === "User" && (yield* entitlements.hasPurchased(viewer.id, course.id))
         const rows = yield* lessons.listForViewer(course.id, purchased)
-        const shown = yield* Effect.forEach(rows, (row) =>
-          Effect.gen(function*() {
-            const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
-            // The repository already left locked bodies out; this is the second lock.
-            const open = access !== "locked"
-            // Signed on this request: a refund or a lesson made paid stops new URLs at once.
-            const video = open && row.video_key !== null ? yield* urls.urlOf(row.video_key) : null
-            const lesson: PublicLesson = {
+        // A loop in this generator rather than an effect per lesson: only a video needs one
+        // (this runs on the page every student opens).
+        const shown: Array<{ readonly sectionId: number | null; readonly lesson: PublicLesson }> = []
+        for (const row of rows) {
+          const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
+          // The repository already left locked bodies out; this is the second lock.
+          const open = access !== "locked"
+          // Signed on this request: a refund or a lesson made paid stops new URLs at once.
+          const video = open && row.video_key !== null ? yield* urls.urlOf(row.video_key) : null
+          shown.push({
+            sectionId: row.section_id,
+            lesson: {
               id: row.id,
               title: row.title,
               position: row.position,
@@ -62,8 +66,8 @@ export class PublicCourses extends Context.Service<PublicCourses, {
               video_url: video?.url ?? null,
               video_url_expires_at: video?.expiresAt ?? null
             }
-            return { sectionId: row.section_id, lesson }
-          }))
+          })
+        }
         // Grouped and numbered over what is shown: a hidden lesson or section leaves no gap.
         // The rows come in outline order, each with its section as read with it.
         const groupOf = (sectionId: number | null) =>

@@ -86,11 +86,14 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
           (request.method === "GET" || request.method === "HEAD") && catalogueRead.test(pathOf(request.url))
             ? { "cache-control": response.headers["cache-control"] ?? "no-cache", vary }
             : undefined,
-        audienceOf: (request) => {
-          const known = decided.get(request)
-          if (known !== undefined) return known
-          return Effect.onExit(resolve(request), (exit) => Effect.sync(() => decided.set(request, exit)))
-        }
+        // Suspended: the edge asks for it on every request, but only a list read runs it,
+        // and resolving hashes the bearer against the admin tokens.
+        audienceOf: (request) =>
+          Effect.suspend(() => {
+            const known = decided.get(request)
+            if (known !== undefined) return known
+            return Effect.onExit(resolve(request), (exit) => Effect.sync(() => decided.set(request, exit)))
+          })
       })
 
     })
