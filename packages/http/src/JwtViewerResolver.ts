@@ -73,7 +73,10 @@ export const make = (options: Options): Effect.Effect<ViewerResolver["Service"],
     if (options.jwksUrl !== undefined && !URL.canParse(options.jwksUrl)) {
       return yield* new JwtOptionsInvalid({ message: "The JWKS URL is not an absolute URL." })
     }
-    const secretKey = secret === undefined ? undefined : new TextEncoder().encode(secret)
+    // Imported once: handed the raw secret, jose imports it again for every token.
+    const secretKey = secret === undefined ? undefined : yield* Effect.promise(() =>
+      crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"])
+    )
     // Cached, and fetched again (at most once per cool-down) when a token names an unknown key.
     const jwks = options.jwksUrl === undefined
       ? undefined

@@ -36,7 +36,14 @@ describe("JwtViewerResolver", () => {
       const noExp = yield* Effect.promise(() =>
         new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("u-3").sign(new TextEncoder().encode(secret))
       )
-      for (const header of [`Bearer ${noExp}`, `Bearer ${yield* sign("bad\u0001sub")}`, "Bearer", "Token abc", `Bearer ${yield* sign("u", 1)}`]) {
+      // Another secret, and the same secret under another HMAC: refused (the key is imported once, for HS256).
+      const otherSecret = yield* Effect.promise(() =>
+        new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("u-4").setExpirationTime("5m").sign(new TextEncoder().encode(`${secret}-other`))
+      )
+      const hs512 = yield* Effect.promise(() =>
+        new SignJWT({}).setProtectedHeader({ alg: "HS512" }).setSubject("u-5").setExpirationTime("5m").sign(new TextEncoder().encode(secret))
+      )
+      for (const header of [`Bearer ${noExp}`, `Bearer ${yield* sign("bad\u0001sub")}`, "Bearer", "Token abc", `Bearer ${yield* sign("u", 1)}`, `Bearer ${otherSecret}`, `Bearer ${hs512}`]) {
         const error = yield* Effect.flip(resolver.resolve(requestWith(header)))
         assert.strictEqual(error._tag, "Unauthorized", header)
       }
