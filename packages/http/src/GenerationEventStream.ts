@@ -77,17 +77,28 @@ export const acceptsEventStream = (accept: string | undefined): boolean => {
 }
 
 /**
+ * The JSON Schema of an event's `data`, derived from its schema: the record itself, with
+ * the records it names referring to the document's components (where the contract's
+ * other schemas have put them).
+ */
+const dataSchemaOf = (schema: Schema.Top): unknown => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  const own = /^#\/\$defs\/(.+)$/.exec((document.schema as { $ref?: string }).$ref ?? "")?.[1]
+  const body = own === undefined ? document.schema : document.definitions[own]
+  return JSON.parse(JSON.stringify(body).replaceAll("\"#/$defs/", "\"#/components/schemas/"))
+}
+
+/**
  * The OpenAPI operation of `POST /admin/ai/generate` with the event stream as a second
  * representation of its 200 answer (HttpApi describes one per status).
  */
 export const describeGenerationEventStream = (operation: Record<string, any>): Record<string, any> => {
   const ok = operation.responses?.["200"]
   if (ok === undefined) return operation
-  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-  const event = (name: string, data: Record<string, unknown>) => ({
+  const event = (name: string, schema: Schema.Top) => ({
     type: "object",
     required: ["event", "data"],
-    properties: { event: { type: "string", enum: [name] }, data }
+    properties: { event: { type: "string", enum: [name] }, data: dataSchemaOf(schema) }
   })
   return {
     ...operation,
@@ -98,29 +109,13 @@ export const describeGenerationEventStream = (operation: Record<string, any>): R
         description: `${ok.description ?? ""} With Accept: text/event-stream, server-sent events instead: ` +
           "attempt (a GenerationAttempt as each try ends), html ({html}: the next sanitized top-level blocks, which " +
           "concatenate to done's html), then done (the GeneratedContent) or error (a problem: 502 with attempts when " +
-          "every model failed, or when one failed after HTML was sent; 503 when none is configured). Each data is one " +
-          "line of JSON; ': keep-alive' comments come every 15 s while nothing else does.",
+          "every model failed, or when one failed after HTML was sent; 503 when none is configured; 500 for a bug). Each " +
+          "data is one line of JSON; a ': keep-alive' comment comes every 15 s.",
         content: {
           ...ok.content,
           [generationEventStreamType]: {
             schema: {
-              oneOf: [
-                event("attempt", ref("GenerationAttempt")),
-                event("html", { type: "object", required: ["html"], properties: { html: { type: "string" } } }),
-                event("done", ref("GeneratedContent")),
-                event("error", {
-                  type: "object",
-                  required: ["type", "title", "status", "detail"],
-                  properties: {
-                    type: { type: "string" },
-                    title: { type: "string" },
-                    status: { type: "integer" },
-                    detail: { type: "string" },
-                    attempts: { type: "array", items: ref("GenerationAttempt") },
-                    errors: { type: "array", items: ref("ProblemIssue") }
-                  }
-                })
-              ]
+              oneOf: Object.entries(generationEvents).map(([name, schema]) => event(name, schema))
             }
           }
         }
