@@ -9,7 +9,7 @@
  * @since 0.2.0
  */
 import type { GenerateRequest } from "@coursekit/core"
-import { acceptsEventStream, generationEvents, GenerationStreamProblem, type GenerationStreamEvent } from "@coursekit/http/api"
+import { generationEvents, generationEventStreamType, GenerationStreamProblem, type GenerationStreamEvent } from "@coursekit/http/api"
 import { Effect, Schema, Stream } from "effect"
 import { Sse } from "effect/encoding"
 import { HttpClient, HttpClientRequest } from "effect/http"
@@ -77,7 +77,9 @@ export const streamGeneration = (
     )
     if (token !== undefined && token !== "") httpRequest = HttpClientRequest.bearerToken(httpRequest, token)
     const response = yield* Effect.mapError(client.execute(httpRequest), (error) => unreadable(`The request did not complete: ${error.message}`))
-    if (response.status !== 200 || !acceptsEventStream(response.headers["content-type"])) {
+    // A Content-Type, not an Accept header: only its media type counts.
+    const mediaType = (response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+    if (response.status !== 200 || mediaType !== generationEventStreamType) {
       const text = yield* Effect.orElseSucceed(response.text, () => "")
       const problem = yield* Effect.orElseSucceed(decodeProblem(text), () => ({
         type: "about:blank",
