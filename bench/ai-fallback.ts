@@ -21,8 +21,7 @@ import { OpenAiProvider } from "@coursekit/llm-openai"
 import { FakeOpenAiServer } from "@coursekit/llm-openai/testing"
 import { PgDatabase, PgProviderCooldowns } from "@coursekit/postgres"
 import { Duration, Effect, Exit, Layer, ManagedRuntime, Redacted, Scope } from "effect"
-import pg from "pg"
-import { withDatabase } from "./measure.ts"
+import { freshDatabase, withDatabase } from "./measure.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const database = `coursekit_bench_ai_${process.pid}`
@@ -52,10 +51,7 @@ const generator = (models: ReadonlyArray<Layer.Layer<LlmProvider>>, cooldowns: L
   )
 const secondaryOnly = generator([secondary], ProviderCooldowns.layerMemory)
 
-const admin = new pg.Client({ connectionString: serverUrl })
-await admin.connect()
-await admin.query(`DROP DATABASE IF EXISTS ${database}`)
-await admin.query(`CREATE DATABASE ${database}`)
+const dropDatabase = await freshDatabase(serverUrl, database)
 const variants = [
   { name: "cool-downs in the process", runtime: generator([primary, secondary], ProviderCooldowns.layerMemory) },
   {
@@ -128,6 +124,5 @@ try {
   for (const variant of variants) await variant.runtime.dispose()
   await secondaryOnly.dispose()
   await Effect.runPromise(Scope.close(scope, Exit.void))
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-  await admin.end()
+  await dropDatabase()
 }

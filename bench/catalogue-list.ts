@@ -13,7 +13,7 @@
  * process; rounds alternate the order so no server always runs on a warmer machine.
  */
 import pg from "pg"
-import { load, type LoadResult, memoryOf, seededRandom, startServer, stopServer, withDatabase } from "./measure.ts"
+import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, startServer, stopServer, withDatabase } from "./measure.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -50,10 +50,7 @@ interface Sample extends LoadResult {
   readonly peakMiB: number
 }
 
-const admin = new pg.Client({ connectionString: serverUrl })
-await admin.connect()
-await admin.query(`DROP DATABASE IF EXISTS ${database}`)
-await admin.query(`CREATE DATABASE ${database}`)
+const dropDatabase = await freshDatabase(serverUrl, database)
 try {
   // Coursekit's first start migrates the database; then it is seeded for everyone.
   const first = await startServer("coursekit", servers[0].script, servers[0].env, 4100)
@@ -117,6 +114,5 @@ try {
       `${throughputOk ? "met" : "MISSED"}; p99 ≤ 1.5× bare (${(coursekit.p99 / bare.p99).toFixed(2)}×): ${latencyOk ? "met" : "MISSED"}`
   )
 } finally {
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-  await admin.end()
+  await dropDatabase()
 }

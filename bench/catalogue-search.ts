@@ -16,7 +16,7 @@
  * named `-1c`).
  */
 import pg from "pg"
-import { load, type LoadResult, memoryOf, seededRandom, startServer, stopServer, withDatabase } from "./measure.ts"
+import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, startServer, stopServer, withDatabase } from "./measure.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -109,10 +109,7 @@ interface Sample extends LoadResult {
   readonly rssMiB: number
 }
 
-const admin = new pg.Client({ connectionString: serverUrl })
-await admin.connect()
-await admin.query(`DROP DATABASE IF EXISTS ${database}`)
-await admin.query(`CREATE DATABASE ${database}`)
+const dropDatabase = await freshDatabase(serverUrl, database)
 try {
   // The first start migrates the database; the courses are then written by plain SQL.
   await stopServer(await startServer("coursekit", script, coursekitEnv, 4600))
@@ -188,6 +185,5 @@ try {
     )
   }
 } finally {
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-  await admin.end()
+  await dropDatabase()
 }

@@ -6,11 +6,27 @@ import autocannon from "autocannon"
 import { type ChildProcess, spawn } from "node:child_process"
 import { openSync, readFileSync } from "node:fs"
 import { resolve } from "node:path"
+import pg from "pg"
 
 export const root = resolve(import.meta.dirname, "..")
 
 /** A pseudo-random generator in [0, 1) from `seed`: the same data and requests on every run. */
 export const seededRandom = (seed: number) => () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+
+/**
+ * Creates the database `name` on the PostgreSQL server at `serverUrl`, empty (a copy a
+ * crashed run left is dropped first); answers the function that drops it again.
+ */
+export const freshDatabase = async (serverUrl: string, name: string): Promise<() => Promise<void>> => {
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`)
+  await admin.query(`CREATE DATABASE ${name}`)
+  return async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end()
+  }
+}
 
 /** `url` (a PostgreSQL server's) naming the database `name` instead. */
 export const withDatabase = (url: string, name: string) => {

@@ -20,7 +20,7 @@ import pg from "pg"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer } from "./measure.ts"
+import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer } from "./measure.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -96,10 +96,7 @@ const loadRow = async (row: Row) => {
   row.result = result
 }
 
-const admin = new pg.Client({ connectionString: serverUrl })
-await admin.connect()
-await admin.query(`DROP DATABASE IF EXISTS ${database}`)
-await admin.query(`CREATE DATABASE ${database}`)
+const dropDatabase = await freshDatabase(serverUrl, database)
 const rows: Array<Row> = []
 try {
   console.log(
@@ -165,6 +162,5 @@ try {
   await Promise.all(rows.filter((row) => row.server.child.exitCode === null).map((row) => stopServer(row.server)))
   rmSync(dataDir, { recursive: true, force: true })
   rmSync(firstStartDir, { recursive: true, force: true })
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-  await admin.end()
+  await dropDatabase()
 }

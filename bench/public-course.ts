@@ -28,7 +28,7 @@
  */
 import { createHmac } from "node:crypto"
 import pg from "pg"
-import { load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -293,10 +293,7 @@ interface Sample extends LoadResult {
   readonly peakMiB: number
 }
 
-const admin = new pg.Client({ connectionString: serverUrl })
-await admin.connect()
-await admin.query(`DROP DATABASE IF EXISTS ${database}`)
-await admin.query(`CREATE DATABASE ${database}`)
+const dropDatabase = await freshDatabase(serverUrl, database)
 try {
   // Coursekit's first start migrates; its next start indexes the courses written by SQL.
   await stopServer(await startServer("coursekit", servers[0].script, servers[0].env, 4180))
@@ -368,8 +365,7 @@ try {
 
   if (!checkOnly) report(samples)
 } finally {
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-  await admin.end()
+  await dropDatabase()
 }
 
 function report(samples: Map<string, Array<Sample>>) {

@@ -13,12 +13,11 @@ import { FileUrl, MediaUrls, Uploads } from "@coursekit/core"
 import { PgCourseRepo, PgDatabase, PgLessonRepo, PgUploadRepo } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import pg from "pg"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { root } from "./measure.ts"
+import { freshDatabase, root } from "./measure.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const samples = Number(process.env.BENCH_SAMPLES ?? 3000)
@@ -44,9 +43,7 @@ const endpoint = await new Promise<string>((resolve, reject) => {
 
 // --- the database ------------------------------------------------------------------------
 const database = `coursekit_bench_upload_${process.pid}`
-const admin = new pg.Client({ connectionString: serverUrl })
-await admin.connect()
-await admin.query(`CREATE DATABASE ${database}`)
+const dropDatabase = await freshDatabase(serverUrl, database)
 const databaseUrl = new URL(serverUrl)
 databaseUrl.pathname = `/${database}`
 
@@ -135,6 +132,5 @@ try {
   s3rver.stdin.end()
   await new Promise((done) => s3rver.once("exit", done))
   rmSync(directory, { recursive: true, force: true })
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-  await admin.end()
+  await dropDatabase()
 }
