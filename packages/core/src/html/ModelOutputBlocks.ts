@@ -140,10 +140,11 @@ export const modelOutputBlocks = (sanitizeTree: (html: string) => Root): ModelOu
       return unsent(pieces(sanitizeTree(answer.slice(0, settled)), true))
     },
     end: () => {
-      const tree = sanitizeTree(answer)
-      const html = serializeHtml(tree)
+      // A fragment serializes as its top-level nodes one after the other: the pieces are the whole.
+      const all = pieces(sanitizeTree(answer), false)
+      const html = all.join("")
       if (diverged || !html.startsWith(sent)) return { blocks: [], html, diverged: true }
-      return { blocks: unsent(pieces(tree, false)), html, diverged: false }
+      return { blocks: unsent(all), html, diverged: false }
     }
   }
 }
