@@ -229,7 +229,6 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
         /** Each step's cool-down key, by step index. */
         const keys = cooldownKeys(chain.steps.map((step) => step.model))
         const streamTimeout = options.streamTimeout ?? Duration.minutes(10)
-        const timedOut = () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `no answer within ${Duration.format(timeout)}` }))
 
         /** How one step's try ended: its HTML and usage, or why it failed (`sent`: whether HTML went out). */
         type Tried =
@@ -240,7 +239,10 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
         /** The whole answer of one model, sanitized. */
         const tryWhole = (model: LlmProvider["Service"], prompt: string): Effect.Effect<Tried> =>
           model.generate({ prompt, system }).pipe(
-            Effect.timeoutOrElse({ duration: timeout, orElse: timedOut }),
+            Effect.timeoutOrElse({
+              duration: timeout,
+              orElse: () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `no answer within ${Duration.format(timeout)}` }))
+            }),
             Effect.flatMap((answer) =>
               Effect.map(sanitizer.sanitizeModelOutput(answer.text), (html): Tried =>
                 html.trim() === "" ? { _tag: "Empty", usage: answer.usage } : { _tag: "Served", html, usage: answer.usage })
