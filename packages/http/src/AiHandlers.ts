@@ -13,6 +13,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { CoursekitApi } from "./CoursekitApi.ts"
 import { problemOf, problems } from "./DomainProblems.ts"
 import { acceptsEventStream, generationEventStreamType } from "./GenerationEventStream.ts"
+import { unexpectedErrorDetail } from "./EdgeMiddleware.ts"
 import { problemBody } from "./Problems.ts"
 
 /** How often a comment is sent, so that proxies keep a connection open while a slow model thinks. */
@@ -35,7 +36,7 @@ const eventStream = (generator: ContentGenerator["Service"], request: GenerateRe
     Stream.catchDefect((defect) =>
       Stream.fromEffect(Effect.as(
         Effect.logError("unhandled failure", defect),
-        frame("error", problemBody(500, "An unexpected error occurred. It has been logged."))
+        frame("error", problemBody(500, unexpectedErrorDetail))
       ))
     )
   )

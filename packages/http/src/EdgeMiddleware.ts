@@ -17,6 +17,9 @@ import { maxBodySize } from "./RequestLimits.ts"
 import { pathOf } from "./RequestPath.ts"
 import { RouteTable } from "./RouteTable.ts"
 
+/** The detail of a 500: the cause goes to the log only, never into an answer. */
+export const unexpectedErrorDetail = "An unexpected error occurred. It has been logged."
+
 /** A problem response with the status's title. */
 export const problem = (status: number, detail: string) => ProblemDetails.toResponse(problemBody(status, detail))
 
@@ -66,7 +69,7 @@ const problemFallback = <E, R>(
       // The cause goes to the log only: a 500 body never carries internals.
       return Effect.as(
         Effect.logError("unhandled failure", cause),
-        problem(500, "An unexpected error occurred. It has been logged.")
+        problem(500, unexpectedErrorDetail)
       )
     }),
     Effect.map((response) => {
