@@ -132,10 +132,14 @@ export interface CoursePageRequest {
   readonly audience: CatalogueAudience
 }
 
-/** One page of the course list and the cursor of the next page, if any. */
+/**
+ * One page of the course list, the cursor of the next page, if any, and the catalogue
+ * `version` the page was read at (see `Courses.version`).
+ */
 export interface CoursePage {
   readonly items: ReadonlyArray<CourseListItem>
   readonly next: CourseId | undefined
+  readonly version: string
 }
 
 /** No course has this id. */

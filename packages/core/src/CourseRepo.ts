@@ -32,6 +32,12 @@ export interface CourseListRequest {
   readonly audience: CatalogueAudience
 }
 
+/** Rows of the course list and the catalogue version they were read at (see `CourseRepo.list`). */
+export interface CourseListRows {
+  readonly rows: ReadonlyArray<CourseListRow>
+  readonly version: string
+}
+
 /** What the use cases hand the repository to create a course. */
 export interface NewCourse extends CourseInsert {
   /** Base slug from {@link Slug.fromTitle}; may be `""`. */
@@ -55,7 +61,9 @@ const changedFields = RecordVariants.pick(CourseChanges)
  * `list` returns rows with `id >= cursor` (all rows without a cursor) in ascending id
  * order, at most `limit` of them, of the courses its `audience` sees: for the public,
  * those published with `publish_at` null or passed, by the store's clock (see
- * `Publishing.isVisibleAt`); for admins all, or those matching the status filter.
+ * `Publishing.isVisibleAt`); for admins all, or those matching the status filter. With
+ * them it answers the `version` of the very state it read them from (one snapshot), so
+ * a cache can keep the page under that version without reading the version first.
  * `findById` and `findBySlug` with `visibleOnly` fail as for a missing course when the
  * course is not visible: a hidden course is not even read into the answer.
  *
@@ -91,7 +99,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
   insert(course: NewCourse): Effect.Effect<CourseRecord, PersistenceError>
   findById(id: CourseId, lookup?: CourseLookup): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   findBySlug(slug: string, lookup?: CourseLookup): Effect.Effect<CourseRecord, CourseSlugNotFound | PersistenceError>
-  list(request: CourseListRequest): Effect.Effect<ReadonlyArray<CourseListRow>, PersistenceError>
+  list(request: CourseListRequest): Effect.Effect<CourseListRows, PersistenceError>
   search(request: CourseSearchRequest): Effect.Effect<ReadonlyArray<CourseSearchRow>, PersistenceError>
   update(id: CourseId, changes: CourseChanges): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   delete(id: CourseId): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
@@ -152,7 +160,8 @@ export class CourseRepo extends Context.Service<CourseRepo, {
       })
 
       const list = Effect.fn("CourseRepo.list")(function*(request: CourseListRequest) {
-        const { courses } = yield* Ref.get(state)
+        const current = yield* Ref.get(state)
+        const { courses } = current
         const now = yield* DateTime.now
         const { audience } = request
         const shown = (record: CourseRecord) =>
@@ -167,7 +176,8 @@ export class CourseRepo extends Context.Service<CourseRepo, {
           if (record.id < from || !shown(record)) continue
           rows.push(listRow(record))
         }
-        return rows
+        const listed: CourseListRows = { rows, version: versionOf(current, now) }
+        return listed
       })
 
       const search = Effect.fn("CourseRepo.search")(function*(request: CourseSearchRequest) {
@@ -222,16 +232,18 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         if (token === undefined) releaseTokens.set(at, token = globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16))
         return token
       }
-      const version = Effect.gen(function*() {
-        const current = yield* Ref.get(state)
-        const now = DateTime.toEpochMillis(yield* DateTime.now)
+      function versionOf(current: State, at: DateTime.Utc) {
+        const now = DateTime.toEpochMillis(at)
         let nextRelease = Infinity
         for (const record of current.courses.values()) {
           if (record.status !== "published" || record.publish_at === null) continue
-          const at = DateTime.toEpochMillis(record.publish_at)
-          if (at > now && at < nextRelease) nextRelease = at
+          const releaseAt = DateTime.toEpochMillis(record.publish_at)
+          if (releaseAt > now && releaseAt < nextRelease) nextRelease = releaseAt
         }
         return nextRelease === Infinity ? String(current.version) : `${current.version}.${releaseToken(nextRelease)}`
+      }
+      const version = Effect.gen(function*() {
+        return versionOf(yield* Ref.get(state), yield* DateTime.now)
       })
 
       return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, version })

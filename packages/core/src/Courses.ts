@@ -43,7 +43,7 @@ import { Uploads } from "./Uploads.ts"
  *
  * `version` changes with every committed change to the catalogue, wherever it was made,
  * and when a scheduled course becomes visible; caches of list pages key on it (see
- * `CourseRepo`).
+ * `CourseRepo`). A page carries the version it was read at, from the same snapshot.
  *
  * Reads take the audience: the public sees the courses visible now (published, and
  * `publish_at` null or passed: drafts and scheduled courses are not found), admins see
@@ -97,7 +97,7 @@ export class Courses extends Context.Service<Courses, {
 
       const list = Effect.fn("Courses.list")(function*(request: CoursePageRequest) {
         // One row past the page tells whether a next page exists, and where it starts.
-        const rows = yield* repo.list({ cursor: request.cursor, limit: request.limit + 1, audience: request.audience })
+        const { rows, version } = yield* repo.list({ cursor: request.cursor, limit: request.limit + 1, audience: request.audience })
         const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
         const admin = request.audience._tag === "Admin"
         const items: Array<CourseListItem> = pageRows.map((row) => {
@@ -109,7 +109,7 @@ export class Courses extends Context.Service<Courses, {
           }
           return admin ? { ...item, status: row.status, publish_at: row.publish_at } : item
         })
-        const page: CoursePage = { items, next: rows.length > request.limit ? rows[request.limit]!.id : undefined }
+        const page: CoursePage = { items, next: rows.length > request.limit ? rows[request.limit]!.id : undefined, version }
         return page
       })
 

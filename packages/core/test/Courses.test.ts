@@ -42,7 +42,7 @@ describe("Courses", () => {
       assert.deepStrictEqual(exact.items.map((item) => item.id), [5, 6, 7])
       assert.isUndefined(exact.next)
       const beyond = yield* catalogue.list({ cursor: 99 as CourseId, limit: 3, audience: publicAudience })
-      assert.deepStrictEqual(beyond, { items: [], next: undefined })
+      assert.deepStrictEqual(beyond, { items: [], next: undefined, version: yield* catalogue.version })
     }).pipe(withCourses))
 
   it.effect("update keeps the slug; delete makes the course unknown", () =>

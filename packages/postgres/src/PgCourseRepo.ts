@@ -22,6 +22,7 @@ import {
   CourseSlugNotFound,
   type CourseListRequest,
   CourseListRow,
+  type CourseListRows,
   type CourseLookup,
   CourseRecord,
   type CourseSearchRequest,
@@ -57,6 +58,12 @@ const encodeChanges = Schema.encodeSync(CourseChanges)
  */
 export const visibleNow = (sql: SqlClient.SqlClient) => sql`status = 'published' AND (publish_at IS NULL OR publish_at <= now())`
 const decodeIds = Schema.decodeUnknownEffect(Schema.NonEmptyArray(Schema.Struct({ id: CourseId })))
+
+/** A row of the list statement: the version, and a course's columns (null when the page is empty). */
+interface ListedRow {
+  readonly version: string
+  readonly id: number | null
+}
 
 /** An insert lost its slug to a concurrent insert of another base; it is retried. */
 class SlugTaken extends Data.TaggedError("SlugTaken") {}
@@ -145,14 +152,25 @@ export const make = () => Effect.gen(function*() {
     }
   }
 
+  // One statement, so one snapshot: the version is the one the rows were read at (the
+  // token function is STABLE, so it reads with the statement's snapshot). Called in FROM
+  // it runs once; as a subquery's column it was pulled up and run once per row. The left
+  // join keeps the version row when the page is empty.
   const list = Effect.fn("CourseRepo.list")(function*(request: CourseListRequest) {
-    return yield* sql`
-      SELECT id, title, slug, thumbnail_key, status, publish_at FROM courses
-      WHERE id >= ${request.cursor ?? 0} ${shownTo(request)}
-      ORDER BY id
-      LIMIT ${request.limit}
-    `.pipe(Effect.flatMap(decodeListRows), Effect.mapError(persistenceError("list courses")))
-  }, bounded(timeout, "list courses"))
+    const rows = yield* sql<ListedRow>`
+      SELECT listed.version, page.id, page.title, page.slug, page.thumbnail_key, page.status, page.publish_at
+      FROM coursekit_catalogue_token() AS listed(version)
+      LEFT JOIN LATERAL (
+        SELECT id, title, slug, thumbnail_key, status, publish_at FROM courses
+        WHERE id >= ${request.cursor ?? 0} ${shownTo(request)}
+        ORDER BY id
+        LIMIT ${request.limit}
+      ) AS page ON true
+      ORDER BY page.id
+    `
+    const listed: CourseListRows = { rows: yield* decodeListRows(rows[0]!.id === null ? [] : rows), version: rows[0]!.version }
+    return listed
+  }, Effect.mapError(persistenceError("list courses")), bounded(timeout, "list courses"))
 
   const search = Effect.fn("CourseRepo.search")(function*(request: CourseSearchRequest) {
     const { after } = request

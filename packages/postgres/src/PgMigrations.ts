@@ -18,6 +18,7 @@ import publishing from "./migrations/0008_publishing.ts"
 import sections from "./migrations/0009_sections.ts"
 import courseSearch from "./migrations/0010_course_search.ts"
 import providerCooldowns from "./migrations/0011_provider_cooldowns.ts"
+import cataloguePerStatement from "./migrations/0012_catalogue_version_per_statement.ts"
 import { indexMissing } from "./PgCourseSearch.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
@@ -32,7 +33,8 @@ export const migrations = {
   "0008_publishing": publishing,
   "0009_sections": sections,
   "0010_course_search": courseSearch,
-  "0011_provider_cooldowns": providerCooldowns
+  "0011_provider_cooldowns": providerCooldowns,
+  "0012_catalogue_version_per_statement": cataloguePerStatement
 }
 
 /** Table where applied migrations are recorded. */

@@ -118,12 +118,12 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           for (let i = 0; i < 5; i++) {
             ids.push((yield* repo.insert({ ...publishedNow, title: unique("Page"), slugBase: unique("page").replace(" ", "-"), content_html: "<p>body</p>" })).id)
           }
-          const first = yield* repo.list({ cursor: ids[0], limit: 3, audience: adminAudience() })
+          const { rows: first } = yield* repo.list({ cursor: ids[0], limit: 3, audience: adminAudience() })
           assert.deepStrictEqual(first.map((row) => row.id), ids.slice(0, 3))
-          const second = yield* repo.list({ cursor: ids[3], limit: 3, audience: adminAudience() })
+          const { rows: second } = yield* repo.list({ cursor: ids[3], limit: 3, audience: adminAudience() })
           assert.deepStrictEqual(second.slice(0, 2).map((row) => row.id), ids.slice(3, 5))
           assert.deepStrictEqual(Object.keys(first[0]!).sort(), ["id", "publish_at", "slug", "status", "thumbnail_key", "title"])
-          const all = yield* repo.list({ cursor: undefined, limit: 1, audience: adminAudience() })
+          const { rows: all } = yield* repo.list({ cursor: undefined, limit: 1, audience: adminAudience() })
           assert.strictEqual(all.length, 1)
           assert.isAtMost(all[0]!.id, ids[0]!)
         }))
@@ -131,8 +131,8 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
       it.effect("a cursor past the data gives an empty page", () =>
         Effect.gen(function*() {
           const repo = yield* CourseRepo
-          const rows = yield* repo.list({ cursor: 2_000_000_000 as CourseId, limit: 10, audience: adminAudience() })
-          assert.deepStrictEqual(rows, [])
+          const listed = yield* repo.list({ cursor: 2_000_000_000 as CourseId, limit: 10, audience: adminAudience() })
+          assert.deepStrictEqual(listed, { rows: [], version: yield* repo.version })
         }))
 
       it.effect("update changes title and body, keeps the slug, moves updated_at", () =>
@@ -164,7 +164,7 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           const key = `courses/${created.id}/00000000-0000-4000-8000-000000000000.png`
           assert.strictEqual((yield* repo.update(created.id, { thumbnail_key: key })).thumbnail_key, key)
           assert.strictEqual((yield* repo.update(created.id, { title: "Renamed" })).thumbnail_key, key)
-          const listed = yield* repo.list({ cursor: created.id, limit: 1, audience: adminAudience() })
+          const { rows: listed } = yield* repo.list({ cursor: created.id, limit: 1, audience: adminAudience() })
           assert.strictEqual(listed[0]!.thumbnail_key, key)
           assert.isNull((yield* repo.update(created.id, { thumbnail_key: null })).thumbnail_key)
         }))
@@ -222,6 +222,21 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           assert.strictEqual(yield* repo.version, v3)
         }))
 
+      it.effect("list answers the version it read its rows at: the same as version with no write between, a new one after a write", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const created = yield* repo.insert({ ...publishedNow, title: "listed version", slugBase: unique("listed-version").replace(" ", "-"), content_html: "" })
+          const before = yield* repo.version
+          for (const audience of [publicAudience, adminAudience(), adminAudience("draft")]) {
+            assert.strictEqual((yield* repo.list({ cursor: created.id, limit: 2, audience })).version, before)
+          }
+          yield* repo.update(created.id, { title: "listed version, renamed" })
+          const after = yield* repo.list({ cursor: created.id, limit: 2, audience: publicAudience })
+          assert.notStrictEqual(after.version, before)
+          assert.strictEqual(after.version, yield* repo.version)
+          assert.strictEqual(after.rows[0]!.title, "listed version, renamed")
+        }))
+
       it.effect("the public sees published courses whose publish_at passed; admins see all, and filter by status", () =>
         Effect.gen(function*() {
           const repo = yield* CourseRepo
@@ -241,7 +256,7 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           assert.isNull(draft.publish_at)
           assert.strictEqual(DateTime.toEpochMillis(scheduled.publish_at!), DateTime.toEpochMillis(DateTime.add(now, day)))
           const ids = (rows: ReadonlyArray<{ readonly id: CourseId }>) => rows.map((row) => row.id)
-          const page = (audience: CatalogueAudience) => Effect.map(repo.list({ cursor: draft.id, limit: 50, audience }), ids)
+          const page = (audience: CatalogueAudience) => Effect.map(repo.list({ cursor: draft.id, limit: 50, audience }), ({ rows }) => ids(rows))
           const mine = [draft.id, draftDated.id, scheduled.id, released.id, published.id]
           const ofMine = (listed: ReadonlyArray<CourseId>) => listed.filter((id) => mine.includes(id))
           assert.deepStrictEqual(ofMine(yield* page(publicAudience)), [released.id, published.id])
@@ -249,7 +264,7 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           assert.deepStrictEqual(ofMine(yield* page(adminAudience("draft"))), [draft.id, draftDated.id])
           assert.deepStrictEqual(ofMine(yield* page(adminAudience("published"))), [released.id, published.id])
           assert.deepStrictEqual(ofMine(yield* page(adminAudience("scheduled"))), [scheduled.id])
-          const listed = (yield* repo.list({ cursor: scheduled.id, limit: 1, audience: adminAudience() }))[0]!
+          const listed = (yield* repo.list({ cursor: scheduled.id, limit: 1, audience: adminAudience() })).rows[0]!
           assert.strictEqual(listed.status, "published")
           assert.strictEqual(DateTime.toEpochMillis(listed.publish_at!), DateTime.toEpochMillis(scheduled.publish_at!))
           for (const hidden of [draft, draftDated, scheduled]) {
@@ -294,14 +309,18 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           const before = yield* repo.version
           assert.strictEqual((yield* Effect.flip(repo.findById(course.id, { visibleOnly: true })))._tag, "CourseNotFound")
           const publicPage = repo.list({ cursor: course.id, limit: 1, audience: publicAudience })
-          assert.notInclude((yield* publicPage).map((row) => row.id), course.id)
+          const hidden = yield* publicPage
+          assert.notInclude(hidden.rows.map((row) => row.id), course.id)
+          assert.strictEqual(hidden.version, before)
           // No write happens: only the passing of publish_at can change what is read.
           // The in-memory store reads the test clock; a database reads its own.
           yield* TestClock.adjust(Duration.millis(1800))
           yield* Effect.sleep(Duration.millis(1800)).pipe(TestClock.withLive)
           assert.deepStrictEqual(yield* repo.findById(course.id, { visibleOnly: true }), course)
-          assert.deepStrictEqual((yield* publicPage).map((row) => row.id), [course.id])
-          assert.notStrictEqual(yield* repo.version, before)
+          const shown = yield* publicPage
+          assert.deepStrictEqual(shown.rows.map((row) => row.id), [course.id])
+          assert.notStrictEqual(shown.version, before)
+          assert.strictEqual(shown.version, yield* repo.version)
         }), 20_000)
 
       it.effect("delete removes the course; missing ids fail with CourseNotFound", () =>
