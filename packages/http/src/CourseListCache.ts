@@ -1,27 +1,33 @@
 /**
- * A cache of encoded `GET /courses` responses, keyed on the catalogue's version.
+ * The public's course list pages: served from a cache of encoded `GET /courses`
+ * responses keyed on the catalogue's version, and read in one round trip when not cached.
  *
- * Every list request reads the version (one primary-key read); a change to any course,
- * by any instance or any other database client, commits a new version in the same
- * transaction. So a response is served from the cache only if nothing has changed since
- * it was produced — on every instance, with no window. A hit skips request decoding, the
- * list query and response encoding. The ETag is derived from the version and the page,
- * so `If-None-Match` is answered 304 without producing the page at all. When the version
- * cannot be read, the answer is the 503 problem the API would give, without asking it.
+ * Every page the cache may answer costs one statement: a page in the cache (or a request
+ * with `If-None-Match`) reads the version (one primary-key read) and is answered 304 or
+ * from the cache when nothing has changed since it was produced; a change to any
+ * course, by any instance or any other database client, commits a new version in the
+ * same transaction, so there is no window. A page not in the cache is read with the
+ * version it was read at, in one statement and one snapshot (`Courses.list`), and kept
+ * under that version. The ETag is derived from the version and the page, so
+ * `If-None-Match` is answered 304 without producing the page at all. When the store
+ * cannot be read, the answer is the 503 problem the API would give.
  *
- * Only the public's pages are kept and served: a request is served from the cache only
- * when its reader resolves to the public (`CatalogueReaders`, as the API decides), so an
- * admin's page (drafts included) is never kept and an admin never gets a public page. A
- * request the API would refuse (bad credentials) or that asks for an admin's filter goes
- * to the API. The version also changes when a scheduled course's `publish_at` passes, so
- * the course is listed from that instant on, on every instance.
+ * Only the public's pages are served here: a request is served here only when its
+ * reader resolves to the public (`CatalogueReaders`, as the API decides), so an admin's
+ * page (drafts included) is never kept and an admin never gets a public page. A request
+ * the API would refuse (bad credentials, a malformed page), or that asks for an admin's
+ * filter, goes to the API. A page is written as the API writes it: its items encoded by
+ * the contract's `CourseListItem` and the same `Link` header (the tests compare the
+ * two byte for byte). The version also changes when a scheduled course's `publish_at`
+ * passes, so the course is listed from that instant on, on every instance.
  *
  * @since 0.1.0
  */
-import { Courses, maxPageSize } from "@coursekit/core"
-import { Context, Effect, Layer } from "effect"
+import { type CourseId, CourseListItem, type CoursePage, Courses, defaultPageSize, maxPageSize, publicAudience } from "@coursekit/core"
+import { Context, Effect, Layer, Schema } from "effect"
 import { HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { problemOf } from "./DomainProblems.ts"
+import { nextLink } from "./NextPageLink.ts"
 import { pathOf } from "./RequestPath.ts"
 
 /** Options of {@link CourseListCache.layer}. */
@@ -41,12 +47,19 @@ const listPath = "/courses"
 const revalidate = "no-cache"
 const positiveInt = /^[1-9][0-9]{0,9}$/
 
+/** A public list page: its cursor and size, and its key in the cache, `cursor.limit`. */
+interface Page {
+  readonly key: string
+  readonly cursor: CourseId | undefined
+  readonly limit: number
+}
+
 /**
- * The page a list URL asks for, as `cursor.limit`, or undefined when the query is not one
- * the API would accept (the request then goes to the API, which answers 400). Other
- * parameters do not change the response, so they do not change the key.
+ * The page a list URL asks for, or undefined when the query is not one the API would
+ * accept (the request then goes to the API, which answers 400). Other parameters do not
+ * change the response, so they do not change the key.
  */
-const pageOf = (url: string): string | undefined => {
+const pageOf = (url: string): Page | undefined => {
   const query = url.indexOf("?")
   const params = new URLSearchParams(query === -1 ? "" : url.slice(query + 1))
   const cursor = params.getAll("cursor")
@@ -56,8 +69,23 @@ const pageOf = (url: string): string | undefined => {
   if (limit.length === 1 && (!positiveInt.test(limit[0]!) || Number(limit[0]) > maxPageSize)) return undefined
   // A filter is for admins only: such a request is never a public page.
   if (params.has("status")) return undefined
-  return `${cursor[0] ?? "0"}.${limit[0] ?? "10"}`
+  const page = { cursor: cursor[0] ?? "0", limit: limit[0] ?? String(defaultPageSize) }
+  return {
+    key: `${page.cursor}.${page.limit}`,
+    cursor: page.cursor === "0" ? undefined : Number(page.cursor) as CourseId,
+    limit: Number(page.limit)
+  }
 }
+
+/** What a list request brings: its URL, its validator and where the API is mounted. */
+interface PageRequest {
+  readonly url: string
+  readonly ifNoneMatch: string | undefined
+  readonly prefix: string
+}
+
+const encodeItems = Schema.encodeSync(Schema.Array(CourseListItem))
+const utf8 = new TextEncoder()
 
 /** Whether `If-None-Match` names `etag` (RFC 9110 §13.1.2: weak comparison, a list of tags, or "*"). */
 export const matchesIfNoneMatch = (ifNoneMatch: string | undefined, etag: string) =>
@@ -67,15 +95,16 @@ export const matchesIfNoneMatch = (ifNoneMatch: string | undefined, etag: string
     return trimmed === "*" || trimmed.replace(/^W\//, "") === etag
   })
 
-/** Serves and fills the list cache around the routes (see `EdgeMiddleware`). */
+/** Serves the public's list pages around the routes (see `EdgeMiddleware`). */
 export class CourseListCache extends Context.Service<CourseListCache, {
   /**
    * For `GET /courses?…` read by the public (`audience` succeeds with `"public"`):
-   * answers 304 or from the cache when the catalogue has not changed, else runs `app`
-   * and keeps its 200 response. Other requests go to `app`.
+   * answers 304 or from the cache when the catalogue has not changed, else reads the
+   * page and keeps it; `prefix` is where the API is mounted (for the `Link` header).
+   * Other requests go to `app`.
    */
   around<E, R, E2>(
-    request: { readonly method: string; readonly url: string; readonly ifNoneMatch: string | undefined },
+    request: PageRequest & { readonly method: string },
     audience: Effect.Effect<"admin" | "public", E2>,
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -88,10 +117,17 @@ export class CourseListCache extends Context.Service<CourseListCache, {
         const catalogue = yield* Courses
         const maxEntries = options.maxEntries ?? 10_000
         const maxBytes = options.maxBytes ?? 16 * 1024 * 1024
-        // Entries of the version last seen; a newer version empties the cache.
+        // Entries of the version last seen; another version empties the cache.
         let cachedVersion = ""
         const entries = new Map<string, Entry>()
         let bytes = 0
+
+        const seen = (version: string) => {
+          if (version === cachedVersion) return
+          cachedVersion = version
+          entries.clear()
+          bytes = 0
+        }
 
         const keep = (page: string, entry: Entry) => {
           if (maxEntries === 0 || entry.body.length > maxBytes) return
@@ -104,60 +140,72 @@ export class CourseListCache extends Context.Service<CourseListCache, {
           bytes += entry.body.length
         }
 
+        const validatorsOf = (version: string, page: Page) => ({ etag: `"${version}.${page.key}"`, "cache-control": revalidate })
+        const notModified = (validators: Record<string, string>) => HttpServerResponse.empty({ status: 304, headers: validators })
+        // Without the store nothing can be checked or read: the API's 503 problem.
+        const unavailable = (error: Parameters<typeof problemOf>[0]) => Effect.flatMap(problemOf(error), HttpServerRespondable.toResponse)
+
+        // The page as the API writes it, kept under the version it was read at.
+        const written = (
+          listed: CoursePage,
+          page: Page,
+          validators: Record<string, string>,
+          request: { readonly url: string; readonly prefix: string }
+        ) => {
+          const headers: Record<string, string> = { "content-type": "application/json", ...validators }
+          if (listed.next !== undefined) headers.link = nextLink(listed.next, { prefix: request.prefix, url: request.url, limit: page.limit })
+          const body = utf8.encode(JSON.stringify(encodeItems(listed.items)))
+          seen(listed.version)
+          keep(page.key, { body, headers })
+          return HttpServerResponse.uint8Array(body, { status: 200, headers })
+        }
+
+        const read = (page: Page, request: PageRequest) =>
+          catalogue.list({ cursor: page.cursor, limit: page.limit, audience: publicAudience }).pipe(
+            Effect.matchEffect({
+              onFailure: unavailable,
+              onSuccess: (listed) => {
+                const validators = validatorsOf(listed.version, page)
+                const response = written(listed, page, validators, request)
+                return Effect.succeed(matchesIfNoneMatch(request.ifNoneMatch, validators.etag) ? notModified(validators) : response)
+              }
+            })
+          )
+
         // Not an Effect.fn: this runs on every list request, and a span per call costs
         // more than the hit it serves.
+        const publicPage = (page: Page, request: PageRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+          // Not cached and no validator to check: one statement reads the page and its version.
+          if (request.ifNoneMatch === undefined && !entries.has(page.key)) return read(page, request)
+          return catalogue.version.pipe(
+            Effect.matchEffect({
+              onFailure: unavailable,
+              onSuccess: (version) => {
+                seen(version)
+                const validators = validatorsOf(version, page)
+                if (matchesIfNoneMatch(request.ifNoneMatch, validators.etag)) return Effect.succeed(notModified(validators))
+                const hit = entries.get(page.key)
+                if (hit !== undefined) return Effect.succeed(HttpServerResponse.uint8Array(hit.body, { status: 200, headers: hit.headers }))
+                return read(page, request)
+              }
+            })
+          )
+        }
+
         const around = <E, R, E2>(
-          { ifNoneMatch, method, url }: { readonly method: string; readonly url: string; readonly ifNoneMatch: string | undefined },
+          request: PageRequest & { readonly method: string },
           audience: Effect.Effect<"admin" | "public", E2>,
           app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
         ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
-          if (method !== "GET" || pathOf(url) !== listPath) return app
-          const page = pageOf(url)
+          if (request.method !== "GET" || pathOf(request.url) !== listPath) return app
+          const page = pageOf(request.url)
           if (page === undefined) return app
           // An admin, or credentials the API refuses: the API answers.
           return Effect.matchEffect(audience, {
             onFailure: () => app,
-            onSuccess: (reader) => reader === "public" ? publicPage(page, ifNoneMatch, app) : app
+            onSuccess: (reader) => reader === "public" ? publicPage(page, request) : app
           })
         }
-
-        const publicPage = <E, R>(
-          page: string,
-          ifNoneMatch: string | undefined,
-          app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-        ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
-          catalogue.version.pipe(
-            Effect.matchEffect({
-              // Without a version nothing can be checked, and the list would wait on the
-              // same database for a second deadline: the outage is answered now.
-              onFailure: (error) => Effect.flatMap(problemOf(error), HttpServerRespondable.toResponse),
-              onSuccess: (version) => {
-                if (version !== cachedVersion) {
-                  cachedVersion = version
-                  entries.clear()
-                  bytes = 0
-                }
-                const etag = `"${version}.${page}"`
-                const validators = { etag, "cache-control": revalidate }
-                if (matchesIfNoneMatch(ifNoneMatch, etag)) {
-                  return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: validators }))
-                }
-                const hit = entries.get(page)
-                if (hit !== undefined) {
-                  return Effect.succeed(HttpServerResponse.uint8Array(hit.body, { status: 200, headers: hit.headers }))
-                }
-                return Effect.map(app, (response) => {
-                  if (response.status !== 200 || response.body._tag !== "Uint8Array") return response
-                  // Marked private by the API (an admin's page): never kept, never given public validators.
-                  if (response.headers["cache-control"]?.includes("private") === true) return response
-                  const withValidators = HttpServerResponse.setHeaders(response, validators)
-                  // Produced after reading `version`, so at least that new: safe to keep under it.
-                  if (version === cachedVersion) keep(page, { body: response.body.body, headers: withValidators.headers })
-                  return withValidators
-                })
-              }
-            })
-          )
 
         return CourseListCache.of({ around })
       })

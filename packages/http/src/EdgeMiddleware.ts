@@ -14,7 +14,7 @@ import { CourseListCache } from "./CourseListCache.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { problemBody } from "./Problems.ts"
 import { maxBodySize } from "./RequestLimits.ts"
-import { pathOf } from "./RequestPath.ts"
+import { MountPrefix, pathOf } from "./RequestPath.ts"
 import { RouteTable } from "./RouteTable.ts"
 
 /** The detail of a 500: the cause goes to the log only, never into an answer. */
@@ -92,6 +92,7 @@ export const layer = HttpRouter.middleware(
     const listCache = yield* CourseListCache
     const readers = yield* CatalogueReaders
     const routes = yield* RouteTable
+    const prefix = yield* MountPrefix
     return (app) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -99,7 +100,7 @@ export const layer = HttpRouter.middleware(
         const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : crypto.randomUUID()
         const start = performance.now()
         const cached = listCache.around(
-          { method: request.method, url: request.url, ifNoneMatch: request.headers["if-none-match"] },
+          { method: request.method, url: request.url, ifNoneMatch: request.headers["if-none-match"], prefix },
           readers.audienceOf(request),
           app
         )

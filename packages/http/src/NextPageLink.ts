@@ -8,27 +8,32 @@
 import { HttpApiSchema } from "effect/http-api"
 import { pathOf } from "./RequestPath.ts"
 
+/** What names the next page: the request it follows and the page's own size. */
+export interface PageRequest {
+  readonly prefix: string
+  readonly url: string
+  readonly limit: number
+  readonly keep?: Readonly<Record<string, string | undefined>> | undefined
+}
+
 /**
- * `page` as a response of its items, with `Link: <…?cursor=N&limit=L>; rel="next"` when
- * more follow; `keep` names the request's other query parameters the next page needs
- * (a filter, a search), in that order, left out when undefined.
+ * The `Link` header naming the page at `next`, `<…?cursor=N&limit=L>; rel="next"`, with
+ * `keep`'s parameters (a filter, a search) first, in that order, left out when undefined.
  */
-export const withNextLink = <A>(
-  page: { readonly items: A; readonly next: number | string | undefined },
-  request: {
-    readonly prefix: string
-    readonly url: string
-    readonly limit: number
-    readonly keep?: Readonly<Record<string, string | undefined>> | undefined
-  }
-) => {
-  if (page.next === undefined) return HttpApiSchema.withHeaders({ body: page.items, headers: {} })
+export const nextLink = (next: number | string, request: PageRequest): string => {
   const query = new URLSearchParams()
   for (const [name, value] of Object.entries(request.keep ?? {})) if (value !== undefined) query.set(name, value)
-  query.set("cursor", String(page.next))
+  query.set("cursor", String(next))
   query.set("limit", String(request.limit))
-  return HttpApiSchema.withHeaders({
-    body: page.items,
-    headers: { link: `<${request.prefix}${pathOf(request.url)}?${query}>; rel="next"` }
-  })
+  return `<${request.prefix}${pathOf(request.url)}?${query}>; rel="next"`
 }
+
+/** `page` as a response of its items, with the {@link nextLink} when more follow. */
+export const withNextLink = <A>(
+  page: { readonly items: A; readonly next: number | string | undefined },
+  request: PageRequest
+) =>
+  HttpApiSchema.withHeaders({
+    body: page.items,
+    headers: page.next === undefined ? {} : { link: nextLink(page.next, request) }
+  })
