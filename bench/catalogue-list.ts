@@ -4,20 +4,29 @@
  *   (a) Coursekit's standalone server as shipped: production middleware on (admin auth
  *       wired, request ids, one JSON log line per request, problem errors) and its list
  *       cache (exact across instances: keyed on the catalogue version) on,
- *   (a') the same with the list cache off (LIST_CACHE_ENTRIES=0), to show the uncached path,
- *   (b) bare node:http + pg serving the same query and output (the baseline),
- *   (c) Fastify + the same pg client.
- * Prints req/s, p50, p99, memory, and the ratios to (b). Coursekit runs from its build
- * (`npm run bench` builds first), the others are plain JavaScript: no process under
- * measurement carries a transpiler. Each server runs in its own
- * process; rounds alternate the order so no server always runs on a warmer machine.
+ *   (a') the same with the list cache off (LIST_CACHE_ENTRIES=0): every request reads its page,
+ *   (b) bare node:http + pg doing what Coursekit does for the public (the baseline): the
+ *       same statement (the page visible now and the catalogue version it was read at),
+ *       the same JSON and the same Link, ETag, Cache-Control and Vary (`list-common.mjs`),
+ *   (c) Fastify + the same pg client and work,
+ *   (d) `bare-lite`, the earlier baseline: bare node:http + pg with less work (no
+ *       visibility filter, no version, no caching headers), for comparison only.
+ * Before any load, every server's answers are checked against Coursekit's (body bytes and
+ * headers; `bare-lite` for its body only), and the statements each runs per request are
+ * printed. Prints req/s, p50, p99, memory, and the ratios to (b). Coursekit runs from its
+ * build (`npm run bench` builds first), the others are plain JavaScript: no process under
+ * measurement carries a transpiler. Each server runs in its own process; rounds
+ * alternate the order so no server always runs on a warmer machine.
+ * `BENCH_CHECK_ONLY=1`: the checks and the statements only.
  */
 import pg from "pg"
-import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, startServer, stopServer, withDatabase } from "./measure.ts"
+import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const checkOnly = process.env.BENCH_CHECK_ONLY === "1"
 const connections = 50
 const courses = 10_000
 
@@ -42,12 +51,100 @@ const servers = [
   { name: "coursekit", script: "packages/server/dist/main.js", env: coursekitEnv },
   { name: "ck-nocache", script: "packages/server/dist/main.js", env: { ...coursekitEnv, LIST_CACHE_ENTRIES: "0" } },
   { name: "bare", script: "bench/servers/bare-node.mjs", env: baselineEnv },
-  { name: "fastify", script: "bench/servers/fastify.mjs", env: baselineEnv }
+  { name: "fastify", script: "bench/servers/fastify.mjs", env: baselineEnv },
+  { name: "bare-lite", script: "bench/servers/bare-lite.mjs", env: baselineEnv }
 ] as const
+
+const fail = (message: string): never => {
+  throw new Error(`catalogue-list check failed: ${message}`)
+}
+const answer = async (server: Server, path: string, headers: Record<string, string> = {}) => {
+  const response = await fetch(server.url + path, { headers })
+  return { status: response.status, body: await response.text(), headers: response.headers }
+}
+
+/** Every server answers what Coursekit answers (first and middle pages, the last, an empty one, 304s). */
+const check = async (running: ReadonlyArray<Server>) => {
+  const [coursekit, ...others] = running
+  const checked = ["/courses", "/courses?cursor=5&limit=2", `/courses?cursor=${courses - 3}&limit=10`, `/courses?cursor=${courses + 1}`, "/courses?limit=50"]
+  for (const path of checked) {
+    const expected = await answer(coursekit!, path)
+    if (expected.status !== 200) fail(`coursekit answered ${expected.status} for ${path}`)
+    for (const other of others) {
+      const actual = await answer(other, path)
+      if (actual.status !== 200 || actual.body !== expected.body) fail(`${other.name}'s answer for ${path} differs from coursekit's`)
+      if (other.name === "bare-lite") continue
+      for (const header of ["content-type", "link", "etag", "cache-control", "vary"]) {
+        if (actual.headers.get(header) !== expected.headers.get(header)) {
+          fail(`${other.name}: ${header} ${actual.headers.get(header)} ≠ coursekit's ${expected.headers.get(header)} for ${path}`)
+        }
+      }
+      const revalidated = await answer(other, path, { "if-none-match": expected.headers.get("etag")! })
+      if (revalidated.status !== 304) fail(`${other.name} answered ${revalidated.status} to If-None-Match for ${path}`)
+    }
+  }
+  console.log(`checked: ${checked.length} pages on every server: the same bytes, Link, ETag, Cache-Control and Vary as coursekit's (bare-lite: bytes only); 304 on If-None-Match`)
+}
+
+/** The statements each server runs for one request (its third: prepared statements are warm). */
+const printStatements = async () => {
+  const log = await statementLog(databaseUrl)
+  try {
+    for (const [index, spec] of servers.entries()) {
+      const server = await startServer(spec.name, spec.script, { ...spec.env, DATABASE_URL: log.url }, 4160 + index)
+      try {
+        // Distinct pages: with the cache on, a page not yet kept is one statement.
+        for (let i = 0; i < 3; i++) {
+          log.take()
+          await answer(server, `/courses?cursor=${101 + i}&limit=10`)
+        }
+        await new Promise((done) => setTimeout(done, 50))
+        const { roundTrips, statements } = log.take()
+        console.log(`\n${spec.name}: ${roundTrips} round trips, ${statements.length} statements`)
+        for (const statement of statements) console.log(`  ${statement.replace(/\s+/g, " ").trim()}`)
+      } finally {
+        await stopServer(server)
+      }
+    }
+  } finally {
+    await log.close()
+  }
+}
 
 interface Sample extends LoadResult {
   readonly rssMiB: number
   readonly peakMiB: number
+}
+
+/** The mean of each server's rounds, the ratios to bare, and the targets. */
+const report = (samples: ReadonlyMap<string, ReadonlyArray<Sample>>) => {
+  const mean = (values: ReadonlyArray<number>) => values.reduce((sum, value) => sum + value, 0) / values.length
+  const summary = new Map([...samples].map(([name, list]) => [name, {
+    rps: mean(list.map((sample) => sample.requestsPerSecond)),
+    p50: mean(list.map((sample) => sample.p50)),
+    p99: mean(list.map((sample) => sample.p99)),
+    rss: mean(list.map((sample) => sample.rssMiB)),
+    peak: Math.max(...list.map((sample) => sample.peakMiB))
+  }]))
+  const bare = summary.get("bare")!
+  console.log("\nserver       req/s    p50 ms  p99 ms  rss MiB  peak MiB  req/s ÷ bare  p99 ÷ bare")
+  for (const [name, row] of summary) {
+    console.log(
+      `${name.padEnd(10)} ${row.rps.toFixed(0).padStart(7)} ${row.p50.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(7)} ` +
+        `${row.rss.toFixed(0).padStart(8)} ${row.peak.toFixed(0).padStart(9)} ${(row.rps / bare.rps).toFixed(3).padStart(13)} ` +
+        `${(row.p99 / bare.p99).toFixed(2).padStart(11)}`
+    )
+  }
+  const fastify = summary.get("fastify")!
+  for (const name of ["coursekit", "ck-nocache"]) {
+    const row = summary.get(name)!
+    const throughputOk = row.rps / bare.rps >= fastify.rps / bare.rps
+    const latencyOk = row.p99 <= 1.5 * bare.p99
+    console.log(
+      `target, ${name}: ratio ≥ fastify's (${(row.rps / bare.rps).toFixed(3)} vs ${(fastify.rps / bare.rps).toFixed(3)}): ` +
+        `${throughputOk ? "met" : "MISSED"}; p99 ≤ 1.5× bare (${(row.p99 / bare.p99).toFixed(2)}×): ${latencyOk ? "met" : "MISSED"}`
+    )
+  }
 }
 
 const dropDatabase = await freshDatabase(serverUrl, database)
@@ -67,9 +164,17 @@ try {
   await seeder.end()
   await stopServer(first)
   console.log(`seeded ${rows[0].n} courses, ${rows[0].body} byte bodies; ${connections} connections, ${seconds}s per run`)
+  const running: Array<Server> = []
+  try {
+    for (const [index, spec] of servers.entries()) running.push(await startServer(spec.name, spec.script, spec.env, 4170 + index))
+    await check(running)
+  } finally {
+    for (const server of running) await stopServer(server)
+  }
+  await printStatements()
 
   const samples = new Map<string, Array<Sample>>(servers.map((server) => [server.name, []]))
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < (checkOnly ? 0 : rounds); round++) {
     const order = round % 2 === 0 ? servers : [...servers].reverse()
     for (const spec of order) {
       const server = await startServer(spec.name, spec.script, spec.env, 4100 + round * 10 + servers.indexOf(spec))
@@ -88,31 +193,7 @@ try {
     }
   }
 
-  const mean = (values: ReadonlyArray<number>) => values.reduce((sum, value) => sum + value, 0) / values.length
-  const summary = new Map([...samples].map(([name, list]) => [name, {
-    rps: mean(list.map((sample) => sample.requestsPerSecond)),
-    p50: mean(list.map((sample) => sample.p50)),
-    p99: mean(list.map((sample) => sample.p99)),
-    rss: mean(list.map((sample) => sample.rssMiB)),
-    peak: Math.max(...list.map((sample) => sample.peakMiB))
-  }]))
-  const bare = summary.get("bare")!
-  console.log("\nserver       req/s    p50 ms  p99 ms  rss MiB  peak MiB  req/s ÷ bare  p99 ÷ bare")
-  for (const [name, row] of summary) {
-    console.log(
-      `${name.padEnd(10)} ${row.rps.toFixed(0).padStart(7)} ${row.p50.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(7)} ` +
-        `${row.rss.toFixed(0).padStart(8)} ${row.peak.toFixed(0).padStart(9)} ${(row.rps / bare.rps).toFixed(3).padStart(13)} ` +
-        `${(row.p99 / bare.p99).toFixed(2).padStart(11)}`
-    )
-  }
-  const coursekit = summary.get("coursekit")!
-  const fastify = summary.get("fastify")!
-  const throughputOk = coursekit.rps / bare.rps >= fastify.rps / bare.rps
-  const latencyOk = coursekit.p99 <= 1.5 * bare.p99
-  console.log(
-    `\ntarget: coursekit ratio ≥ fastify ratio (${(coursekit.rps / bare.rps).toFixed(3)} vs ${(fastify.rps / bare.rps).toFixed(3)}): ` +
-      `${throughputOk ? "met" : "MISSED"}; p99 ≤ 1.5× bare (${(coursekit.p99 / bare.p99).toFixed(2)}×): ${latencyOk ? "met" : "MISSED"}`
-  )
+  if (!checkOnly) report(samples)
 } finally {
   await dropDatabase()
 }

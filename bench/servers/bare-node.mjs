@@ -1,32 +1,24 @@
 /**
- * Baseline (b), plain JavaScript run by node directly: bare `node:http` + `pg` serving the course list with the same query,
- * JSON shape and `Link` header as Coursekit — no framework, no middleware.
+ * Baseline (b) of the list benchmark, plain JavaScript run by node directly: bare
+ * `node:http` + `pg` answering the public's `GET /courses` with the same statement, JSON
+ * and headers as Coursekit (`list-common.mjs`) — no framework, no middleware.
  */
 import { createServer } from "node:http"
 import pg from "pg"
+import { listPage } from "./list-common.mjs"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) })
-const cdn = "http://localhost/files/"
 
 createServer(async (req, res) => {
-  const url = new URL(req.url ?? "/", "http://x")
-  if (url.pathname !== "/courses") {
+  const url = req.url ?? "/"
+  if (req.method !== "GET" || url.split("?")[0] !== "/courses") {
     res.writeHead(404).end()
     return
   }
-  const cursor = Number(url.searchParams.get("cursor") ?? 0)
-  const limit = Number(url.searchParams.get("limit") ?? 10)
-  const { rows } = await pool.query(
-    "SELECT id, title, slug, thumbnail_key FROM courses WHERE id >= $1 ORDER BY id LIMIT $2",
-    [cursor, limit + 1]
-  )
-  const items = rows.slice(0, limit).map((row) => ({
-    id: row.id,
-    title: row.title,
-    slug: row.slug,
-    thumbnail_url: row.thumbnail_key === null ? null : cdn + row.thumbnail_key
-  }))
-  const headers = { "content-type": "application/json" }
-  if (rows.length > limit) headers.link = `</courses?cursor=${rows[limit].id}&limit=${limit}>; rel="next"`
-  res.writeHead(200, headers).end(JSON.stringify(items))
+  try {
+    const { status, headers, body } = await listPage(pool, url, req.headers["if-none-match"])
+    res.writeHead(status, headers).end(body)
+  } catch {
+    res.writeHead(503).end()
+  }
 }).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"))

@@ -1,27 +1,18 @@
 /**
- * Comparison (c), plain JavaScript run by node directly: Fastify + the same `pg` client as the baseline, same query and output.
+ * Comparison (c) of the list benchmark, plain JavaScript run by node directly: Fastify +
+ * the same `pg` client, statement, JSON and headers as the bare baseline (`list-common.mjs`).
  */
 import Fastify from "fastify"
 import pg from "pg"
+import { listPage } from "./list-common.mjs"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) })
-const cdn = "http://localhost/files/"
 const app = Fastify({ logger: false })
 
 app.get("/courses", async (request, reply) => {
-  const cursor = Number(request.query.cursor ?? 0)
-  const limit = Number(request.query.limit ?? 10)
-  const { rows } = await pool.query(
-    "SELECT id, title, slug, thumbnail_key FROM courses WHERE id >= $1 ORDER BY id LIMIT $2",
-    [cursor, limit + 1]
-  )
-  if (rows.length > limit) reply.header("link", `</courses?cursor=${rows[limit].id}&limit=${limit}>; rel="next"`)
-  return rows.slice(0, limit).map((row) => ({
-    id: row.id,
-    title: row.title,
-    slug: row.slug,
-    thumbnail_url: row.thumbnail_key === null ? null : cdn + row.thumbnail_key
-  }))
+  const { status, headers, body } = await listPage(pool, request.url, request.headers["if-none-match"])
+  // A Buffer: Fastify adds "; charset=utf-8" to a string's type, and Coursekit writes none.
+  return reply.code(status).headers(headers).send(Buffer.from(body))
 })
 
 app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" }).then(() => console.log("ready"))

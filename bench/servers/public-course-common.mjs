@@ -78,11 +78,12 @@ const lessonOf = (row, purchased, position) => {
  * positions 1…n over what is shown.
  */
 export const publicCourse = async (pool, slug, viewer, ifNoneMatch) => {
-  const courses = await pool.query(courseSql, [slug, viewer])
+  // Named, so prepared once per connection, as Coursekit's driver prepares its statements.
+  const courses = await pool.query({ name: "course", text: courseSql, values: [slug, viewer] })
   if (courses.rows.length === 0) return { status: 404, headers: { "content-type": "application/json" }, body: '{"status":404}' }
   const course = courses.rows[0]
   const purchased = course.purchased
-  const { rows } = await pool.query(lessonsSql, [course.id, purchased])
+  const { rows } = await pool.query({ name: "lessons", text: lessonsSql, values: [course.id, purchased] })
   const loose = []
   const sections = []
   let current = null

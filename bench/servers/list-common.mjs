@@ -1,0 +1,48 @@
+/**
+ * What the list baselines (`bare-node.mjs`, `fastify.mjs`) share: `GET /courses` for the
+ * public as Coursekit answers it — the same statement (the page of courses visible now
+ * and the catalogue version it was read at, in one snapshot: `PgCourseRepo.list`), the
+ * same JSON byte for byte, and the same `Link`, ETag (version and page), Cache-Control
+ * and Vary; `If-None-Match` naming the ETag is a 304. One round trip per request, a
+ * statement prepared once per connection.
+ */
+const cdn = "http://localhost/files/"
+const positiveInt = /^[1-9][0-9]{0,9}$/
+
+export const listSql = `
+  SELECT listed.version, page.id, page.title, page.slug, page.thumbnail_key
+  FROM coursekit_catalogue_token() AS listed(version)
+  LEFT JOIN LATERAL (
+    SELECT id, title, slug, thumbnail_key FROM courses
+    WHERE id >= $1 AND status = 'published' AND (publish_at IS NULL OR publish_at <= now())
+    ORDER BY id
+    LIMIT $2
+  ) AS page ON true
+  ORDER BY page.id`
+
+/** The response to `url` (path and query): `{ status, headers, body }`. */
+export const listPage = async (pool, url, ifNoneMatch) => {
+  const params = new URLSearchParams(url.includes("?") ? url.slice(url.indexOf("?") + 1) : "")
+  const cursor = params.get("cursor") ?? "0"
+  const limit = params.get("limit") ?? "10"
+  if ((cursor !== "0" && !positiveInt.test(cursor)) || !positiveInt.test(limit) || Number(limit) > 50) {
+    return { status: 400, headers: { "content-type": "application/problem+json" }, body: '{"status":400}' }
+  }
+  const size = Number(limit)
+  // Named, so prepared once per connection, as Coursekit's driver prepares its statements.
+  const { rows } = await pool.query({ name: "list", text: listSql, values: [Number(cursor), size + 1] })
+  const version = rows[0].version
+  const found = rows[0].id === null ? [] : rows
+  const headers = { etag: `"${version}.${cursor}.${limit}"`, "cache-control": "no-cache", vary: "authorization" }
+  const notModified = ifNoneMatch !== undefined &&
+    ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === headers.etag)
+  if (notModified) return { status: 304, headers, body: "" }
+  if (found.length > size) headers.link = `</courses?cursor=${found[size].id}&limit=${size}>; rel="next"`
+  const items = found.slice(0, size).map((row) => ({
+    id: row.id,
+    title: row.title,
+    slug: row.slug,
+    thumbnail_url: row.thumbnail_key === null ? null : cdn + row.thumbnail_key.split("/").map(encodeURIComponent).join("/")
+  }))
+  return { status: 200, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(items) }
+}
