@@ -109,9 +109,9 @@ if (serverUrl !== undefined) {
     Effect.gen(function*() {
       const before = (yield* titlesAt(url, id))[0]
       const silent = `silent change ${++probes}`
-      yield* onCluster((sql) => sql`ALTER TABLE courses DISABLE TRIGGER courses_bump_catalogue_version`)
+      yield* onCluster((sql) => sql`ALTER TABLE courses DISABLE TRIGGER courses_update_bumps_catalogue_version`)
       yield* onCluster((sql) => sql`UPDATE courses SET title = ${silent} WHERE id = ${id}`)
-      yield* onCluster((sql) => sql`ALTER TABLE courses ENABLE TRIGGER courses_bump_catalogue_version`)
+      yield* onCluster((sql) => sql`ALTER TABLE courses ENABLE TRIGGER courses_update_bumps_catalogue_version`)
       const after = (yield* titlesAt(url, id))[0]
       yield* onCluster((sql) => sql`UPDATE coursekit_catalogue_version SET version = version + 1`)
       return { cached: after === before && after !== silent, silent }
