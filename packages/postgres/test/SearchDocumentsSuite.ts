@@ -37,6 +37,12 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           const byRepo = yield* (yield* CourseRepo).insert({ ...publishedNow, title: `Repo ${tag}`, slugBase: `repo-${tag}`, content_html: "" })
           const bySql = yield* insertBySql(`Crème ${tag}`, "<p>Knead <b>Cr</b>&egrave;me <a href=\"https://example.com\">here</a></p>")
           // The database as it was before 0010 (and the steps after it).
+          yield* sql`DROP FUNCTION coursekit_bump_catalogue_version_if_changed() CASCADE`
+          yield* sql`
+            CREATE TRIGGER courses_bump_catalogue_version AFTER INSERT OR UPDATE OR DELETE ON courses
+            FOR EACH ROW EXECUTE FUNCTION coursekit_bump_catalogue_version()
+          `
+          yield* sql`DELETE FROM coursekit_migrations WHERE migration_id = 12`
           yield* sql`DROP TABLE provider_cooldowns`
           yield* sql`DELETE FROM coursekit_migrations WHERE migration_id = 11`
           yield* sql`DROP TABLE course_search_documents`
@@ -45,7 +51,7 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           yield* sql`DROP FUNCTION coursekit_visible_from(text, timestamptz)`
           yield* sql`DELETE FROM coursekit_migrations WHERE migration_id = 10`
           const applied = yield* sql.withTransaction(migrate)
-          assert.deepStrictEqual(applied, [[10, "course_search"], [11, "provider_cooldowns"]])
+          assert.deepStrictEqual(applied, [[10, "course_search"], [11, "provider_cooldowns"], [12, "catalogue_version_per_statement"]])
           assert.deepStrictEqual(yield* idsFor(tag), [byRepo.id, bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} creme knead`), [bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} href`), [])
