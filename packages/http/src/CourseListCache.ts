@@ -2,13 +2,14 @@
  * The public's course list pages: served from a cache of encoded `GET /courses`
  * responses keyed on the catalogue's version, and read in one round trip when not cached.
  *
- * Every page the cache may answer costs one statement: a page in the cache (or a request
- * with `If-None-Match`) reads the version (one primary-key read) and is answered 304 or
- * from the cache when nothing has changed since it was produced; a change to any
- * course, by any instance or any other database client, commits a new version in the
- * same transaction, so there is no window. A page not in the cache is read with the
- * version it was read at, in one statement and one snapshot (`Courses.list`), and kept
- * under that version. The ETag is derived from the version and the page, so
+ * A page in the cache (or a request with `If-None-Match`) reads the version (one
+ * primary-key read) and is answered 304 or from the cache when nothing has changed since
+ * it was produced; a change to any course, by any instance or any other database
+ * client, commits a new version in the same transaction, so there is no window. A page
+ * not in the cache is read with the version it was read at, in one statement and one
+ * snapshot (`Courses.list`), and kept under that version. So a request is one
+ * statement, except the first request for a cached page after a change, or one naming
+ * an old ETag: the version read, then the page. The ETag is derived from the version and the page, so
  * `If-None-Match` is answered 304 without producing the page at all. When the store
  * cannot be read, the answer is the 503 problem the API would give.
  *
@@ -60,8 +61,11 @@ interface Page {
  * change the response, so they do not change the key.
  */
 const pageOf = (url: string): Page | undefined => {
-  const query = url.indexOf("?")
-  const params = new URLSearchParams(query === -1 ? "" : url.slice(query + 1))
+  // A fragment is not part of the query (the API's URL parsing drops it too).
+  const end = url.indexOf("#")
+  const target = end === -1 ? url : url.slice(0, end)
+  const query = target.indexOf("?")
+  const params = new URLSearchParams(query === -1 ? "" : target.slice(query + 1))
   const cursor = params.getAll("cursor")
   const limit = params.getAll("limit")
   if (cursor.length > 1 || limit.length > 1) return undefined
@@ -131,7 +135,13 @@ export class CourseListCache extends Context.Service<CourseListCache, {
 
         const keep = (page: string, entry: Entry) => {
           if (maxEntries === 0 || entry.body.length > maxBytes) return
-          while (entries.size >= maxEntries || bytes + entry.body.length > maxBytes) {
+          // Two misses of one page both keep it: the second replaces the first.
+          const replaced = entries.get(page)
+          if (replaced !== undefined) {
+            entries.delete(page)
+            bytes -= replaced.body.length
+          }
+          while (entries.size > 0 && (entries.size >= maxEntries || bytes + entry.body.length > maxBytes)) {
             const [oldestPage, oldest] = entries.entries().next().value!
             entries.delete(oldestPage)
             bytes -= oldest.body.length
@@ -155,8 +165,12 @@ export class CourseListCache extends Context.Service<CourseListCache, {
           const headers: Record<string, string> = { "content-type": "application/json", ...validators }
           if (listed.next !== undefined) headers.link = nextLink(listed.next, { prefix: request.prefix, url: request.url, limit: page.limit })
           const body = utf8.encode(JSON.stringify(encodeItems(listed.items)))
-          seen(listed.version)
-          keep(page.key, { body, headers })
+          // Kept under the version it was read at. While the cache holds pages of another
+          // version, which of the two is newer is not known (a slow read may finish after
+          // a newer version was seen): the page is not kept, and the next version read
+          // decides. An empty cache takes the page's version.
+          if (entries.size === 0) seen(listed.version)
+          if (listed.version === cachedVersion) keep(page.key, { body, headers })
           return HttpServerResponse.uint8Array(body, { status: 200, headers })
         }
 

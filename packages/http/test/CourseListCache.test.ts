@@ -245,6 +245,55 @@ describe("CourseListCache", () => {
       assert.strictEqual(lists(), 2)
     }))
 
+  it.effect("two misses of one page both keep it without counting its bytes twice", () =>
+    Effect.gen(function*() {
+      const cache = yield* CourseListCache
+      const counts = yield* StoreReads
+      const get = (url: string) => cache.around({ method: "GET", url, ifNoneMatch: undefined, prefix: "" }, Effect.succeed("public"), Effect.die("not the API"))
+      // Three reads of one page in flight at once: each keeps it.
+      yield* Effect.all([get("/courses?cursor=1"), get("/courses?cursor=1"), get("/courses?cursor=1")], { concurrency: "unbounded" })
+      assert.strictEqual(counts.lists, 3)
+      // An empty page is 2 bytes: 5 hold two pages, and do when the first was counted once.
+      yield* get("/courses?cursor=2")
+      yield* get("/courses?cursor=1")
+      yield* get("/courses?cursor=2")
+      assert.strictEqual(counts.lists, 4, "both pages held")
+    }).pipe(Effect.provide(CourseListCache.layer({ maxBytes: 5 }).pipe(Layer.provideMerge(catalogueOver(CourseRepo.layerMemory, (repo) => ({
+      // The store answers on a later turn, so the reads overlap.
+      list: (request) => Effect.flatMap(Effect.yieldNow, () => repo.list(request))
+    })))))))
+
+  it.effect("a page read at a version other than the cached pages' is answered but not kept", () =>
+    Effect.gen(function*() {
+      const cache = yield* CourseListCache
+      const repo = yield* CourseRepo
+      const counts = yield* StoreReads
+      const get = (url: string) => cache.around({ method: "GET", url, ifNoneMatch: undefined, prefix: "" }, Effect.succeed("public"), Effect.die("not the API"))
+      yield* repo.insert({ ...publishedNow, title: "early", slugBase: "early", content_html: "" })
+      const first = yield* get("/courses?cursor=1")
+      yield* repo.insert({ ...publishedNow, title: "late", slugBase: "late", content_html: "" })
+      // Not cached: read at the new version while the cache holds a page of the old one.
+      const late = yield* get("/courses?cursor=2")
+      assert.deepStrictEqual(titles(late), ["late"])
+      assert.notStrictEqual(late.headers.etag!.split(".")[0], first.headers.etag!.split(".")[0])
+      yield* get("/courses?cursor=2")
+      assert.strictEqual(counts.lists, 3, "the late page was not kept beside a page of another version")
+      // The next version read settles the version; from then on pages are kept again.
+      assert.deepStrictEqual(titles(yield* get("/courses?cursor=1")), ["early", "late"])
+      yield* get("/courses?cursor=2")
+      yield* get("/courses?cursor=2")
+      assert.strictEqual(counts.lists, 5)
+    }).pipe(Effect.provide(CourseListCache.layer().pipe(Layer.provideMerge(catalogueOver(CourseRepo.layerMemory))))))
+
+  it.effect("a fragment in the request target is not read as part of the query", () =>
+    Effect.gen(function*() {
+      const cache = yield* CourseListCache
+      const repo = yield* CourseRepo
+      for (const title of ["a", "b", "c"]) yield* repo.insert({ ...publishedNow, title, slugBase: title, content_html: "" })
+      const page = yield* cache.around({ method: "GET", url: "/courses?x=1#&limit=1", ifNoneMatch: undefined, prefix: "" }, Effect.succeed("public"), Effect.die("not the API"))
+      assert.deepStrictEqual(titles(page), ["a", "b", "c"])
+    }).pipe(Effect.provide(CourseListCache.layer().pipe(Layer.provideMerge(catalogueOver(CourseRepo.layerMemory))))))
+
   const failing = (operation: string) => new PersistenceError({ operation, cause: new Error("no answer") })
   const unavailable = (operation: string) => ({
     type: "about:blank",
