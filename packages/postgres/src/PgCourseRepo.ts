@@ -231,7 +231,7 @@ export const make = () => Effect.gen(function*() {
     return rows[0]!
   }, bounded(timeout, "delete course"))
 
-  // Bumped by the trigger of migration 0002 in the same transaction as every change; the
+  // Bumped by the triggers of migration 0012 in the same transaction as every change; the
   // next scheduled release (one probe of the partial index of migration 0008) changes it
   // when that instant passes. The instant is hashed with the database's own salt: the
   // version is in public ETags, a hidden course's launch date must not be. The function

@@ -3,13 +3,15 @@
  * statement that changes courses, never for one that changes none, and its one-row
  * table stays one page whatever the size of a write.
  */
+import { CourseRepo, type CourseId, publicAudience } from "@coursekit/core"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import * as PgCourseRepo from "../src/PgCourseRepo.ts"
 
 export const catalogueVersionSuite = (name: string, database: Layer.Layer<SqlClient.SqlClient, unknown>) =>
   describe(`catalogue version: ${name}`, () => {
-    layer(database, { timeout: 60_000 })((it) => {
+    layer(PgCourseRepo.layer.pipe(Layer.provideMerge(database)), { timeout: 60_000 })((it) => {
       const counter = Effect.flatMap(SqlClient.SqlClient, (sql) =>
         Effect.map(sql<{ version: string }>`SELECT version::text AS version FROM coursekit_catalogue_version`, (rows) => BigInt(rows[0]!.version)))
       const pages = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -31,6 +33,7 @@ export const catalogueVersionSuite = (name: string, database: Layer.Layer<SqlCli
           assert.strictEqual(yield* counter, start + 2n)
           yield* sql`UPDATE courses SET title = 'none' WHERE id = -1`
           yield* sql`DELETE FROM courses WHERE id = -1`
+          yield* sql`INSERT INTO courses (title, slug, content_html) VALUES ('Again', 'bulk-version-1', '') ON CONFLICT (slug) DO NOTHING`
           assert.strictEqual(yield* counter, start + 2n)
           yield* sql`DELETE FROM courses WHERE slug LIKE 'bulk-version-%'`
           assert.strictEqual(yield* counter, start + 3n)
@@ -53,6 +56,27 @@ export const catalogueVersionSuite = (name: string, database: Layer.Layer<SqlCli
             }).pipe(sql.withTransaction)
           )
           assert.strictEqual(yield* counter, start + 2n)
+        }))
+
+      it.effect("list's version is the one its rows were read at, while writes go on", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const repo = yield* CourseRepo
+          const inserted = yield* sql<{ id: CourseId }>`
+            INSERT INTO courses (title, slug, content_html) VALUES ('0', 'listed-at-version', '') RETURNING id
+          `
+          const id = inserted[0]!.id
+          const base = yield* counter
+          // Each update is one statement, so version base + n holds title n.
+          const writes = Effect.forEach(Array.from({ length: 150 }, (_, n) => n + 1), (n) =>
+            sql`UPDATE courses SET title = ${String(n)} WHERE id = ${id}`, { discard: true })
+          const reads = Effect.forEach(Array.from({ length: 150 }), () => repo.list({ cursor: id, limit: 1, audience: publicAudience }), {
+            concurrency: 4
+          })
+          const [, pages] = yield* Effect.all([writes, reads], { concurrency: 2 })
+          const titles = new Set(pages.map((page) => page.rows[0]!.title))
+          for (const page of pages) assert.strictEqual(BigInt(page.version), base + BigInt(page.rows[0]!.title), `page read at ${page.version}`)
+          if (name === "PostgreSQL") assert.isAbove(titles.size, 2, "the reads overlapped the writes")
         }))
     })
   })
