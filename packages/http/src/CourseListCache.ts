@@ -126,9 +126,13 @@ export class CourseListCache extends Context.Service<CourseListCache, {
         const entries = new Map<string, Entry>()
         let bytes = 0
 
+        // Counts the versions taken: a read that began in an earlier count may have read a
+        // version older than the one now held.
+        let generation = 0
         const seen = (version: string) => {
           if (version === cachedVersion) return
           cachedVersion = version
+          generation++
           entries.clear()
           bytes = 0
         }
@@ -160,31 +164,34 @@ export class CourseListCache extends Context.Service<CourseListCache, {
           listed: CoursePage,
           page: Page,
           validators: Record<string, string>,
-          request: { readonly url: string; readonly prefix: string }
+          request: { readonly url: string; readonly prefix: string },
+          began: number
         ) => {
           const headers: Record<string, string> = { "content-type": "application/json", ...validators }
           if (listed.next !== undefined) headers.link = nextLink(listed.next, { prefix: request.prefix, url: request.url, limit: page.limit })
           const body = utf8.encode(JSON.stringify(encodeItems(listed.items)))
-          // Kept under the version it was read at. While the cache holds pages of another
-          // version, which of the two is newer is not known (a slow read may finish after
-          // a newer version was seen): the page is not kept, and the next version read
-          // decides. An empty cache takes the page's version.
-          if (entries.size === 0) seen(listed.version)
+          // Kept under the version it was read at. A read begun before the cache took
+          // another version may have read an older one: it neither takes its version back
+          // nor is kept beside the newer pages.
+          if (began === generation) seen(listed.version)
           if (listed.version === cachedVersion) keep(page.key, { body, headers })
           return HttpServerResponse.uint8Array(body, { status: 200, headers })
         }
 
         const read = (page: Page, request: PageRequest) =>
-          catalogue.list({ cursor: page.cursor, limit: page.limit, audience: publicAudience }).pipe(
-            Effect.matchEffect({
-              onFailure: unavailable,
-              onSuccess: (listed) => {
-                const validators = validatorsOf(listed.version, page)
-                const response = written(listed, page, validators, request)
-                return Effect.succeed(matchesIfNoneMatch(request.ifNoneMatch, validators.etag) ? notModified(validators) : response)
-              }
-            })
-          )
+          Effect.suspend(() => {
+            const began = generation
+            return catalogue.list({ cursor: page.cursor, limit: page.limit, audience: publicAudience }).pipe(
+              Effect.matchEffect({
+                onFailure: unavailable,
+                onSuccess: (listed) => {
+                  const validators = validatorsOf(listed.version, page)
+                  const response = written(listed, page, validators, request, began)
+                  return Effect.succeed(matchesIfNoneMatch(request.ifNoneMatch, validators.etag) ? notModified(validators) : response)
+                }
+              })
+            )
+          })
 
         // Not an Effect.fn: this runs on every list request, and a span per call costs
         // more than the hit it serves.
