@@ -9,7 +9,9 @@
  *       same statement (the page visible now and the catalogue version it was read at),
  *       the same JSON and the same Link, ETag, Cache-Control and Vary (`list-common.mjs`),
  *   (c) Fastify + the same pg client and work,
- *   (d) `bare-lite`, the earlier baseline: bare node:http + pg with less work (no
+ *   (d) `effect`, a plain Effect HttpRouter route over @effect/sql-pg doing the same work:
+ *       what the stack Coursekit is built on costs by itself,
+ *   (e) `bare-lite`, the earlier baseline: bare node:http + pg with less work (no
  *       visibility filter, no version, no caching headers), for comparison only.
  * Before any load, every server's answers are checked against Coursekit's (body bytes and
  * headers; `bare-lite` for its body only), and the statements each runs per request are
@@ -52,6 +54,7 @@ const servers = [
   { name: "ck-nocache", script: "packages/server/dist/main.js", env: { ...coursekitEnv, LIST_CACHE_ENTRIES: "0" } },
   { name: "bare", script: "bench/servers/bare-node.mjs", env: baselineEnv },
   { name: "fastify", script: "bench/servers/fastify.mjs", env: baselineEnv },
+  { name: "effect", script: "bench/servers/effect-router.mjs", env: baselineEnv },
   { name: "bare-lite", script: "bench/servers/bare-lite.mjs", env: baselineEnv }
 ] as const
 

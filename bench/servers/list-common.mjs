@@ -1,5 +1,5 @@
 /**
- * What the list baselines (`bare-node.mjs`, `fastify.mjs`) share: `GET /courses` for the
+ * What the list baselines (`bare-node.mjs`, `fastify.mjs`, `effect-router.mjs`) share: `GET /courses` for the
  * public as Coursekit answers it — the same statement (the page of courses visible now
  * and the catalogue version it was read at, in one snapshot: `PgCourseRepo.list`), the
  * same JSON byte for byte, and the same `Link`, ETag (version and page), Cache-Control
@@ -20,20 +20,23 @@ export const listSql = `
   ) AS page ON true
   ORDER BY page.id`
 
-/** The response to `url` (path and query): `{ status, headers, body }`. */
-export const listPage = async (pool, url, ifNoneMatch) => {
+/** The page `url` (path and query) asks for, or a 400 response for a query Coursekit refuses. */
+export const pageOf = (url) => {
   const params = new URLSearchParams(url.includes("?") ? url.slice(url.indexOf("?") + 1) : "")
   const cursor = params.get("cursor") ?? "0"
   const limit = params.get("limit") ?? "10"
   if ((cursor !== "0" && !positiveInt.test(cursor)) || !positiveInt.test(limit) || Number(limit) > 50) {
-    return { status: 400, headers: { "content-type": "application/problem+json" }, body: '{"status":400}' }
+    return { refused: { status: 400, headers: { "content-type": "application/problem+json" }, body: '{"status":400}' } }
   }
-  const size = Number(limit)
-  // Named, so prepared once per connection, as Coursekit's driver prepares its statements.
-  const { rows } = await pool.query({ name: "list", text: listSql, values: [Number(cursor), size + 1] })
+  return { cursor, limit, values: [Number(cursor), Number(limit) + 1] }
+}
+
+/** The response for `page` from the rows of `listSql`: `{ status, headers, body }`. */
+export const pageResponse = (rows, page, ifNoneMatch) => {
+  const size = Number(page.limit)
   const version = rows[0].version
   const found = rows[0].id === null ? [] : rows
-  const headers = { etag: `"${version}.${cursor}.${limit}"`, "cache-control": "no-cache", vary: "authorization" }
+  const headers = { etag: `"${version}.${page.cursor}.${page.limit}"`, "cache-control": "no-cache", vary: "authorization" }
   const notModified = ifNoneMatch !== undefined &&
     ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === headers.etag)
   if (notModified) return { status: 304, headers, body: "" }
@@ -45,4 +48,13 @@ export const listPage = async (pool, url, ifNoneMatch) => {
     thumbnail_url: row.thumbnail_key === null ? null : cdn + row.thumbnail_key.split("/").map(encodeURIComponent).join("/")
   }))
   return { status: 200, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(items) }
+}
+
+/** The response to `url` read through a `pg` pool. */
+export const listPage = async (pool, url, ifNoneMatch) => {
+  const page = pageOf(url)
+  if (page.refused !== undefined) return page.refused
+  // Named, so prepared once per connection, as Coursekit's driver prepares its statements.
+  const { rows } = await pool.query({ name: "list", text: listSql, values: page.values })
+  return pageResponse(rows, page, ifNoneMatch)
 }
