@@ -22,8 +22,8 @@
  * `BENCH_CHECK_ONLY=1`: the checks and the statements only.
  */
 import pg from "pg"
-import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
-import { statementLog } from "./pgStatementLog.ts"
+import { coursekitOn, freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -39,14 +39,7 @@ const databaseUrl = withDatabase(serverUrl, database)
 const random = seededRandom(42)
 const paths = Array.from({ length: 5000 }, () => `/courses?cursor=${1 + Math.floor(random() * courses)}&limit=10`)
 
-const coursekitEnv = {
-  DATABASE_URL: databaseUrl,
-  DATABASE_POOL_SIZE: "10",
-  ADMIN_TOKENS: "bench-admin-token",
-  CDN_URL: "http://localhost/files",
-  LOG_LEVEL: "Info",
-  HOST: "127.0.0.1"
-}
+const coursekitEnv = coursekitOn(databaseUrl)
 const baselineEnv = { DATABASE_URL: databaseUrl, POOL_SIZE: "10" }
 
 const servers = [
@@ -97,14 +90,7 @@ const printStatements = async () => {
       const server = await startServer(spec.name, spec.script, { ...spec.env, DATABASE_URL: log.url }, 4160 + index)
       try {
         // Distinct pages: with the cache on, a page not yet kept is one statement.
-        for (let i = 0; i < 3; i++) {
-          log.take()
-          await answer(server, `/courses?cursor=${101 + i}&limit=10`)
-        }
-        await new Promise((done) => setTimeout(done, 50))
-        const { roundTrips, statements } = log.take()
-        console.log(`\n${spec.name}: ${roundTrips} round trips, ${statements.length} statements`)
-        for (const statement of statements) console.log(`  ${statement.replace(/\s+/g, " ").trim()}`)
+        await printStatementsOf(log, spec.name, (i) => answer(server, `/courses?cursor=${101 + i}&limit=10`))
       } finally {
         await stopServer(server)
       }

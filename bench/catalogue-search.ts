@@ -16,7 +16,7 @@
  * named `-1c`).
  */
 import pg from "pg"
-import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, startServer, stopServer, withDatabase } from "./measure.ts"
+import { coursekitOn, freshDatabase, load, type LoadResult, memoryOf, seededRandom, startServer, stopServer, withDatabase } from "./measure.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -85,14 +85,7 @@ const searchPaths = Array.from({ length: 5000 }, () => {
 const broadPaths = Array.from({ length: 1000 }, () => q(pick(broadWords)))
 const listPaths = Array.from({ length: 5000 }, () => `/courses?cursor=${1 + Math.floor(random() * courses)}&limit=10`)
 
-const coursekitEnv = {
-  DATABASE_URL: databaseUrl,
-  DATABASE_POOL_SIZE: "10",
-  ADMIN_TOKENS: "bench-admin-token",
-  CDN_URL: "http://localhost/files",
-  LOG_LEVEL: "Info",
-  HOST: "127.0.0.1"
-}
+const coursekitEnv = coursekitOn(databaseUrl)
 const script = "packages/server/dist/main.js"
 
 const runs = [

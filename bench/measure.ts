@@ -35,6 +35,20 @@ export const withDatabase = (url: string, name: string) => {
   return parsed.toString()
 }
 
+/**
+ * The standalone server's environment in the benchmarks: on PostgreSQL at `databaseUrl`
+ * with a pool of 10, an admin token (auth wired), files under a CDN URL, one log line per
+ * request at `Info`, loopback only.
+ */
+export const coursekitOn = (databaseUrl: string) => ({
+  DATABASE_URL: databaseUrl,
+  DATABASE_POOL_SIZE: "10",
+  ADMIN_TOKENS: "bench-admin-token",
+  CDN_URL: "http://localhost/files",
+  LOG_LEVEL: "Info",
+  HOST: "127.0.0.1"
+})
+
 export interface Server {
   readonly name: string
   readonly url: string

@@ -94,3 +94,19 @@ export const statementLog = async (target: string): Promise<StatementLog> => {
       })
   }
 }
+
+/**
+ * Sends `request(i)` three times and prints, under `label`, what the third ran (its
+ * prepared statements are warm): its round trips and each statement on one line.
+ */
+export const printStatementsOf = async (log: StatementLog, label: string, request: (i: number) => Promise<unknown>) => {
+  for (let i = 0; i < 3; i++) {
+    log.take()
+    await request(i)
+  }
+  // Lets the last messages pass the proxy before they are read.
+  await new Promise((done) => setTimeout(done, 50))
+  const { roundTrips, statements } = log.take()
+  console.log(`\n${label}: ${roundTrips} round trips, ${statements.length} statements`)
+  for (const statement of statements) console.log(`  ${statement.replace(/\s+/g, " ").trim()}`)
+}

@@ -28,8 +28,8 @@
  */
 import { createHmac } from "node:crypto"
 import pg from "pg"
-import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
-import { statementLog } from "./pgStatementLog.ts"
+import { coursekitOn, freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -162,15 +162,7 @@ const readyPath = `/public/courses/${slugOf(1)}`
 
 // --- servers ------------------------------------------------------------------------------
 
-const coursekitEnv = {
-  DATABASE_URL: databaseUrl,
-  DATABASE_POOL_SIZE: "10",
-  ADMIN_TOKENS: "bench-admin-token",
-  CDN_URL: "http://localhost/files",
-  LOG_LEVEL: "Info",
-  HOST: "127.0.0.1",
-  ...jwt
-}
+const coursekitEnv = { ...coursekitOn(databaseUrl), ...jwt }
 const baselineEnv = { DATABASE_URL: databaseUrl, POOL_SIZE: "10", ...jwt }
 const servers = [
   { name: "coursekit", script: "packages/server/dist/main.js", env: coursekitEnv },
@@ -267,14 +259,7 @@ const printStatements = async () => {
       const server = await startServer(spec.name, spec.script, withDatabaseUrl(spec.env, log.url), 4176 + index, readyPath) // (not 4190: a port fetch refuses)
       try {
         for (const caller of callers) {
-          for (let i = 0; i < 3; i++) {
-            log.take()
-            await fetchAnswer(server, readyPath, caller.headers)
-          }
-          await new Promise((done) => setTimeout(done, 50))
-          const { roundTrips, statements } = log.take()
-          console.log(`\n${spec.name}, ${caller.name}: ${roundTrips} round trips, ${statements.length} statements`)
-          for (const statement of statements) console.log(`  ${statement.replace(/\s+/g, " ").trim()}`)
+          await printStatementsOf(log, `${spec.name}, ${caller.name}`, () => fetchAnswer(server, readyPath, caller.headers))
         }
       } finally {
         await stopServer(server)
