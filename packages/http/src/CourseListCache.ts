@@ -198,14 +198,17 @@ export class CourseListCache extends Context.Service<CourseListCache, {
         const publicPage = (page: Page, request: PageRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
           // Not cached and no validator to check: one statement reads the page and its version.
           if (request.ifNoneMatch === undefined && !entries.has(page.key)) return read(page, request)
+          const began = generation
           return catalogue.version.pipe(
             Effect.matchEffect({
               onFailure: unavailable,
               onSuccess: (version) => {
-                seen(version)
                 const validators = validatorsOf(version, page)
                 if (matchesIfNoneMatch(request.ifNoneMatch, validators.etag)) return Effect.succeed(notModified(validators))
-                const hit = entries.get(page.key)
+                // The same rule as a page's read: a version read begun before the cache took
+                // another version does not take its own back, and serves no page of the other.
+                if (began === generation) seen(version)
+                const hit = version === cachedVersion ? entries.get(page.key) : undefined
                 if (hit !== undefined) return Effect.succeed(HttpServerResponse.uint8Array(hit.body, { status: 200, headers: hit.headers }))
                 return read(page, request)
               }
