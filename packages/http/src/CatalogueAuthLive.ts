@@ -23,9 +23,13 @@ const adminOnlyParameters = ["status"] as const
 
 // As `AdminAuth` reads it (HttpApiBuilder's bearer decoding): scheme case-insensitive, then spaces.
 const bearerOf = (request: HttpServerRequest.HttpServerRequest) => {
-  const match = /^Bearer +(.+)$/i.exec(request.headers.authorization ?? "")
-  return Redacted.make(match === null ? "" : match[1]!)
+  const authorization = request.headers.authorization
+  // Most catalogue reads are anonymous: one shared empty secret for them.
+  if (authorization === undefined) return noBearer
+  const match = /^Bearer +(.+)$/i.exec(authorization)
+  return match === null ? noBearer : Redacted.make(match[1]!)
 }
+const noBearer = Redacted.make("")
 
 const asksAdminOnly = (url: string) => {
   const query = url.indexOf("?")

@@ -28,7 +28,8 @@ export interface HostMountOptions {
 /** The middleware for `options`. */
 export const layer = ({ identify, prefix }: HostMountOptions) =>
   HttpRouter.middleware(
-    Effect.succeed((app) =>
+    // At the root with no identity to read there is nothing to do: no effect per request.
+    Effect.succeed(prefix === "" && identify === undefined ? (app) => app : (app) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const inner = stripPrefix(request.url, prefix)
