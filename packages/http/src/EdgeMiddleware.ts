@@ -43,44 +43,43 @@ const noRoute = (routes: RouteTable["Service"], request: HttpServerRequest.HttpS
   )
 }
 
-/** Renders any error response or failure that is not already a problem as one. */
-const problemFallback = <E, R>(
+/**
+ * The response for a failure (not an interruption): failures of the server itself (no
+ * route, an unreadable or oversized body) carry their own status; anything else is a 500
+ * whose cause goes to the log only (`requestId` names it), never into the answer.
+ */
+const failureResponse = (
   routes: RouteTable["Service"],
-  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-  app.pipe(
-    Effect.catchCause((cause) => {
-      // Interruption keeps its own handling (client gone, server shutting down).
-      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-      // Failures of the server itself (no route, an unreadable or oversized body) carry
-      // their own status; anything else is ours to log.
-      const error = Cause.squash(cause)
-      if (HttpServerError.isHttpServerError(error)) {
-        const { reason } = error
-        if (reason._tag === "RouteNotFound") return Effect.succeed(noRoute(routes, reason.request))
-        if (reason._tag === "RequestParseError") {
-          return Effect.succeed(
-            reason.reason === "BodyTooLarge"
-              ? problem(413, `The request body is larger than the server accepts (${ByteSize.format(maxBodySize)}).`)
-              : problem(400, "The request body could not be read.")
-          )
-        }
-      }
-      // The cause goes to the log only: a 500 body never carries internals.
-      return Effect.as(
-        Effect.logError("unhandled failure", cause),
-        problem(500, unexpectedErrorDetail)
+  cause: Cause.Cause<unknown>,
+  requestId: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const error = Cause.squash(cause)
+  if (HttpServerError.isHttpServerError(error)) {
+    const { reason } = error
+    if (reason._tag === "RouteNotFound") return Effect.succeed(noRoute(routes, reason.request))
+    if (reason._tag === "RequestParseError") {
+      return Effect.succeed(
+        reason.reason === "BodyTooLarge"
+          ? problem(413, `The request body is larger than the server accepts (${ByteSize.format(maxBodySize)}).`)
+          : problem(400, "The request body could not be read.")
       )
-    }),
-    Effect.map((response) => {
-      if (response.status < 400 || isProblem(response)) return response
-      // Keep the response's own headers but not its body's type and length.
-      const { "content-type": _type, "content-length": _length, ...headers } = response.headers
-      const body = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
-      const fallback = problemBody(response.status, body)
-      return HttpServerResponse.setHeaders(problem(response.status, body || fallback.title), headers)
-    })
+    }
+  }
+  return Effect.as(
+    Effect.annotateLogs(Effect.logError("unhandled failure", cause), "requestId", requestId),
+    problem(500, unexpectedErrorDetail)
   )
+}
+
+/** An error response that is not already a problem, as one (its own headers kept). */
+const asProblem = (response: HttpServerResponse.HttpServerResponse) => {
+  if (response.status < 400 || isProblem(response)) return response
+  // Keep the response's own headers but not its body's type and length.
+  const { "content-type": _type, "content-length": _length, ...headers } = response.headers
+  const body = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
+  const fallback = problemBody(response.status, body)
+  return HttpServerResponse.setHeaders(problem(response.status, body || fallback.title), headers)
+}
 
 /**
  * The global middleware: add it beside the routes (`Layer.mergeAll(routes, layer)`), and
@@ -104,27 +103,37 @@ export const layer = HttpRouter.middleware(
           readers.audienceOf(request),
           app
         )
-        return problemFallback(routes, cached).pipe(
-          // Every log line written while handling the request names it.
-          Effect.annotateLogs("requestId", requestId),
-          Effect.onExit((exit) =>
-            Effect.sync(() =>
-              logger.log({
-                requestId,
-                method: request.method,
-                path: pathOf(request.url),
-                status: exit._tag === "Success" ? exit.value.status : 499,
-                durationMs: Math.round((performance.now() - start) * 100) / 100
-              })
-            )
-          ),
-          // One copy of the headers: this runs on every response.
-          Effect.map((response) => {
-            const caching = readers.cachingOf(request, response)
-            return caching === undefined
-              ? HttpServerResponse.setHeader(response, "x-request-id", requestId)
-              : HttpServerResponse.setHeaders(response, { ...caching, "x-request-id": requestId })
+        const logged = (status: number) =>
+          logger.log({
+            requestId,
+            method: request.method,
+            path: pathOf(request.url),
+            status,
+            durationMs: Math.round((performance.now() - start) * 100) / 100
           })
+        // One log line and one copy of the headers: this runs on every response.
+        const finish = (response: HttpServerResponse.HttpServerResponse) => {
+          logged(response.status)
+          const caching = readers.cachingOf(request, response)
+          return caching === undefined
+            ? HttpServerResponse.setHeader(response, "x-request-id", requestId)
+            : HttpServerResponse.setHeaders(response, { ...caching, "x-request-id": requestId })
+        }
+        // One match for every outcome, not a combinator per concern: this runs on every request.
+        return Effect.matchCauseEffect(
+          // Every log line written while handling the request names it.
+          Effect.annotateLogs(cached, "requestId", requestId),
+          {
+            onSuccess: (response) => Effect.succeed(finish(asProblem(response))),
+            onFailure: (cause) => {
+              // Interruption keeps its own handling (client gone, server shutting down).
+              if (Cause.hasInterruptsOnly(cause)) {
+                logged(499)
+                return Effect.failCause(cause)
+              }
+              return Effect.map(failureResponse(routes, cause, requestId), (response) => finish(asProblem(response)))
+            }
+          }
         )
       })
   }),

@@ -6,6 +6,14 @@ import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, type RequestLog
 
 // The API on in-memory layers as a Web handler, with one extra route that fails with a
 // defect carrying a secret, as a bug in a handler would.
+// Settled when the route that never answers has started.
+const signal = () => {
+  let resolve = () => {}
+  const promise = new Promise<void>((done) => (resolve = done))
+  return { promise, resolve }
+}
+let started = signal()
+
 // Effect log lines written while serving, with their annotations.
 const collectLogs = (lines: Array<{ message: unknown; annotations: Record<string, unknown> }>) =>
   Logger.layer([
@@ -21,7 +29,8 @@ const makeHandler = (logged: Array<RequestLogEntry>, logLines: Array<{ message: 
   HttpRouter.toWebHandler(
     Layer.mergeAll(
       CoursekitHttp.layerRoutes,
-      HttpRouter.add("GET", "/explode", Effect.die(new Error("password=hunter2 at db.internal:5432")))
+      HttpRouter.add("GET", "/explode", Effect.die(new Error("password=hunter2 at db.internal:5432"))),
+      HttpRouter.add("GET", "/forever", Effect.andThen(Effect.sync(() => started.resolve()), Effect.never))
     ).pipe(
       Layer.provide([
         MemoryCoursekit.layerMemory(),
@@ -63,6 +72,22 @@ describe("edge middleware", () => {
       const failure = logLines.find((line) => String(line.message).includes("unhandled failure"))
       assert.isDefined(failure)
       assert.strictEqual(failure!.annotations.requestId, logged[0]!.requestId)
+    }))
+
+  it.effect("a request abandoned by its client is logged once, as 499", () =>
+    Effect.gen(function*() {
+      const logged: Array<RequestLogEntry> = []
+      const { handler, dispose } = makeHandler(logged)
+      started = signal()
+      const client = new AbortController()
+      const answered = handler(new Request("http://test/forever", { signal: client.signal })).then(() => "answered", () => "rejected")
+      yield* Effect.promise(() => started.promise)
+      client.abort()
+      yield* Effect.promise(() => answered)
+      // The log line is written as the request's fiber ends, which may follow the rejection.
+      for (let turn = 0; turn < 100 && logged.length === 0; turn++) yield* Effect.promise(() => new Promise((done) => setTimeout(done, 5)))
+      yield* Effect.promise(dispose)
+      assert.deepStrictEqual(logged.map(({ method, path, status }) => ({ method, path, status })), [{ method: "GET", path: "/forever", status: 499 }])
     }))
 
   it.effect("with no admin token configured every write is refused", () =>
