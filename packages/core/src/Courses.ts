@@ -95,7 +95,9 @@ export class Courses extends Context.Service<Courses, {
         return toCourse(record)
       })
 
-      const list = Effect.fn("Courses.list")(function*(request: CoursePageRequest) {
+      // A span but no call-site capture (`Effect.fn` takes a stack trace per call): this is
+      // the hottest read, every uncached list page.
+      const list = Effect.fnUntraced(function*(request: CoursePageRequest) {
         // One row past the page tells whether a next page exists, and where it starts.
         const { rows, version } = yield* repo.list({ cursor: request.cursor, limit: request.limit + 1, audience: request.audience })
         const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
@@ -111,7 +113,7 @@ export class Courses extends Context.Service<Courses, {
         })
         const page: CoursePage = { items, next: rows.length > request.limit ? rows[request.limit]!.id : undefined, version }
         return page
-      })
+      }, Effect.withSpan("Courses.list"))
 
       const search = Effect.fn("Courses.search")(function*(request: CourseSearchPageRequest) {
         let after: SearchCursor | undefined

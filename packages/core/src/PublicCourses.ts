@@ -40,7 +40,9 @@ export class PublicCourses extends Context.Service<PublicCourses, {
       const files = yield* FileUrl
       const urls = yield* MediaUrls
 
-      const view = Effect.fn("PublicCourses.view")(function*(slug: string, viewer: Viewer) {
+      // A span but no call-site capture (`Effect.fn` takes a stack trace per call): this is
+      // the page every student opens.
+      const view = Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
         const course = yield* courses.findBySlug(slug, { visibleOnly: true })
         // Asked on every request: a purchase or a refund counts at once.
         const purchased = viewer._tag === "User" && (yield* entitlements.hasPurchased(viewer.id, course.id))
@@ -87,7 +89,7 @@ export class PublicCourses extends Context.Service<PublicCourses, {
           sections: publicSections
         }
         return response
-      })
+      }, Effect.withSpan("PublicCourses.view"))
 
       return PublicCourses.of({ view })
     })

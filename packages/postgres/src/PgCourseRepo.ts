@@ -129,14 +129,15 @@ export const make = () => Effect.gen(function*() {
     return rows[0]!
   }, bounded(timeout, "find course"))
 
-  const findBySlug = Effect.fn("CourseRepo.findBySlug")(function*(slug: string, lookup?: CourseLookup) {
+  // Spans without `Effect.fn`'s call-site capture on the hot reads (the public course page).
+  const findBySlug = Effect.fnUntraced(function*(slug: string, lookup?: CourseLookup) {
     const rows = yield* sql`SELECT * FROM courses WHERE slug = ${slug} ${visibleIf(lookup)}`.pipe(
       Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("find course by slug"))
     )
     if (rows.length === 0) return yield* new CourseSlugNotFound({ slug })
     return rows[0]!
-  }, bounded(timeout, "find course by slug"))
+  }, bounded(timeout, "find course by slug"), Effect.withSpan("CourseRepo.findBySlug"))
 
   const shownTo = ({ audience }: CourseListRequest) => {
     if (audience._tag === "Public") return sql`AND ${visibleNow(sql)}`
@@ -156,7 +157,8 @@ export const make = () => Effect.gen(function*() {
   // token function is STABLE, so it reads with the statement's snapshot). Called in FROM
   // it runs once; as a subquery's column it was pulled up and run once per row. The left
   // join keeps the version row when the page is empty.
-  const list = Effect.fn("CourseRepo.list")(function*(request: CourseListRequest) {
+  // A span without `Effect.fn`'s call-site capture: this is the hottest read.
+  const list = Effect.fnUntraced(function*(request: CourseListRequest) {
     const rows = yield* sql<ListedRow>`
       SELECT listed.version, page.id, page.title, page.slug, page.thumbnail_key, page.status, page.publish_at
       FROM coursekit_catalogue_token() AS listed(version)
@@ -170,7 +172,7 @@ export const make = () => Effect.gen(function*() {
     `
     const listed: CourseListRows = { rows: yield* decodeListRows(rows[0]!.id === null ? [] : rows), version: rows[0]!.version }
     return listed
-  }, Effect.mapError(persistenceError("list courses")), bounded(timeout, "list courses"))
+  }, Effect.mapError(persistenceError("list courses")), bounded(timeout, "list courses"), Effect.withSpan("CourseRepo.list"))
 
   const search = Effect.fn("CourseRepo.search")(function*(request: CourseSearchRequest) {
     const { after } = request

@@ -216,12 +216,13 @@ export const make = () => Effect.gen(function*() {
     `.pipe(Effect.flatMap(decodeUsers), Effect.mapError(persistenceError("find lessons using a video")))
   }, bounded(timeout, "find lessons using a video"))
 
-  const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, unlocked: boolean) {
+  // A span without `Effect.fn`'s call-site capture: this read is the public course page's.
+  const listForViewer = Effect.fnUntraced(function*(courseId: CourseId, unlocked: boolean) {
     return yield* viewerLessons(sql, courseId, unlocked).pipe(
       Effect.flatMap(decodeViewerLessons),
       Effect.mapError(persistenceError("list lessons for a viewer"))
     )
-  }, bounded(timeout, "list lessons for a viewer"))
+  }, bounded(timeout, "list lessons for a viewer"), Effect.withSpan("LessonRepo.listForViewer"))
 
   const insertSection = Effect.fn("LessonRepo.insertSection")(function*(courseId: CourseId, section: SectionInsert) {
     return yield* Effect.gen(function*() {

@@ -49,12 +49,13 @@ export const make = () => Effect.gen(function*() {
     return rows.length > 0
   }, bounded(timeout, "remove purchase"))
 
-  const has = Effect.fn("PurchaseRepo.has")(function*(courseId: CourseId, userId: UserId) {
+  // A span without `Effect.fn`'s call-site capture: every signed-in view of a course asks.
+  const has = Effect.fnUntraced(function*(courseId: CourseId, userId: UserId) {
     const rows = yield* sql`SELECT 1 FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId}`.pipe(
       Effect.mapError(persistenceError("read purchase"))
     )
     return rows.length > 0
-  }, bounded(timeout, "read purchase"))
+  }, bounded(timeout, "read purchase"), Effect.withSpan("PurchaseRepo.has"))
 
   return { grant, revoke, has }
 })
