@@ -94,6 +94,8 @@ export const make = (options: Options): Effect.Effect<ViewerResolver["Service"],
       ...(options.audience === undefined ? {} : { audience: options.audience })
     }
 
+    // Made once: a span made per request takes a stack trace per request.
+    const inSpan = Effect.withSpan("JwtViewerResolver.resolve")
     return ViewerResolver.of({
       vary: ["authorization"],
       resolve: (request) => {
@@ -108,7 +110,7 @@ export const make = (options: Options): Effect.Effect<ViewerResolver["Service"],
               onSome: (id) => Effect.succeed(signedInViewer(id))
             })
           ),
-          Effect.withSpan("JwtViewerResolver.resolve")
+          inSpan
         )
       }
     })
