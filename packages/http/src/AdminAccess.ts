@@ -32,7 +32,8 @@ export const genericAdminRefusals: AdminRefusals = {
  * (empty when there is none); implementations may also read anything else of the
  * request. When the answer is no, a request the `ViewerResolver` recognizes as a
  * signed-in viewer is answered 403, anyone else 401, worded by `refusals`
- * ({@link genericAdminRefusals} when absent).
+ * ({@link genericAdminRefusals} when absent). The empty `bearer` is one value shared by
+ * every request without credentials: read it, never wipe it.
  */
 export class AdminAccess extends Context.Service<AdminAccess, {
   isAdmin(request: HttpServerRequest.HttpServerRequest, bearer: Redacted.Redacted<string>): Effect.Effect<boolean, ServiceUnavailable>

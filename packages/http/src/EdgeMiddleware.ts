@@ -119,19 +119,44 @@ export const layer = HttpRouter.middleware(
             ? HttpServerResponse.setHeader(response, "x-request-id", requestId)
             : HttpServerResponse.setHeaders(response, { ...caching, "x-request-id": requestId })
         }
+        // A bug in finishing the answer itself (the route table, the caching headers) is
+        // still one logged 500 with the request's id, never an unlogged one.
+        const crashed = (defect: unknown) => {
+          logged(500)
+          return Effect.as(
+            Effect.annotateLogs(Effect.logError("unhandled failure", Cause.die(defect)), "requestId", requestId),
+            HttpServerResponse.setHeader(problem(500, unexpectedErrorDetail), "x-request-id", requestId)
+          )
+        }
+        const finishOrCrash = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+          try {
+            return Effect.succeed(finish(asProblem(response)))
+          } catch (defect) {
+            return crashed(defect)
+          }
+        }
         // One match for every outcome, not a combinator per concern: this runs on every request.
+        // The failure branch sees an interruption because the servers run the middleware
+        // uninterruptibly (`HttpEffect.toHandled`; the router makes routes interruptible
+        // again): the 499 test checks it.
         return Effect.matchCauseEffect(
           // Every log line written while handling the request names it.
           Effect.annotateLogs(cached, "requestId", requestId),
           {
-            onSuccess: (response) => Effect.succeed(finish(asProblem(response))),
+            onSuccess: finishOrCrash,
             onFailure: (cause) => {
               // Interruption keeps its own handling (client gone, server shutting down).
               if (Cause.hasInterruptsOnly(cause)) {
                 logged(499)
                 return Effect.failCause(cause)
               }
-              return Effect.map(failureResponse(routes, cause, requestId), (response) => finish(asProblem(response)))
+              let answer: Effect.Effect<HttpServerResponse.HttpServerResponse>
+              try {
+                answer = failureResponse(routes, cause, requestId)
+              } catch (defect) {
+                return crashed(defect)
+              }
+              return Effect.flatMap(answer, finishOrCrash)
             }
           }
         )

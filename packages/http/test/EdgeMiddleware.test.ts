@@ -4,8 +4,6 @@ import { Context, Effect, Layer, Logger, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger, RouteTable, ViewerResolver } from "../src/index.ts"
 
-// The API on in-memory layers as a Web handler, with one extra route that fails with a
-// defect carrying a secret, as a bug in a handler would.
 // Settled when the route that never answers has started.
 const signal = () => {
   let resolve = () => {}
@@ -25,7 +23,13 @@ const collectLogs = (lines: Array<{ message: unknown; annotations: Record<string
     })
   ])
 
-const makeHandler = (logged: Array<RequestLogEntry>, logLines: Array<{ message: unknown; annotations: Record<string, unknown> }> = []) =>
+// The API on in-memory layers as a Web handler, with two extra routes: one that fails
+// with a defect carrying a secret, as a bug in a handler would, and one that never answers.
+const makeHandler = (
+  logged: Array<RequestLogEntry>,
+  logLines: Array<{ message: unknown; annotations: Record<string, unknown> }> = [],
+  routeTable: (table: RouteTable["Service"]) => RouteTable["Service"] = (table) => table
+) =>
   HttpRouter.toWebHandler(
     Layer.mergeAll(
       CoursekitHttp.layerRoutes,
@@ -41,6 +45,7 @@ const makeHandler = (logged: Array<RequestLogEntry>, logLines: Array<{ message: 
         Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logged.push(entry) }))
       ]),
       Layer.provide(HttpServer.layerServices),
+      Layer.updateService(RouteTable, routeTable),
       Layer.provide(RouteTable.layer),
       Layer.provideMerge(collectLogs(logLines))
     ),
@@ -72,6 +77,27 @@ describe("edge middleware", () => {
       const failure = logLines.find((line) => String(line.message).includes("unhandled failure"))
       assert.isDefined(failure)
       assert.strictEqual(failure!.annotations.requestId, logged[0]!.requestId)
+    }))
+
+  it.effect("a bug while answering a failure (here the route table throws on an unknown path) is one logged 500 with the request's id", () =>
+    Effect.gen(function*() {
+      const logged: Array<RequestLogEntry> = []
+      const logLines: Array<{ message: unknown; annotations: Record<string, unknown> }> = []
+      const { handler, dispose } = makeHandler(logged, logLines, () => ({
+        allowed: () => {
+          throw new Error("route table broken: secret=hunter2")
+        }
+      }))
+      const response = yield* Effect.promise(() => handler(new Request("http://test/no/such/path")))
+      const text = yield* Effect.promise(() => response.text())
+      yield* Effect.promise(dispose)
+      assert.strictEqual(response.status, 500)
+      assert.strictEqual(response.headers.get("content-type"), "application/problem+json")
+      assert.notInclude(text, "hunter2")
+      assert.deepStrictEqual(logged.map(({ path, status }) => ({ path, status })), [{ path: "/no/such/path", status: 500 }])
+      assert.strictEqual(response.headers.get("x-request-id"), logged[0]!.requestId)
+      const failure = logLines.find((line) => String(line.message).includes("unhandled failure"))
+      assert.strictEqual(failure?.annotations.requestId, logged[0]!.requestId)
     }))
 
   it.effect("a request abandoned by its client is logged once, as 499", () =>
