@@ -9,8 +9,8 @@
  * not in the cache is read with the version it was read at, in one statement and one
  * snapshot (`Courses.list`), and kept under that version. So a request is one
  * statement, except the first request for a cached page after a change, or one naming
- * an old ETag: the version read, then the page. The ETag is derived from the version and the page, so
- * `If-None-Match` is answered 304 without producing the page at all. When the store
+ * an old ETag: the version read, then the page. The ETag is derived from the version
+ * and the page, so `If-None-Match` is answered 304 without producing the page at all. When the store
  * cannot be read, the answer is the 503 problem the API would give.
  *
  * Only the public's pages are served here: a request is served here only when its

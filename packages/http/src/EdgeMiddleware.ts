@@ -43,6 +43,13 @@ const noRoute = (routes: RouteTable["Service"], request: HttpServerRequest.HttpS
   )
 }
 
+/** A 500 whose cause goes to the log only, named by the request's id. */
+const unhandled = (cause: Cause.Cause<unknown>, requestId: string) =>
+  Effect.as(
+    Effect.annotateLogs(Effect.logError("unhandled failure", cause), "requestId", requestId),
+    problem(500, unexpectedErrorDetail)
+  )
+
 /**
  * The response for a failure (not an interruption): failures of the server itself (no
  * route, an unreadable or oversized body) carry their own status; anything else is a 500
@@ -65,10 +72,7 @@ const failureResponse = (
       )
     }
   }
-  return Effect.as(
-    Effect.annotateLogs(Effect.logError("unhandled failure", cause), "requestId", requestId),
-    problem(500, unexpectedErrorDetail)
-  )
+  return unhandled(cause, requestId)
 }
 
 /** An error response that is not already a problem, as one (its own headers kept). */
@@ -123,10 +127,7 @@ export const layer = HttpRouter.middleware(
         // still one logged 500 with the request's id, never an unlogged one.
         const crashed = (defect: unknown) => {
           logged(500)
-          return Effect.as(
-            Effect.annotateLogs(Effect.logError("unhandled failure", Cause.die(defect)), "requestId", requestId),
-            HttpServerResponse.setHeader(problem(500, unexpectedErrorDetail), "x-request-id", requestId)
-          )
+          return Effect.map(unhandled(Cause.die(defect), requestId), HttpServerResponse.setHeader("x-request-id", requestId))
         }
         const finishOrCrash = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
           try {
