@@ -4,7 +4,7 @@
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawn } from "node:child_process"
-import { openSync, readFileSync } from "node:fs"
+import { openSync, readdirSync, readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import pg from "pg"
 
@@ -102,8 +102,43 @@ export const memoryOf = (pid: number) => {
   return { rssMiB: kib("VmRSS") / 1024, peakMiB: kib("VmHWM") / 1024 }
 }
 
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`, 100 on Linux). */
+const ticksPerSecond = 100
+
+/** CPU time (user + system) process `pid` has used, in µs; 0 once it has gone. */
+export const cpuMicrosOf = (pid: number) => {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  } catch {
+    return 0
+  }
+  // After the command's closing parenthesis: state is the first field, utime the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 1_000_000 / ticksPerSecond
+}
+
+/**
+ * CPU time of every PostgreSQL process on this machine, in µs: its backends serve the
+ * servers measured here, so a difference over a run is what the run's queries cost.
+ */
+export const postgresCpuMicros = () => {
+  let total = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuMicrosOf(Number(entry))
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total
+}
+
 export interface LoadResult {
   readonly requestsPerSecond: number
+  /** Requests answered in the run. */
+  readonly total: number
   readonly p50: number
   readonly p99: number
   readonly non2xx: number
@@ -135,6 +170,7 @@ export const load = (
       if (error) return fail(error)
       done({
         requestsPerSecond: result.requests.average,
+        total: result.requests.total,
         p50: result.latency.p50,
         p99: result.latency.p99,
         non2xx: result.non2xx,

@@ -21,14 +21,16 @@
  *
  * Prints req/s, p50, p99 per server and caller, the ratios to bare, and RSS: idle (5 s
  * after start-up, before any load), the highest under load (sampled every 250 ms) and the
- * peak. Rounds alternate the servers' order. `BENCH_PROFILE_DIR`: Coursekit's measured
- * processes run with `--cpu-prof` into that directory (summarise with
- * `bench/profile-summary.ts`). `BENCH_CHECK_ONLY=1`: the checks and the statements only,
+ * peak, and the CPU time per request of the server and of PostgreSQL. Rounds alternate the
+ * servers' order. `BENCH_PROFILE_DIR`: every measured server runs with `--cpu-prof` into
+ * its own directory under it, `coursekit/`, `bare/`, `fastify/` (summarise with
+ * `bench/profile-summary.ts`; the profiler slows the servers unevenly, so read the
+ * profiles for where time goes, not the ratios of that run). `BENCH_CHECK_ONLY=1`: the checks and the statements only,
  * no load.
  */
 import { createHmac } from "node:crypto"
 import pg from "pg"
-import { coursekitOn, freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { coursekitOn, cpuMicrosOf, freshDatabase, load, type LoadResult, memoryOf, postgresCpuMicros, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -276,6 +278,9 @@ interface Sample extends LoadResult {
   readonly idleMiB: number
   readonly loadMiB: number
   readonly peakMiB: number
+  /** CPU time per request answered, in µs: the server process's, and PostgreSQL's. */
+  readonly serverCpu: number
+  readonly postgresCpu: number
 }
 
 const dropDatabase = await freshDatabase(serverUrl, database)
@@ -313,14 +318,20 @@ try {
   for (let round = 0; round < (checkOnly ? 0 : rounds); round++) {
     const order = round % 2 === 0 ? servers : [...servers].reverse()
     for (const spec of order) {
-      const profiled = profileDir !== undefined && spec.name === "coursekit"
+      // Every server profiled, each into its own directory, so that the baselines' time
+      // can be set beside Coursekit's; the baselines exit on SIGTERM so that theirs is written.
+      const profiling = profileDir === undefined ? [] : [
+        "--cpu-prof",
+        `--cpu-prof-dir=${profileDir}/${spec.name}`,
+        ...(spec.name === "coursekit" ? [] : [`--import=data:text/javascript,process.on("SIGTERM",()=>process.exit(0))`])
+      ]
       const server = await startServer(
         spec.name,
         spec.script,
         spec.env,
         4100 + (round * servers.length + servers.indexOf(spec)) % 60,
         readyPath,
-        profiled ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []
+        profiling
       )
       try {
         await new Promise((done) => setTimeout(done, idleSeconds * 1000))
@@ -329,17 +340,21 @@ try {
           await load(server.url, paths, connections, 3, caller.headers) // warm-up: JIT, pools
           let loadMiB = 0
           const sampler = setInterval(() => (loadMiB = Math.max(loadMiB, memoryOf(server.child.pid!).rssMiB)), 250)
+          const cpuBefore = { server: cpuMicrosOf(server.child.pid!), postgres: postgresCpuMicros() }
           const result = await load(server.url, paths, connections, seconds, caller.headers)
           clearInterval(sampler)
+          const serverCpu = (cpuMicrosOf(server.child.pid!) - cpuBefore.server) / result.total
+          const postgresCpu = (postgresCpuMicros() - cpuBefore.postgres) / result.total
           if (result.non2xx > 0 || result.errors > 0) {
             fail(`${spec.name}, ${caller.name}: ${result.non2xx} non-2xx responses, ${result.errors} errors under load`)
           }
           const peakMiB = memoryOf(server.child.pid!).peakMiB
           const key = `${spec.name}/${caller.name}`
-          samples.set(key, [...(samples.get(key) ?? []), { ...result, idleMiB, loadMiB, peakMiB }])
+          samples.set(key, [...(samples.get(key) ?? []), { ...result, idleMiB, loadMiB, peakMiB, serverCpu, postgresCpu }])
           console.log(
             `round ${round + 1} ${spec.name.padEnd(9)} ${caller.name.padEnd(9)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  ` +
-              `p50 ${result.p50} ms  p99 ${result.p99} ms  rss idle ${idleMiB.toFixed(0)} load ${loadMiB.toFixed(0)} MiB`
+              `p50 ${result.p50} ms  p99 ${result.p99} ms  rss idle ${idleMiB.toFixed(0)} load ${loadMiB.toFixed(0)} MiB  ` +
+              `cpu/request server ${serverCpu.toFixed(0)} µs postgres ${postgresCpu.toFixed(0)} µs`
           )
         }
       } finally {
@@ -361,10 +376,12 @@ function report(samples: Map<string, Array<Sample>>) {
     p99: mean(list.map((sample) => sample.p99)),
     idle: mean(list.map((sample) => sample.idleMiB)),
     load: Math.max(...list.map((sample) => sample.loadMiB)),
-    peak: Math.max(...list.map((sample) => sample.peakMiB))
+    peak: Math.max(...list.map((sample) => sample.peakMiB)),
+    serverCpu: mean(list.map((sample) => sample.serverCpu)),
+    postgresCpu: mean(list.map((sample) => sample.postgresCpu))
   }]))
   console.log(
-    "\nserver    caller       req/s  p50 ms  p99 ms  idle MiB  load MiB  peak MiB  req/s ÷ bare  p99 ÷ bare"
+    "\nserver    caller       req/s  p50 ms  p99 ms  idle MiB  load MiB  peak MiB  req/s ÷ bare  p99 ÷ bare  cpu µs/req server  pg"
   )
   const verdicts: Array<string> = []
   for (const caller of callers) {
@@ -374,7 +391,8 @@ function report(samples: Map<string, Array<Sample>>) {
       console.log(
         `${spec.name.padEnd(9)} ${caller.name.padEnd(9)} ${row.rps.toFixed(0).padStart(8)} ${row.p50.toFixed(1).padStart(7)} ` +
           `${row.p99.toFixed(1).padStart(7)} ${row.idle.toFixed(0).padStart(9)} ${row.load.toFixed(0).padStart(9)} ` +
-          `${row.peak.toFixed(0).padStart(9)} ${(row.rps / bare.rps).toFixed(3).padStart(13)} ${(row.p99 / bare.p99).toFixed(2).padStart(11)}`
+          `${row.peak.toFixed(0).padStart(9)} ${(row.rps / bare.rps).toFixed(3).padStart(13)} ${(row.p99 / bare.p99).toFixed(2).padStart(11)} ` +
+          `${row.serverCpu.toFixed(0).padStart(18)} ${row.postgresCpu.toFixed(0).padStart(4)}`
       )
     }
     const coursekit = summary.get(`coursekit/${caller.name}`)!

@@ -23,6 +23,7 @@ import { CourseListCache } from "./CourseListCache.ts"
 import * as AiHandlers from "./AiHandlers.ts"
 import * as CoursesHandlers from "./CoursesHandlers.ts"
 import * as EdgeMiddleware from "./EdgeMiddleware.ts"
+import { PublicCoursePages } from "./PublicCoursePages.ts"
 import * as LessonsHandlers from "./LessonsHandlers.ts"
 import * as PublicCourseHandlers from "./PublicCourseHandlers.ts"
 import * as PurchasesHandlers from "./PurchasesHandlers.ts"
@@ -61,7 +62,7 @@ const layerRoutesOf = (api: typeof CoursekitApi) =>
   Layer.mergeAll(
     layerApiOf(api),
     ApiDocsRoute.layer(api, "/docs"),
-    EdgeMiddleware.layer.pipe(Layer.provide(CatalogueReaders.layer))
+    EdgeMiddleware.layer.pipe(Layer.provide([CatalogueReaders.layer, PublicCoursePages.layer]))
   )
 
 /** The API routes and `/openapi.json`. Needs the use cases, `Readiness`, `AdminAccess` and a `ViewerResolver`. */

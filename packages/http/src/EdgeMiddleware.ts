@@ -3,7 +3,8 @@
  * request ids, one log line per request, problem details for everything the typed API
  * does not render itself (unknown paths, a method a known path does not answer — 405
  * with `Allow`, from the {@link RouteTable} —, unsupported media types, defects), and
- * the course list cache.
+ * the two hot reads answered here rather than by the typed API: the public course page
+ * (`PublicCoursePages`) and the course list cache.
  *
  * @since 0.1.0
  */
@@ -11,6 +12,7 @@ import { ByteSize, Cause, Context, Effect } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { CatalogueReaders } from "./CatalogueAuthLive.ts"
 import { CourseListCache } from "./CourseListCache.ts"
+import { PublicCoursePages } from "./PublicCoursePages.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { problemBody } from "./Problems.ts"
 import { maxBodySize } from "./RequestLimits.ts"
@@ -93,6 +95,7 @@ export const layer = HttpRouter.middleware(
   Effect.gen(function*() {
     const logger = yield* RequestLogger
     const listCache = yield* CourseListCache
+    const coursePages = yield* PublicCoursePages
     const readers = yield* CatalogueReaders
     const routes = yield* RouteTable
     const prefix = yield* MountPrefix
@@ -102,10 +105,13 @@ export const layer = HttpRouter.middleware(
         const incoming = request.headers["x-request-id"]
         const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : crypto.randomUUID()
         const start = performance.now()
-        const cached = listCache.around(
-          { method: request.method, url: request.url, ifNoneMatch: request.headers["if-none-match"], prefix },
-          readers.audienceOf(request),
-          app
+        const cached = coursePages.around(
+          request,
+          listCache.around(
+            { method: request.method, url: request.url, ifNoneMatch: request.headers["if-none-match"], prefix },
+            readers.audienceOf(request),
+            app
+          )
         )
         const logged = (status: number) =>
           logger.log({
