@@ -25,13 +25,15 @@
  * servers' order. `BENCH_PROFILE_DIR`: every measured server runs with `--cpu-prof` into
  * its own directory under it, `coursekit/`, `bare/`, `fastify/` (summarise with
  * `bench/profile-summary.ts`; the profiler slows the servers unevenly, so read the
- * profiles for where time goes, not the ratios of that run). `BENCH_CHECK_ONLY=1`: the checks and the statements only,
+ * profiles for where time goes, not the ratios of that run). `BENCH_LAYERS=1`: instead of
+ * the load, Coursekit's CPU per request layer by layer (`public-course-layers.ts`). `BENCH_CHECK_ONLY=1`: the checks and the statements only,
  * no load.
  */
 import { createHmac } from "node:crypto"
 import pg from "pg"
 import { coursekitOn, cpuMicrosOf, freshDatabase, load, type LoadResult, memoryOf, postgresCpuMicros, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
+import { measureLayers } from "./public-course-layers.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -39,6 +41,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const profileDir = process.env.BENCH_PROFILE_DIR
 // Only the checks and the statements, no load: a quick test of the baselines' equality.
 const checkOnly = process.env.BENCH_CHECK_ONLY === "1"
+// Where the CPU goes, layer by layer, in this process (`public-course-layers.ts`), instead of the load.
+const layersOnly = process.env.BENCH_LAYERS === "1"
 const connections = 50
 const courseCount = 200
 const idleSeconds = 5
@@ -315,7 +319,8 @@ try {
   await printStatements()
 
   const samples = new Map<string, Array<Sample>>()
-  for (let round = 0; round < (checkOnly ? 0 : rounds); round++) {
+  if (layersOnly) await measureLayers(databaseUrl, paths.map((path) => path.slice("/public/courses/".length)), rounds)
+  for (let round = 0; round < (checkOnly || layersOnly ? 0 : rounds); round++) {
     const order = round % 2 === 0 ? servers : [...servers].reverse()
     for (const spec of order) {
       // Every server profiled, each into its own directory, so that the baselines' time
@@ -363,7 +368,7 @@ try {
     }
   }
 
-  if (!checkOnly) report(samples)
+  if (!checkOnly && !layersOnly) report(samples)
 } finally {
   await dropDatabase()
 }
