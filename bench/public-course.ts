@@ -9,7 +9,9 @@
  *       `JWT_SECRET`, `JWT_ISSUER` and `JWT_AUDIENCE`,
  *   (b) bare `node:http` + `pg` (`servers/public-bare.mjs`), the baseline,
  *   (c) Fastify + `pg` (`servers/public-fastify.mjs`),
- * (b) and (c) doing the same work (`servers/public-course-common.mjs`): the same JWT
+ *   (d) a probe of the stack Coursekit is built on: a plain Effect `HttpRouter` route over
+ *       `@effect/sql-pg` (`servers/public-effect.mjs`),
+ * (b), (c) and (d) doing the same work (`servers/public-course-common.mjs`): the same JWT
  * check with `jose`, the same rows, the same JSON and headers.
  *
  * Before any load, every server's answer for every caller is fetched and must equal
@@ -23,7 +25,7 @@
  * after start-up, before any load), the highest under load (sampled every 250 ms) and the
  * peak, and the CPU time per request of the server and of PostgreSQL. Rounds alternate the
  * servers' order. `BENCH_PROFILE_DIR`: every measured server runs with `--cpu-prof` into
- * its own directory under it, `coursekit/`, `bare/`, `fastify/` (summarise with
+ * its own directory under it, `coursekit/`, `bare/`, `fastify/`, `effect/` (summarise with
  * `bench/profile-summary.ts`; the profiler slows the servers unevenly, so read the
  * profiles for where time goes, not the ratios of that run). `BENCH_LAYERS=1`: instead of
  * the load, Coursekit's CPU per request layer by layer (`public-course-layers.ts`). `BENCH_CHECK_ONLY=1`: the checks and the statements only,
@@ -173,7 +175,8 @@ const baselineEnv = { DATABASE_URL: databaseUrl, POOL_SIZE: "10", ...jwt }
 const servers = [
   { name: "coursekit", script: "packages/server/dist/main.js", env: coursekitEnv },
   { name: "bare", script: "bench/servers/public-bare.mjs", env: baselineEnv },
-  { name: "fastify", script: "bench/servers/public-fastify.mjs", env: baselineEnv }
+  { name: "fastify", script: "bench/servers/public-fastify.mjs", env: baselineEnv },
+  { name: "effect", script: "bench/servers/public-effect.mjs", env: baselineEnv }
 ] as const
 const withDatabaseUrl = (env: Record<string, string>, url: string) => ({ ...env, DATABASE_URL: url })
 

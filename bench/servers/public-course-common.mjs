@@ -73,17 +73,14 @@ const lessonOf = (row, purchased, position) => {
 }
 
 /**
- * The response for `slug` and `viewer`: `{ status, headers, body }`. Grouped as Coursekit
- * groups: the loose lessons, then the sections in order (only those with a lesson shown),
- * positions 1…n over what is shown.
+ * The response for `course` (the first statement's row, undefined when none) and its
+ * lesson rows (the second's), as `{ status, headers, body }`. Grouped as Coursekit
+ * groups: the loose lessons, then the sections in order (only those with a lesson
+ * shown), positions 1…n over what is shown.
  */
-export const publicCourse = async (pool, slug, viewer, ifNoneMatch) => {
-  // Named, so prepared once per connection, as Coursekit's driver prepares its statements.
-  const courses = await pool.query({ name: "course", text: courseSql, values: [slug, viewer] })
-  if (courses.rows.length === 0) return { status: 404, headers: { "content-type": "application/json" }, body: '{"status":404}' }
-  const course = courses.rows[0]
+export const answerOf = (course, rows, viewer, ifNoneMatch) => {
+  if (course === undefined) return { status: 404, headers: { "content-type": "application/json" }, body: '{"status":404}' }
   const purchased = course.purchased
-  const { rows } = await pool.query({ name: "lessons", text: lessonsSql, values: [course.id, purchased] })
   const loose = []
   const sections = []
   let current = null
@@ -119,4 +116,14 @@ export const publicCourse = async (pool, slug, viewer, ifNoneMatch) => {
     ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === etag)
   if (notModified) return { status: 304, headers, body: "" }
   return { status: 200, headers: { ...headers, "content-type": "application/json" }, body }
+}
+
+/** The response for `slug` and `viewer` over a `pg` pool: the two statements, then {@link answerOf}. */
+export const publicCourse = async (pool, slug, viewer, ifNoneMatch) => {
+  // Named, so prepared once per connection, as Coursekit's driver prepares its statements.
+  const courses = await pool.query({ name: "course", text: courseSql, values: [slug, viewer] })
+  const course = courses.rows[0]
+  if (course === undefined) return answerOf(undefined, [], viewer, ifNoneMatch)
+  const { rows } = await pool.query({ name: "lessons", text: lessonsSql, values: [course.id, course.purchased] })
+  return answerOf(course, rows, viewer, ifNoneMatch)
 }
