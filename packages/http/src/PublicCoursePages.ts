@@ -2,9 +2,10 @@
  * The public course page, `GET /public/courses/{slug}`, answered at the edge: the page
  * every student opens, served without the typed API's routing, path decoding and
  * middleware around it (issue #18: they were the largest part of its cost). The answer
- * is the API's, byte for byte — the same use case (`PublicCourses.view`), the same
- * encoding, ETag, caching headers and problems (`PublicCourseHandlers.answerOf`,
- * `problemOf`); the tests compare the two for every kind of caller.
+ * is the API's, byte for byte — the same use case (`PublicCourses.view`), the same ETag,
+ * caching headers and problems (`PublicCourseHandlers.answerOf`, `problemOf`), the course
+ * written as it is rather than through Schema's encoding, which gives the same JSON
+ * (`PublicCourseHandlers.plainJsonOf`); the tests compare the two for every kind of caller.
  *
  * Only a request the API would answer the same way is served here: a `GET` whose slug
  * has a slug's shape (`Slug.pattern`, at most `Slug.maxLength`; nothing to decode, so
@@ -19,7 +20,7 @@ import { PublicCourses, Slug } from "@coursekit/core"
 import { Context, Effect, Layer } from "effect"
 import { type HttpServerRequest, HttpServerRespondable, type HttpServerResponse } from "effect/http"
 import { problemOf } from "./DomainProblems.ts"
-import { answerOf } from "./PublicCourseHandlers.ts"
+import { answerOf, plainJsonOf } from "./PublicCourseHandlers.ts"
 import { pathOf } from "./RequestPath.ts"
 import { ViewerResolver } from "./ViewerResolver.ts"
 
@@ -62,7 +63,7 @@ export class PublicCoursePages extends Context.Service<PublicCoursePages, {
           onSuccess: (viewer) =>
             Effect.matchEffect(courses.view(slug, viewer), {
               onFailure: (error) => Effect.flatMap(problemOf(error), HttpServerRespondable.toResponse),
-              onSuccess: (course) => Effect.succeed(answerOf(course, viewer, request.headers["if-none-match"], vary))
+              onSuccess: (course) => Effect.succeed(answerOf(plainJsonOf(course), viewer, request.headers["if-none-match"], vary))
             })
         })
       }
