@@ -4,12 +4,10 @@
  * (`list-common.mjs`) — Effect's HTTP server and SQL client, nothing of Coursekit's. Its
  * ratio to bare is what the stack Coursekit is built on costs by itself.
  */
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Effect } from "effect"
+import { HttpRouter, HttpServerRequest } from "effect/http"
 import { SqlClient } from "effect/sql"
-import { createServer } from "node:http"
+import { responseOf, serve } from "./effect-probe.mjs"
 import { listSql, pageOf, pageResponse } from "./list-common.mjs"
 
 // The same SQL as the baselines' with `$n` placeholders; `@effect/sql-pg` prepares it once per connection.
@@ -17,15 +15,7 @@ const Route = HttpRouter.add("GET", "/courses", Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const request = yield* HttpServerRequest.HttpServerRequest
   const page = pageOf(request.url)
-  const { status, headers, body } = page.refused ?? pageResponse(yield* sql.unsafe(listSql, page.values), page, request.headers["if-none-match"])
-  if (status === 304) return HttpServerResponse.empty({ status, headers })
-  const { "content-type": contentType, ...rest } = headers
-  return HttpServerResponse.text(body, { status, contentType, headers: rest })
+  return responseOf(page.refused ?? pageResponse(yield* sql.unsafe(listSql, page.values), page, request.headers["if-none-match"]))
 }).pipe(Effect.orDie))
 
-HttpRouter.serve(Route, { disableLogger: true, disableListenLog: true }).pipe(
-  Layer.provide(PgClient.layer({ url: Redacted.make(process.env.DATABASE_URL), maxConnections: Number(process.env.POOL_SIZE ?? 10) })),
-  Layer.provide(NodeHttpServer.layer(() => createServer(), { port: Number(process.env.PORT), host: "127.0.0.1" })),
-  Layer.launch,
-  NodeRuntime.runMain
-)
+serve(Route)

@@ -5,12 +5,10 @@
  * headers) — Effect's HTTP server and SQL client, nothing of Coursekit's. Its ratio to
  * bare is what the stack Coursekit is built on costs by itself for this page.
  */
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
-import { createServer } from "node:http"
+import { responseOf, serve } from "./effect-probe.mjs"
 import { answerOf, courseSql, lessonsSql, viewerOf } from "./public-course-common.mjs"
 
 const unauthorized = HttpServerResponse.empty({ status: 401, headers: { "www-authenticate": "Bearer" } })
@@ -24,15 +22,7 @@ const Route = HttpRouter.add("GET", "/public/courses/:slug", Effect.gen(function
   if (viewer._tag === "None") return unauthorized
   const [course] = yield* sql.unsafe(courseSql, [slug, viewer.value])
   const rows = course === undefined ? [] : yield* sql.unsafe(lessonsSql, [course.id, course.purchased])
-  const { status, headers, body } = answerOf(course, rows, viewer.value, request.headers["if-none-match"])
-  if (status === 304) return HttpServerResponse.empty({ status, headers })
-  const { "content-type": contentType, ...rest } = headers
-  return HttpServerResponse.text(body, { status, contentType, headers: rest })
+  return responseOf(answerOf(course, rows, viewer.value, request.headers["if-none-match"]))
 }).pipe(Effect.orDie))
 
-HttpRouter.serve(Route, { disableLogger: true, disableListenLog: true }).pipe(
-  Layer.provide(PgClient.layer({ url: Redacted.make(process.env.DATABASE_URL), maxConnections: Number(process.env.POOL_SIZE ?? 10) })),
-  Layer.provide(NodeHttpServer.layer(() => createServer(), { port: Number(process.env.PORT), host: "127.0.0.1" })),
-  Layer.launch,
-  NodeRuntime.runMain
-)
+serve(Route)
