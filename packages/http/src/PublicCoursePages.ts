@@ -22,7 +22,7 @@ import { type HttpServerRequest, HttpServerRespondable, type HttpServerResponse 
 import { problemOf } from "./DomainProblems.ts"
 import { answerOf, plainJsonOf } from "./PublicCourseHandlers.ts"
 import { pathOf } from "./RequestPath.ts"
-import { ViewerResolver } from "./ViewerResolver.ts"
+import { resolveOnce, ViewerResolver } from "./ViewerResolver.ts"
 
 const coursePath = "/public/courses/"
 
@@ -57,8 +57,9 @@ export class PublicCoursePages extends Context.Service<PublicCoursePages, {
       ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
         const slug = slugOf(request)
         if (slug === undefined) return app
-        return Effect.matchEffect(viewers.resolve(request), {
-          // Credentials the API refuses, or cannot check now: it answers them (401, 503).
+        return Effect.matchEffect(resolveOnce(viewers, request), {
+          // Credentials the API refuses, or cannot check now: it answers them (401, 503)
+          // with the same resolution, not a second one.
           onFailure: () => app,
           onSuccess: (viewer) =>
             Effect.matchEffect(courses.view(slug, viewer), {

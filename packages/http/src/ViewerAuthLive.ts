@@ -7,7 +7,7 @@
 import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { CurrentViewer, ViewerAuth } from "./ViewerAuth.ts"
-import { ViewerResolver } from "./ViewerResolver.ts"
+import { resolveOnce, ViewerResolver } from "./ViewerResolver.ts"
 
 /** `ViewerAuth` backed by the `ViewerResolver` in context. */
 export const layer: Layer.Layer<ViewerAuth, never, ViewerResolver> = Layer.effect(
@@ -17,7 +17,7 @@ export const layer: Layer.Layer<ViewerAuth, never, ViewerResolver> = Layer.effec
     return ViewerAuth.of((httpEffect) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const viewer = yield* resolver.resolve(request)
+        const viewer = yield* resolveOnce(resolver, request)
         return yield* Effect.provideService(httpEffect, CurrentViewer, viewer)
       })
     )

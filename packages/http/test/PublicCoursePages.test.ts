@@ -15,7 +15,8 @@ import {
   JwtViewerResolver,
   PublicCoursePages,
   Readiness,
-  RequestLogger
+  RequestLogger,
+  ViewerResolver
 } from "../src/index.ts"
 
 const adminToken = "public-course-pages-admin-token"
@@ -157,5 +158,30 @@ describe("public course pages at the edge", () => {
       }
       // 81 characters is one too many; 80 is a slug's most.
       assert.strictEqual(yield* statusOf("GET", `/public/courses/${"a".repeat(80)}`), 404)
+    }).pipe(Effect.scoped))
+
+  it.effect("the viewer is resolved once per request, also when the edge leaves a refused token to the API", () =>
+    Effect.gen(function*() {
+      const store = yield* Layer.build(MemoryCoursekit.layerMemory())
+      let resolutions = 0
+      // The JWT resolver, counted.
+      const counted = Layer.effect(
+        ViewerResolver,
+        Effect.map(JwtViewerResolver.make({ secret: Redacted.make(secret) }), (resolver) =>
+          ViewerResolver.of({ vary: resolver.vary, resolve: (request) => Effect.suspend(() => (resolutions++, resolver.resolve(request))) }))
+      ).pipe(Layer.orDie)
+      const edge = CoursekitHttp.webHandler(
+        Layer.mergeAll(Readiness.layer([]), AdminTokens.layer([Redacted.make(adminToken)]), counted, CourseListCache.layerDisabled, RequestLogger.layerSilent)
+          .pipe(Layer.provideMerge(Layer.succeedContext(store)))
+      )
+      const course = yield* seed(edge.handler)
+      const statusOf = (authorization: string) =>
+        Effect.promise(() => edge.handler(new Request(`http://host/public/courses/${course.slug}`, { headers: { authorization } })).then((response) => response.status))
+      resolutions = 0
+      assert.strictEqual(yield* statusOf(`Bearer ${yield* Effect.promise(() => sign("buyer", "another-secret-0123456789abcdefghij"))}`), 401)
+      assert.strictEqual(resolutions, 1)
+      assert.strictEqual(yield* statusOf(`Bearer ${yield* Effect.promise(() => sign("buyer"))}`), 200)
+      assert.strictEqual(resolutions, 2)
+      yield* Effect.promise(edge.dispose)
     }).pipe(Effect.scoped))
 })
