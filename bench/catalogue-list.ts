@@ -22,7 +22,7 @@
  * `BENCH_CHECK_ONLY=1`: the checks and the statements only.
  */
 import pg from "pg"
-import { coursekitOn, freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { coursekitOn, cpuMicrosOf, freshDatabase, load, type LoadResult, memoryOf, postgresCpuMicros, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -103,6 +103,9 @@ const printStatements = async () => {
 interface Sample extends LoadResult {
   readonly rssMiB: number
   readonly peakMiB: number
+  /** CPU time per request answered, in µs: the server process's, and PostgreSQL's. */
+  readonly serverCpu: number
+  readonly postgresCpu: number
 }
 
 /** The mean of each server's rounds, the ratios to bare, and the targets. */
@@ -113,15 +116,17 @@ const report = (samples: ReadonlyMap<string, ReadonlyArray<Sample>>) => {
     p50: mean(list.map((sample) => sample.p50)),
     p99: mean(list.map((sample) => sample.p99)),
     rss: mean(list.map((sample) => sample.rssMiB)),
-    peak: Math.max(...list.map((sample) => sample.peakMiB))
+    peak: Math.max(...list.map((sample) => sample.peakMiB)),
+    serverCpu: mean(list.map((sample) => sample.serverCpu)),
+    postgresCpu: mean(list.map((sample) => sample.postgresCpu))
   }]))
   const bare = summary.get("bare")!
-  console.log("\nserver       req/s    p50 ms  p99 ms  rss MiB  peak MiB  req/s ÷ bare  p99 ÷ bare")
+  console.log("\nserver       req/s    p50 ms  p99 ms  rss MiB  peak MiB  req/s ÷ bare  p99 ÷ bare  cpu µs/req server  pg")
   for (const [name, row] of summary) {
     console.log(
       `${name.padEnd(10)} ${row.rps.toFixed(0).padStart(7)} ${row.p50.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(7)} ` +
         `${row.rss.toFixed(0).padStart(8)} ${row.peak.toFixed(0).padStart(9)} ${(row.rps / bare.rps).toFixed(3).padStart(13)} ` +
-        `${(row.p99 / bare.p99).toFixed(2).padStart(11)}`
+        `${(row.p99 / bare.p99).toFixed(2).padStart(11)} ${row.serverCpu.toFixed(0).padStart(18)} ${row.postgresCpu.toFixed(0).padStart(4)}`
     )
   }
   const fastify = summary.get("fastify")!
@@ -168,16 +173,20 @@ try {
     for (const spec of order) {
       const server = await startServer(spec.name, spec.script, spec.env, 4100 + round * 10 + servers.indexOf(spec))
       await load(server.url, paths, connections, 3) // warm-up: JIT, pools, caches
+      const cpuBefore = { server: cpuMicrosOf(server.child.pid!), postgres: postgresCpuMicros() }
       const result = await load(server.url, paths, connections, seconds)
+      const serverCpu = (cpuMicrosOf(server.child.pid!) - cpuBefore.server) / result.total
+      const postgresCpu = (postgresCpuMicros() - cpuBefore.postgres) / result.total
       const memory = memoryOf(server.child.pid!)
       await stopServer(server)
       if (result.non2xx > 0 || result.errors > 0) {
         throw new Error(`${spec.name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`)
       }
-      samples.get(spec.name)!.push({ ...result, ...memory })
+      samples.get(spec.name)!.push({ ...result, ...memory, serverCpu, postgresCpu })
       console.log(
         `round ${round + 1} ${spec.name.padEnd(9)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  ` +
-          `p50 ${result.p50} ms  p99 ${result.p99} ms  rss ${memory.rssMiB.toFixed(0)} MiB`
+          `p50 ${result.p50} ms  p99 ${result.p99} ms  rss ${memory.rssMiB.toFixed(0)} MiB  ` +
+          `cpu/request server ${serverCpu.toFixed(0)} µs postgres ${postgresCpu.toFixed(0)} µs`
       )
     }
   }
