@@ -105,14 +105,16 @@ export const layer = HttpRouter.middleware(
         const incoming = request.headers["x-request-id"]
         const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : crypto.randomUUID()
         const start = performance.now()
-        const cached = coursePages.around(
+        // Interruptible, as the router makes the routes: the hot reads answered here wait on
+        // the viewer and the database, and a request its client abandoned must stop them.
+        const cached = Effect.interruptible(coursePages.around(
           request,
           listCache.around(
             { method: request.method, url: request.url, ifNoneMatch: request.headers["if-none-match"], prefix },
             readers.audienceOf(request),
             app
           )
-        )
+        ))
         const logged = (status: number) =>
           logger.log({
             requestId,

@@ -15,9 +15,17 @@ import {
   JwtViewerResolver,
   PublicCoursePages,
   Readiness,
+  type RequestLogEntry,
   RequestLogger,
   ViewerResolver
 } from "../src/index.ts"
+
+// Settles once resolved: here, when the hanging resolver has been asked.
+const signal = () => {
+  let resolve = () => {}
+  const promise = new Promise<void>((done) => (resolve = done))
+  return { promise, resolve }
+}
 
 const adminToken = "public-course-pages-admin-token"
 const secret = "v".repeat(JwtViewerResolver.minSecretLength)
@@ -182,6 +190,43 @@ describe("public course pages at the edge", () => {
       assert.strictEqual(resolutions, 1)
       assert.strictEqual(yield* statusOf(`Bearer ${yield* Effect.promise(() => sign("buyer"))}`), 200)
       assert.strictEqual(resolutions, 2)
+      yield* Effect.promise(edge.dispose)
+    }).pipe(Effect.scoped))
+
+  it.effect("a request abandoned while the edge waits on the viewer is interrupted and logged as 499: the public course and a list page", () =>
+    Effect.gen(function*() {
+      const store = yield* Layer.build(MemoryCoursekit.layerMemory())
+      const logged: Array<RequestLogEntry> = []
+      let asked = signal()
+      // A key server that never answers.
+      const hanging = Layer.succeed(
+        ViewerResolver,
+        ViewerResolver.of({ vary: ["authorization"], resolve: () => Effect.andThen(Effect.sync(() => asked.resolve()), Effect.never) })
+      )
+      const edge = CoursekitHttp.webHandler(
+        Layer.mergeAll(
+          Readiness.layer([]),
+          AdminTokens.layer([Redacted.make(adminToken)]),
+          hanging,
+          CourseListCache.layer(),
+          Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logged.push(entry) }))
+        ).pipe(Layer.provideMerge(Layer.succeedContext(store)))
+      )
+      for (const path of ["/public/courses/any-course", "/courses?limit=2"]) {
+        asked = signal()
+        const client = new AbortController()
+        const settled = edge.handler(new Request(`http://host${path}`, { signal: client.signal, headers: { authorization: "Bearer a.viewer.token" } }))
+          .then(() => "settled", () => "settled")
+        yield* Effect.promise(() => asked.promise)
+        client.abort()
+        // The handler's promise settles: nothing is left waiting on the resolver.
+        assert.strictEqual(yield* Effect.promise(() => settled), "settled")
+        // The log line is written as the request's fiber ends, which may follow the rejection.
+        for (let turn = 0; turn < 100 && !logged.some((entry) => entry.path === path.split("?")[0]); turn++) {
+          yield* Effect.promise(() => new Promise((done) => setTimeout(done, 5)))
+        }
+        assert.deepStrictEqual(logged.filter((entry) => entry.path === path.split("?")[0]).map(({ status }) => status), [499], path)
+      }
       yield* Effect.promise(edge.dispose)
     }).pipe(Effect.scoped))
 })
