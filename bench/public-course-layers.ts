@@ -6,8 +6,8 @@
  *   3. the repositories: `CourseRepo.findBySlug` + `LessonRepo.listForViewer` (rows
  *      decoded by Schema, each statement under its deadline and in its span),
  *   4. the use case: `PublicCourses.view` (the page put together, file URLs),
- *   5. the answer: the use case's course encoded by the contract's `PublicCourse`, as
- *      JSON bytes, with the ETag's SHA-256 (what `PublicCourseHandlers.answerOf` does).
+ *   5. the answer: the use case's course as JSON, written as it is, with the ETag's
+ *      SHA-256 of it (what the edge does: `plainJsonOf`, `answerOf`).
  * What the server adds beyond 5 — the edge middleware, the viewer, `node:http`, the
  * socket writes — is the load run's server CPU per request less row 5. (Not a Web
  * handler: undici's `Request` and `Response` cost more than the whole Node path.)
@@ -16,10 +16,10 @@
  * above it is what that layer adds. Rounds alternate the order; the medians are printed.
  * Run by `public-course.ts` with `BENCH_LAYERS=1`, on its seeded database.
  */
-import { anonymousViewer, CourseRepo, LessonRepo, PublicCourse, PublicCourses } from "@coursekit/core"
+import { anonymousViewer, CourseRepo, LessonRepo, PublicCourses } from "@coursekit/core"
 import { PgDatabase, PgCourseRepo, PgLessonRepo } from "@coursekit/postgres"
 import { DefaultServices, ServerConfig } from "@coursekit/server"
-import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted, Schema } from "effect"
+import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { SqlClient } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -34,9 +34,6 @@ const lessonsSql = "SELECT id, section_id, (SELECT s.title FROM sections s WHERE
   "CASE WHEN is_preview THEN content_html END AS content_html, CASE WHEN is_preview THEN video_key END AS video_key " +
   "FROM lessons WHERE course_id = $1 AND status = 'published' AND (publish_at IS NULL OR publish_at <= now()) " +
   "ORDER BY coalesce((SELECT s.position FROM sections s WHERE s.id = lessons.section_id), 0), lessons.position"
-
-const encode = Schema.encodeSync(PublicCourse)
-const utf8 = new TextEncoder()
 
 const requests = Number(process.env.BENCH_LAYER_REQUESTS ?? 15000)
 const inFlight = 20
@@ -89,7 +86,7 @@ export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<st
       const course = await useCases.runPromise(Effect.gen(function*() {
         return yield* (yield* PublicCourses).view(slugAt(index), anonymousViewer)
       }))
-      const body = utf8.encode(JSON.stringify(encode(course)))
+      const body = JSON.stringify(course)
       return createHash("sha256").update(body).digest("base64url")
     }]
   ]

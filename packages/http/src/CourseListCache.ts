@@ -35,7 +35,7 @@ import { pathOf } from "./RequestPath.ts"
 export interface CourseListCacheOptions {
   /** Most responses kept for the current version. Default 10,000; 0 keeps none (ETags still work). */
   readonly maxEntries?: number
-  /** Most bytes of response bodies kept. Default 16 MiB. */
+  /** Most bytes of response bodies kept, counted in UTF-8 (V8 may hold a non-Latin-1 body in up to twice that). Default 16 MiB. */
   readonly maxBytes?: number
 }
 
