@@ -3,7 +3,7 @@
  * API: its answers must be the API's, byte for byte, for every kind of caller, and what
  * the edge does not answer must reach the API.
  */
-import { MemoryCoursekit } from "@coursekit/core"
+import { type Courses, MemoryCoursekit } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -32,17 +32,24 @@ const secret = "v".repeat(JwtViewerResolver.minSecretLength)
 const sign = (sub: string, key = secret) =>
   new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("5m").sign(new TextEncoder().encode(key))
 
-/** The routes' services over one in-memory store, viewers from HS256 tokens. */
-const services = Effect.gen(function*() {
-  const store = yield* Layer.build(MemoryCoursekit.layerMemory())
-  return Layer.mergeAll(
-    Readiness.layer([]),
-    AdminTokens.layer([Redacted.make(adminToken)]),
-    JwtViewerResolver.layer({ secret: Redacted.make(secret) }).pipe(Layer.orDie),
-    CourseListCache.layerDisabled,
-    RequestLogger.layerSilent
-  ).pipe(Layer.provideMerge(Layer.succeedContext(store)))
-})
+const jwtViewers = JwtViewerResolver.layer({ secret: Redacted.make(secret) }).pipe(Layer.orDie)
+
+/** The routes' services over one in-memory store; by default viewers from HS256 tokens, no list cache, no log. */
+const services = (options: {
+  readonly viewers?: Layer.Layer<ViewerResolver>
+  readonly listCache?: Layer.Layer<CourseListCache, never, Courses>
+  readonly logger?: Layer.Layer<RequestLogger>
+} = {}) =>
+  Effect.gen(function*() {
+    const store = yield* Layer.build(MemoryCoursekit.layerMemory())
+    return Layer.mergeAll(
+      Readiness.layer([]),
+      AdminTokens.layer([Redacted.make(adminToken)]),
+      options.viewers ?? jwtViewers,
+      options.listCache ?? CourseListCache.layerDisabled,
+      options.logger ?? RequestLogger.layerSilent
+    ).pipe(Layer.provideMerge(Layer.succeedContext(store)))
+  })
 
 interface Answer {
   readonly status: number
@@ -80,7 +87,7 @@ const seed = (handler: (request: Request) => Promise<Response>) =>
 describe("public course pages at the edge", () => {
   it.effect("answer as the API answers, byte for byte: every caller, 304, 404, a forged token, an encoded slug", () =>
     Effect.gen(function*() {
-      const layer = yield* services
+      const layer = yield* services()
       const edge = CoursekitHttp.webHandler(layer)
       // The API alone: its routes without the edge middleware around them.
       const api = HttpRouter.toWebHandler(
@@ -127,7 +134,7 @@ describe("public course pages at the edge", () => {
 
   it.effect("serve only GETs of a slug-shaped path from a viewer who verifies; everything else goes to the API", () =>
     Effect.gen(function*() {
-      const layer = yield* services
+      const layer = yield* services()
       const edge = CoursekitHttp.webHandler(layer)
       const course = yield* seed(edge.handler)
       yield* Effect.promise(edge.dispose)
@@ -170,7 +177,6 @@ describe("public course pages at the edge", () => {
 
   it.effect("the viewer is resolved once per request, also when the edge leaves a refused token to the API", () =>
     Effect.gen(function*() {
-      const store = yield* Layer.build(MemoryCoursekit.layerMemory())
       let resolutions = 0
       // The JWT resolver, counted.
       const counted = Layer.effect(
@@ -178,10 +184,7 @@ describe("public course pages at the edge", () => {
         Effect.map(JwtViewerResolver.make({ secret: Redacted.make(secret) }), (resolver) =>
           ViewerResolver.of({ vary: resolver.vary, resolve: (request) => Effect.suspend(() => (resolutions++, resolver.resolve(request))) }))
       ).pipe(Layer.orDie)
-      const edge = CoursekitHttp.webHandler(
-        Layer.mergeAll(Readiness.layer([]), AdminTokens.layer([Redacted.make(adminToken)]), counted, CourseListCache.layerDisabled, RequestLogger.layerSilent)
-          .pipe(Layer.provideMerge(Layer.succeedContext(store)))
-      )
+      const edge = CoursekitHttp.webHandler(yield* services({ viewers: counted }))
       const course = yield* seed(edge.handler)
       const statusOf = (authorization: string) =>
         Effect.promise(() => edge.handler(new Request(`http://host/public/courses/${course.slug}`, { headers: { authorization } })).then((response) => response.status))
@@ -195,7 +198,6 @@ describe("public course pages at the edge", () => {
 
   it.effect("a request abandoned while the edge waits on the viewer is interrupted and logged as 499: the public course and a list page", () =>
     Effect.gen(function*() {
-      const store = yield* Layer.build(MemoryCoursekit.layerMemory())
       const logged: Array<RequestLogEntry> = []
       let asked = signal()
       // A key server that never answers.
@@ -203,15 +205,11 @@ describe("public course pages at the edge", () => {
         ViewerResolver,
         ViewerResolver.of({ vary: ["authorization"], resolve: () => Effect.andThen(Effect.sync(() => asked.resolve()), Effect.never) })
       )
-      const edge = CoursekitHttp.webHandler(
-        Layer.mergeAll(
-          Readiness.layer([]),
-          AdminTokens.layer([Redacted.make(adminToken)]),
-          hanging,
-          CourseListCache.layer(),
-          Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logged.push(entry) }))
-        ).pipe(Layer.provideMerge(Layer.succeedContext(store)))
-      )
+      const edge = CoursekitHttp.webHandler(yield* services({
+        viewers: hanging,
+        listCache: CourseListCache.layer(),
+        logger: Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logged.push(entry) }))
+      }))
       for (const path of ["/public/courses/any-course", "/courses?limit=2"]) {
         asked = signal()
         const client = new AbortController()
