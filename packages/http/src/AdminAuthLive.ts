@@ -12,6 +12,7 @@ import { HttpServerRequest } from "effect/http"
 import { AdminAuth } from "./AdminAuth.ts"
 import { AdminAccess, genericAdminRefusals } from "./AdminAccess.ts"
 import { Forbidden, Unauthorized } from "./Problems.ts"
+import { resolveOnce } from "./RequestViewer.ts"
 import { ViewerResolver } from "./ViewerResolver.ts"
 
 /** `AdminAuth` backed by the `AdminAccess` and the `ViewerResolver` in context. */
@@ -27,7 +28,7 @@ export const layer: Layer.Layer<AdminAuth, never, AdminAccess | ViewerResolver> 
           const request = yield* HttpServerRequest.HttpServerRequest
           if (yield* access.isAdmin(request, credential)) return yield* httpEffect
           // Not an admin. A valid viewer gets 403 (known, but not allowed); anyone else 401.
-          const viewer = yield* viewers.resolve(request).pipe(Effect.orElseSucceed(() => undefined))
+          const viewer = yield* resolveOnce(viewers, request).pipe(Effect.orElseSucceed(() => undefined))
           if (viewer?._tag === "User") return yield* new Forbidden({ detail: refusals.forbidden })
           return yield* new Unauthorized({ detail: refusals.unauthorized(credential) })
         })

@@ -13,6 +13,7 @@ import { AdminAccess, genericAdminRefusals } from "./AdminAccess.ts"
 import { CatalogueAuth, CurrentAudience } from "./CatalogueAuth.ts"
 import { Forbidden, type ServiceUnavailable, Unauthorized } from "./Problems.ts"
 import { pathOf } from "./RequestPath.ts"
+import { resolveOnce } from "./RequestViewer.ts"
 import { ViewerResolver } from "./ViewerResolver.ts"
 
 /** The paths of catalogue reads: the list and one course (not its sub-resources). */
@@ -73,7 +74,7 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
           isAdmin
             ? admin
             // Not an admin: a viewer or nobody, and credentials that do not verify are refused.
-            : Effect.flatMap(viewers.resolve(request), (viewer): Effect.Effect<"public", Unauthorized | Forbidden> => {
+            : Effect.flatMap(resolveOnce(viewers, request), (viewer): Effect.Effect<"public", Unauthorized | Forbidden> => {
               if (!asksAdminOnly(request.url)) return anyone
               return viewer._tag === "User"
                 ? Effect.fail(new Forbidden({ detail: refusals.forbidden }))

@@ -22,7 +22,8 @@ import { type HttpServerRequest, HttpServerRespondable, type HttpServerResponse 
 import { problemOf } from "./DomainProblems.ts"
 import { answerOf, plainJsonOf } from "./PublicCourseHandlers.ts"
 import { pathOf } from "./RequestPath.ts"
-import { resolveOnce, ViewerResolver } from "./ViewerResolver.ts"
+import { resolveOnce } from "./RequestViewer.ts"
+import { ViewerResolver } from "./ViewerResolver.ts"
 
 const coursePath = "/public/courses/"
 

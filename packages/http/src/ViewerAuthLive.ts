@@ -7,7 +7,8 @@
 import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { CurrentViewer, ViewerAuth } from "./ViewerAuth.ts"
-import { resolveOnce, ViewerResolver } from "./ViewerResolver.ts"
+import { resolveOnce } from "./RequestViewer.ts"
+import { ViewerResolver } from "./ViewerResolver.ts"
 
 /** `ViewerAuth` backed by the `ViewerResolver` in context. */
 export const layer: Layer.Layer<ViewerAuth, never, ViewerResolver> = Layer.effect(

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { anonymousViewer, type Viewer } from "@coursekit/core"
-import { Context, Effect, type Exit, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { type ServiceUnavailable, Unauthorized } from "./Problems.ts"
 
@@ -42,26 +42,3 @@ export class ViewerResolver extends Context.Service<ViewerResolver, {
     })
   )
 }
-
-type Resolution = Exit.Exit<Viewer, Unauthorized | ServiceUnavailable>
-
-// Per resolver, the resolution of each request it was asked about; an entry goes with its request.
-const resolutions = new WeakMap<ViewerResolver["Service"], WeakMap<HttpServerRequest.HttpServerRequest, Resolution>>()
-
-/**
- * `resolver.resolve(request)`, asked once per request: the edge (`PublicCoursePages`) and
- * the API's `ViewerAuth` may both need the viewer of one request, and a second answer
- * could differ from the first (a key server that went down in between) and would cost a
- * second wait for it.
- */
-export const resolveOnce = (
-  resolver: ViewerResolver["Service"],
-  request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<Viewer, Unauthorized | ServiceUnavailable> =>
-  Effect.suspend(() => {
-    let known = resolutions.get(resolver)
-    if (known === undefined) resolutions.set(resolver, known = new WeakMap())
-    const resolution = known.get(request)
-    if (resolution !== undefined) return resolution
-    return Effect.onExit(resolver.resolve(request), (exit) => Effect.sync(() => known.set(request, exit)))
-  })

@@ -13,12 +13,12 @@ import {
   CourseListCache,
   CoursekitHttp,
   JwtViewerResolver,
-  PublicCoursePages,
   Readiness,
   type RequestLogEntry,
   RequestLogger,
   ViewerResolver
 } from "../src/index.ts"
+import { PublicCoursePages } from "../src/PublicCoursePages.ts"
 
 // Settles once resolved: here, when the hanging resolver has been asked.
 const signal = () => {
