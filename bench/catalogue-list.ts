@@ -22,7 +22,7 @@
  * `BENCH_CHECK_ONLY=1`: the checks and the statements only.
  */
 import pg from "pg"
-import { coursekitOn, cpuMicrosOf, freshDatabase, load, type LoadResult, memoryOf, postgresCpuMicros, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { coursekitOn, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -100,12 +100,9 @@ const printStatements = async () => {
   }
 }
 
-interface Sample extends LoadResult {
+interface Sample extends LoadResult, CpuPerRequest {
   readonly rssMiB: number
   readonly peakMiB: number
-  /** CPU time per request answered, in µs: the server process's, and PostgreSQL's. */
-  readonly serverCpu: number
-  readonly postgresCpu: number
 }
 
 /** The mean of each server's rounds, the ratios to bare, and the targets. */
@@ -173,20 +170,17 @@ try {
     for (const spec of order) {
       const server = await startServer(spec.name, spec.script, spec.env, 4100 + round * 10 + servers.indexOf(spec))
       await load(server.url, paths, connections, 3) // warm-up: JIT, pools, caches
-      const cpuBefore = { server: cpuMicrosOf(server.child.pid!), postgres: postgresCpuMicros() }
-      const result = await load(server.url, paths, connections, seconds)
-      const serverCpu = (cpuMicrosOf(server.child.pid!) - cpuBefore.server) / result.total
-      const postgresCpu = (postgresCpuMicros() - cpuBefore.postgres) / result.total
+      const result = await loadWithCpu(server, paths, connections, seconds)
       const memory = memoryOf(server.child.pid!)
       await stopServer(server)
       if (result.non2xx > 0 || result.errors > 0) {
         throw new Error(`${spec.name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`)
       }
-      samples.get(spec.name)!.push({ ...result, ...memory, serverCpu, postgresCpu })
+      samples.get(spec.name)!.push({ ...result, ...memory })
       console.log(
         `round ${round + 1} ${spec.name.padEnd(9)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  ` +
           `p50 ${result.p50} ms  p99 ${result.p99} ms  rss ${memory.rssMiB.toFixed(0)} MiB  ` +
-          `cpu/request server ${serverCpu.toFixed(0)} µs postgres ${postgresCpu.toFixed(0)} µs`
+          `cpu/request server ${result.serverCpu.toFixed(0)} µs postgres ${result.postgresCpu.toFixed(0)} µs`
       )
     }
   }

@@ -106,7 +106,7 @@ export const memoryOf = (pid: number) => {
 const ticksPerSecond = 100
 
 /** CPU time (user + system) process `pid` has used, in µs; 0 once it has gone. */
-export const cpuMicrosOf = (pid: number) => {
+const cpuMicrosOf = (pid: number) => {
   let stat: string
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8")
@@ -124,7 +124,7 @@ export const cpuMicrosOf = (pid: number) => {
  * backend that ends during the run takes its time with it (the servers' pools keep
  * theirs open, so this undercounts little).
  */
-export const postgresCpuMicros = () => {
+const postgresCpuMicros = () => {
   let total = 0
   for (const entry of readdirSync("/proc")) {
     if (!/^[0-9]+$/.test(entry)) continue
@@ -180,3 +180,27 @@ export const load = (
       })
     })
   })
+
+/** CPU time per request answered, in µs: the server process's, and PostgreSQL's. */
+export interface CpuPerRequest {
+  readonly serverCpu: number
+  readonly postgresCpu: number
+}
+
+/** {@link load} against `server`, with the CPU time per request answered of the server and of PostgreSQL. */
+export const loadWithCpu = async (
+  server: Server,
+  paths: ReadonlyArray<string>,
+  connections: number,
+  seconds: number,
+  headers: Record<string, string> = {}
+): Promise<LoadResult & CpuPerRequest> => {
+  const pid = server.child.pid!
+  const before = { server: cpuMicrosOf(pid), postgres: postgresCpuMicros() }
+  const result = await load(server.url, paths, connections, seconds, headers)
+  return {
+    ...result,
+    serverCpu: (cpuMicrosOf(pid) - before.server) / result.total,
+    postgresCpu: (postgresCpuMicros() - before.postgres) / result.total
+  }
+}

@@ -28,12 +28,12 @@
  * its own directory under it, `coursekit/`, `bare/`, `fastify/`, `effect/` (summarise with
  * `bench/profile-summary.ts`; the profiler slows the servers unevenly, so read the
  * profiles for where time goes, not the ratios of that run). `BENCH_LAYERS=1`: instead of
- * the load, Coursekit's CPU per request layer by layer (`public-course-layers.ts`). `BENCH_CHECK_ONLY=1`: the checks and the statements only,
- * no load.
+ * the load, Coursekit's CPU per request layer by layer (`public-course-layers.ts`).
+ * `BENCH_CHECK_ONLY=1`: the checks and the statements only, no load.
  */
 import { createHmac } from "node:crypto"
 import pg from "pg"
-import { coursekitOn, cpuMicrosOf, freshDatabase, load, type LoadResult, memoryOf, postgresCpuMicros, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { coursekitOn, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 import { measureLayers } from "./public-course-layers.ts"
 
@@ -281,13 +281,10 @@ const printStatements = async () => {
 
 // --- run ----------------------------------------------------------------------------------
 
-interface Sample extends LoadResult {
+interface Sample extends LoadResult, CpuPerRequest {
   readonly idleMiB: number
   readonly loadMiB: number
   readonly peakMiB: number
-  /** CPU time per request answered, in µs: the server process's, and PostgreSQL's. */
-  readonly serverCpu: number
-  readonly postgresCpu: number
 }
 
 const dropDatabase = await freshDatabase(serverUrl, database)
@@ -348,21 +345,18 @@ try {
           await load(server.url, paths, connections, 3, caller.headers) // warm-up: JIT, pools
           let loadMiB = 0
           const sampler = setInterval(() => (loadMiB = Math.max(loadMiB, memoryOf(server.child.pid!).rssMiB)), 250)
-          const cpuBefore = { server: cpuMicrosOf(server.child.pid!), postgres: postgresCpuMicros() }
-          const result = await load(server.url, paths, connections, seconds, caller.headers)
+          const result = await loadWithCpu(server, paths, connections, seconds, caller.headers)
           clearInterval(sampler)
-          const serverCpu = (cpuMicrosOf(server.child.pid!) - cpuBefore.server) / result.total
-          const postgresCpu = (postgresCpuMicros() - cpuBefore.postgres) / result.total
           if (result.non2xx > 0 || result.errors > 0) {
             fail(`${spec.name}, ${caller.name}: ${result.non2xx} non-2xx responses, ${result.errors} errors under load`)
           }
           const peakMiB = memoryOf(server.child.pid!).peakMiB
           const key = `${spec.name}/${caller.name}`
-          samples.set(key, [...(samples.get(key) ?? []), { ...result, idleMiB, loadMiB, peakMiB, serverCpu, postgresCpu }])
+          samples.set(key, [...(samples.get(key) ?? []), { ...result, idleMiB, loadMiB, peakMiB }])
           console.log(
             `round ${round + 1} ${spec.name.padEnd(9)} ${caller.name.padEnd(9)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  ` +
               `p50 ${result.p50} ms  p99 ${result.p99} ms  rss idle ${idleMiB.toFixed(0)} load ${loadMiB.toFixed(0)} MiB  ` +
-              `cpu/request server ${serverCpu.toFixed(0)} µs postgres ${postgresCpu.toFixed(0)} µs`
+              `cpu/request server ${result.serverCpu.toFixed(0)} µs postgres ${result.postgresCpu.toFixed(0)} µs`
           )
         }
       } finally {
