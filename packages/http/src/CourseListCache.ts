@@ -10,8 +10,8 @@
  * snapshot (`Courses.list`), and kept under that version. So a request is one
  * statement, except the first request for a cached page after a change, or one naming
  * an old ETag: the version read, then the page. The ETag is derived from the version
- * and the page, so `If-None-Match` is answered 304 without producing the page at all. When the store
- * cannot be read, the answer is the 503 problem the API would give.
+ * and the page, so `If-None-Match` is answered 304 without producing the page at all.
+ * When the store cannot be read, the answer is the 503 problem the API would give.
  *
  * Only the public's pages are served here: a request is served here only when its
  * reader resolves to the public (`CatalogueReaders`, as the API decides), so an admin's
@@ -35,7 +35,10 @@ import { pathOf } from "./RequestPath.ts"
 export interface CourseListCacheOptions {
   /** Most responses kept for the current version. Default 10,000; 0 keeps none (ETags still work). */
   readonly maxEntries?: number
-  /** Most bytes of response bodies kept, counted in UTF-8 (V8 may hold a non-Latin-1 body in up to twice that). Default 16 MiB. */
+  /**
+   * Most bytes of response bodies kept, counted in UTF-8 (V8 may hold a body with
+   * characters past Latin-1 in up to twice that). Default 16 MiB.
+   */
   readonly maxBytes?: number
 }
 
