@@ -20,6 +20,8 @@ import { type ServiceUnavailable, Unauthorized } from "./Problems.ts"
  *
  * `vary` names the request headers the answer depends on; responses that depend on the
  * viewer carry them in `Vary`, so shared caches never serve one viewer's page to another.
+ * Coursekit asks `resolve` at most once per request and reuses its answer
+ * (`RequestViewer.ts`).
  */
 export class ViewerResolver extends Context.Service<ViewerResolver, {
   resolve(request: HttpServerRequest.HttpServerRequest): Effect.Effect<Viewer, Unauthorized | ServiceUnavailable>
