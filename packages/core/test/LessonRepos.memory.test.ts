@@ -1,6 +1,6 @@
 import { Layer } from "effect"
-import { CourseRepo, LessonRepo, MediaRepo, PurchaseRepo } from "../src/index.ts"
-import { lessonRepoSuite, purchaseRepoSuite } from "../src/testing/index.ts"
+import { CourseRepo, LessonRepo, MediaRepo, PublicCourseRows, PurchaseRepo } from "../src/index.ts"
+import { lessonRepoSuite, publicCourseRowsSuite, purchaseRepoSuite } from "../src/testing/index.ts"
 
 lessonRepoSuite(
   "memory",
@@ -8,3 +8,10 @@ lessonRepoSuite(
   { referencesMedia: false }
 )
 purchaseRepoSuite("memory", PurchaseRepo.layerMemory.pipe(Layer.provideMerge(CourseRepo.layerMemory)))
+publicCourseRowsSuite(
+  "memory (the ports' read)",
+  PublicCourseRows.layerFromPorts.pipe(
+    Layer.provideMerge(Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory, MediaRepo.layerMemory)),
+    Layer.provideMerge(CourseRepo.layerMemory)
+  )
+)

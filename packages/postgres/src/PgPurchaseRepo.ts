@@ -1,7 +1,8 @@
 /**
  * `PurchaseRepo` on PostgreSQL (and PGlite), and `Entitlements` answered from the same
  * table: one primary-key read per question, no cache, so a grant or a revoke counts for
- * the very next request on every instance.
+ * the very next request on every instance. The public course asks it within its own
+ * statement (`PgPublicCourseRows`).
  *
  * @since 0.1.0
  */
@@ -9,6 +10,7 @@ import {
   type CourseId,
   CourseNotFound,
   Entitlements,
+  PublicCourseRows,
   PurchaseRecord,
   PurchaseRepo,
   type UserId
@@ -17,6 +19,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
+import * as PgPublicCourseRows from "./PgPublicCourseRows.ts"
 
 /** Rows decoded through the record's schema: a row that does not decode is a store failure. */
 const decodePurchases = Schema.decodeUnknownEffect(Schema.Array(PurchaseRecord))
@@ -60,10 +63,18 @@ export const make = () => Effect.gen(function*() {
   return { grant, revoke, has }
 })
 
-/** `PurchaseRepo` and `Entitlements` over the `SqlClient` in context. */
-export const layer: Layer.Layer<PurchaseRepo | Entitlements, never, SqlClient.SqlClient> = Layer.effectContext(
-  Effect.map(make(), (repo) =>
-    Context.make(PurchaseRepo, PurchaseRepo.of(repo)).pipe(
-      Context.add(Entitlements, Entitlements.of({ hasPurchased: (userId, courseId) => repo.has(courseId, userId) }))
-    ))
+/**
+ * `PurchaseRepo` and `Entitlements` over the `SqlClient` in context, and the public
+ * course's rows read in one statement (`PgPublicCourseRows`) agreeing with that
+ * `Entitlements`: a host that provides its own `Entitlements` instead is asked through it.
+ */
+export const layer: Layer.Layer<PurchaseRepo | Entitlements | PublicCourseRows, never, SqlClient.SqlClient> = Layer.effectContext(
+  Effect.gen(function*() {
+    const repo = yield* make()
+    const entitlements = Entitlements.of({ hasPurchased: (userId, courseId) => repo.has(courseId, userId) })
+    return Context.make(PurchaseRepo, PurchaseRepo.of(repo)).pipe(
+      Context.add(Entitlements, entitlements),
+      Context.add(PublicCourseRows, PgPublicCourseRows.make(yield* SqlClient.SqlClient, yield* PgDeadline, entitlements))
+    )
+  })
 )

@@ -1,4 +1,4 @@
-import { lessonRepoSuite, purchaseRepoSuite } from "@coursekit/core/testing"
+import { lessonRepoSuite, publicCourseRowsSuite, purchaseRepoSuite } from "@coursekit/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Layer } from "effect"
 import * as PgCourseRepo from "../src/PgCourseRepo.ts"
@@ -15,6 +15,7 @@ if (testDatabaseUrl !== undefined) {
   lessonRepoSuite("PostgreSQL", repos, { referencesMedia: true })
   purchaseRepoSuite("PostgreSQL", repos)
   viewerQuerySuite("PostgreSQL", repos)
+  publicCourseRowsSuite("PostgreSQL", repos)
 } else if (postgresRequired) {
   describe("Lesson and purchase repositories: PostgreSQL", () => {
     it("runs in CI", () => {

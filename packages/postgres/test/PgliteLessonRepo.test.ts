@@ -1,4 +1,4 @@
-import { lessonRepoSuite, purchaseRepoSuite } from "@coursekit/core/testing"
+import { lessonRepoSuite, publicCourseRowsSuite, purchaseRepoSuite } from "@coursekit/core/testing"
 import { Layer } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -15,3 +15,4 @@ const repos = Layer.mergeAll(PgLessonRepo.layer, PgPurchaseRepo.layer, PgCourseR
 lessonRepoSuite("PGlite", repos, { referencesMedia: true })
 purchaseRepoSuite("PGlite", repos)
 viewerQuerySuite("PGlite", repos)
+publicCourseRowsSuite("PGlite", repos)

@@ -1,13 +1,15 @@
 /**
  * What the database itself is asked for a viewer without the purchase: the plan of the
  * public course's lesson query (EXPLAIN VERBOSE lists every column the scan outputs)
- * reads `content_html` and `video_key` only under `CASE WHEN is_preview`.
+ * reads `content_html` and `video_key` only under `CASE WHEN is_preview`; the plan of the
+ * one-statement read (`PgPublicCourseRows`) only under `CASE WHEN is_preview OR <bought>`.
  */
-import { type CourseId, CourseRepo, LessonRepo, MediaRepo, publishedNow } from "@coursekit/core"
+import { anonymousViewer, type CourseId, CourseRepo, LessonRepo, MediaRepo, publishedNow, signedInViewer, UserId, type Viewer } from "@coursekit/core"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Effect, type Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { viewerLessons } from "../src/PgLessonRepo.ts"
+import { publicCourseStatement } from "../src/PgPublicCourseRows.ts"
 
 /** Every `Output` list of a JSON plan, depth first. */
 const outputs = (plan: any): Array<Array<string>> => [
@@ -23,6 +25,21 @@ const planOutputs = (courseId: CourseId, unlocked: boolean) =>
     const raw = rows[0]!["QUERY PLAN"]
     const plan = (typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan
     return outputs(plan).flat()
+  })
+
+/** The plan's nodes that scan `relation`, with their `Output` lists. */
+const scansOf = (plan: any, relation: string): Array<Array<string>> => [
+  ...(plan["Relation Name"] === relation ? [(plan.Output ?? []) as Array<string>] : []),
+  ...((plan.Plans ?? []) as Array<unknown>).flatMap((child) => scansOf(child, relation))
+]
+
+const statementPlan = (slug: string, viewer: Viewer) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [text, params] = publicCourseStatement(sql, slug, viewer).compile()
+    const rows = yield* sql.unsafe<{ "QUERY PLAN": any }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${text}`, params)
+    const raw = rows[0]!["QUERY PLAN"]
+    return (typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan
   })
 
 export const viewerQuerySuite = <E>(name: string, repos: Layer.Layer<LessonRepo | CourseRepo | MediaRepo | SqlClient.SqlClient, E>) => {
@@ -43,6 +60,23 @@ export const viewerQuerySuite = <E>(name: string, repos: Layer.Layer<LessonRepo 
           }
           const open = yield* planOutputs(course.id, true)
           assert.isTrue(open.some((output) => /(^|\.)content_html$/.test(output)), open.join(", "))
+        }))
+
+      it.effect("the one-statement read: a lesson's body and video are read only under CASE WHEN is_preview OR bought", () =>
+        Effect.gen(function*() {
+          const course = yield* (yield* CourseRepo).insert({ ...publishedNow, title: "Rows plan", slugBase: `rows-plan-${Date.now()}`, content_html: "" })
+          yield* (yield* LessonRepo).insert(course.id, { ...publishedNow, section_id: null, title: "x", content_html: "<p>secret</p>", video_key: null, is_preview: false })
+          for (const viewer of [anonymousViewer, signedInViewer(Schema.decodeSync(UserId)("plan-user"))]) {
+            const scans = scansOf(yield* statementPlan(course.slug, viewer), "lessons")
+            assert.isNotEmpty(scans)
+            for (const column of ["content_html", "video_key"]) {
+              const reads = scans.flat().filter((output) => output.includes(column))
+              assert.isNotEmpty(reads, column)
+              for (const read of reads) {
+                assert.match(read, /^\(?CASE WHEN \((\w+\.)?is_preview OR (\$\d+|\(InitPlan \d+\)\.col\d+)\) THEN (\w+\.)?(content_html|video_key) ELSE NULL::text END\)?$/, read)
+              }
+            }
+          }
         }))
     })
   })

@@ -1,0 +1,83 @@
+/**
+ * `PublicCourseRows` on PostgreSQL (and PGlite): the course visible now, whether the
+ * viewer bought it (from the purchases table, as this package's `Entitlements` answers),
+ * and its lessons visible now, in one statement. One round trip and one snapshot, where
+ * the ports' read takes two or three: the public course is the page every student opens.
+ *
+ * The bodies follow `viewerLessons`' rule with the purchase decided inside the statement:
+ * a lesson's `content_html` and `video_key` are selected only under `CASE WHEN is_preview
+ * OR <bought>`, so a locked body is never read (`PublicCourseRowsQuerySuite` reads the
+ * plan).
+ *
+ * Made by `PgPurchaseRepo.layer` with the `Entitlements` it answers for.
+ *
+ * @since 0.4.0
+ */
+import {
+  CourseSlugNotFound,
+  type Entitlements,
+  PublicCourseRow,
+  PublicCourseRows,
+  type Viewer,
+  ViewerLesson
+} from "@coursekit/core"
+import { type Duration, Effect, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
+import { visibleNow } from "./PgCourseRepo.ts"
+import { bounded } from "./PgDeadline.ts"
+import { persistenceError } from "./PgErrors.ts"
+
+/** The statement's rows: the course's row first, then its lessons' (none when the course is not visible). */
+const decodeRows = Schema.decodeUnknownEffect(Schema.Union([
+  Schema.Tuple([]),
+  Schema.TupleWithRest(Schema.Tuple([PublicCourseRow.mapFields((fields) => ({ ...fields, purchased: Schema.Boolean }))]), [ViewerLesson])
+]))
+
+/**
+ * The statement: a `UNION ALL` of the course's row and its lessons' rows (each side's
+ * other columns null), the course first, then the outline order of `viewerLessons`.
+ * The course's row is a CTE read once; its purchase is an `EXISTS` on the purchases'
+ * primary key, false without a user.
+ */
+export const publicCourseStatement = (sql: SqlClient.SqlClient, slug: string, viewer: Viewer) => {
+  const userId = viewer._tag === "User" ? viewer.id : null
+  return sql`
+    WITH course AS (
+      SELECT id, title, slug, content_html, description, thumbnail_key,
+             ${userId}::text IS NOT NULL
+               AND EXISTS (SELECT 1 FROM purchases WHERE user_id = ${userId} AND course_id = courses.id) AS purchased
+      FROM courses WHERE slug = ${slug} AND ${visibleNow(sql)}
+    )
+    SELECT id, title, slug, content_html, description, thumbnail_key, purchased,
+           section_id, section_title, section_position, position, is_preview, video_key
+    FROM (
+      SELECT true AS is_course, id, title, slug, content_html, description, thumbnail_key, purchased,
+             NULL::integer AS section_id, NULL::text AS section_title, NULL::integer AS section_position,
+             NULL::integer AS position, NULL::boolean AS is_preview, NULL::text AS video_key
+      FROM course
+      UNION ALL
+      SELECT false, id, title, NULL, CASE WHEN is_preview OR (SELECT purchased FROM course) THEN content_html END,
+             NULL, NULL, NULL,
+             section_id,
+             (SELECT s.title FROM sections s WHERE s.id = lessons.section_id),
+             (SELECT s.position FROM sections s WHERE s.id = lessons.section_id),
+             position, is_preview, CASE WHEN is_preview OR (SELECT purchased FROM course) THEN video_key END
+      FROM lessons WHERE course_id = (SELECT id FROM course) AND ${visibleNow(sql)}
+    ) AS outline
+    ORDER BY is_course DESC, coalesce(section_position, 0), position`
+}
+
+/** The one-statement reader, agreeing with `entitlements` (this package's, over the same purchases table). */
+export const make = (sql: SqlClient.SqlClient, timeout: Duration.Duration, entitlements: Entitlements["Service"]) => {
+  const read = Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
+    const rows = yield* publicCourseStatement(sql, slug, viewer).pipe(
+      Effect.flatMap(decodeRows),
+      Effect.mapError(persistenceError("read public course"))
+    )
+    const [first, ...lessons] = rows
+    if (first === undefined) return yield* new CourseSlugNotFound({ slug })
+    const { purchased, ...course } = first
+    return { course, purchased, lessons }
+  }, bounded(timeout, "read public course"), Effect.withSpan("PublicCourseRows.read"))
+  return PublicCourseRows.of({ entitlements, read })
+}
