@@ -21,10 +21,10 @@ import {
   type Viewer,
   ViewerLesson
 } from "@coursekit/core"
-import { type Duration, Effect, Schema } from "effect"
-import type { SqlClient } from "effect/sql"
+import { Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { visibleNow } from "./PgCourseRepo.ts"
-import { bounded } from "./PgDeadline.ts"
+import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { persistenceError } from "./PgErrors.ts"
 
 /** The statement's rows: the course's row first, then its lessons' (none when the course is not visible). */
@@ -67,17 +67,23 @@ export const publicCourseStatement = (sql: SqlClient.SqlClient, slug: string, vi
     ORDER BY is_course DESC, coalesce(section_position, 0), position`
 }
 
-/** The one-statement reader, agreeing with `entitlements` (this package's, over the same purchases table). */
-export const make = (sql: SqlClient.SqlClient, timeout: Duration.Duration, entitlements: Entitlements["Service"]) => {
-  const read = Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
-    const rows = yield* publicCourseStatement(sql, slug, viewer).pipe(
-      Effect.flatMap(decodeRows),
-      Effect.mapError(persistenceError("read public course"))
-    )
-    const [first, ...lessons] = rows
-    if (first === undefined) return yield* new CourseSlugNotFound({ slug })
-    const { purchased, ...course } = first
-    return { course, purchased, lessons }
-  }, bounded(timeout, "read public course"), Effect.withSpan("PublicCourseRows.read"))
-  return PublicCourseRows.of({ entitlements, read })
-}
+/**
+ * The one-statement reader over the `SqlClient` in context, agreeing with `entitlements`:
+ * this package's, answered from the same purchases table.
+ */
+export const make = (entitlements: Entitlements["Service"]) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const timeout = yield* PgDeadline
+    const read = Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
+      const rows = yield* publicCourseStatement(sql, slug, viewer).pipe(
+        Effect.flatMap(decodeRows),
+        Effect.mapError(persistenceError("read public course"))
+      )
+      const [first, ...lessons] = rows
+      if (first === undefined) return yield* new CourseSlugNotFound({ slug })
+      const { purchased, ...course } = first
+      return { course, purchased, lessons }
+    }, bounded(timeout, "read public course"), Effect.withSpan("PublicCourseRows.read"))
+    return PublicCourseRows.of({ entitlements, read })
+  })

@@ -74,7 +74,7 @@ export const layer: Layer.Layer<PurchaseRepo | Entitlements | PublicCourseRows, 
     const entitlements = Entitlements.of({ hasPurchased: (userId, courseId) => repo.has(courseId, userId) })
     return Context.make(PurchaseRepo, PurchaseRepo.of(repo)).pipe(
       Context.add(Entitlements, entitlements),
-      Context.add(PublicCourseRows, PgPublicCourseRows.make(yield* SqlClient.SqlClient, yield* PgDeadline, entitlements))
+      Context.add(PublicCourseRows, yield* PgPublicCourseRows.make(entitlements))
     )
   })
 )
