@@ -19,16 +19,22 @@
  * build (`npm run bench` builds first), the others are plain JavaScript: no process under
  * measurement carries a transpiler. Each server runs in its own process; rounds
  * alternate the order so no server always runs on a warmer machine.
- * `BENCH_CHECK_ONLY=1`: the checks and the statements only.
+ * `BENCH_CHECK_ONLY=1`: the checks and the statements only. `BENCH_SERVERS=ck-nocache,effect`:
+ * load only these (the checks still run all). `BENCH_PROFILE_DIR`: every loaded server
+ * runs with `--cpu-prof` into its own directory there (read them with
+ * `bench/profile-summary.ts`; the profiler slows servers unevenly, so read the profiles
+ * for where time goes, not that run's ratios).
  */
 import pg from "pg"
-import { coursekitOn, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { coursekitOn, cpuProfileArgs, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const checkOnly = process.env.BENCH_CHECK_ONLY === "1"
+const profileDir = process.env.BENCH_PROFILE_DIR
+const only = process.env.BENCH_SERVERS?.split(",")
 const connections = 50
 const courses = 10_000
 
@@ -164,11 +170,13 @@ try {
   }
   await printStatements()
 
-  const samples = new Map<string, Array<Sample>>(servers.map((server) => [server.name, []]))
+  const loaded = servers.filter((spec) => only === undefined || only.includes(spec.name))
+  const samples = new Map<string, Array<Sample>>(loaded.map((server) => [server.name, []]))
   for (let round = 0; round < (checkOnly ? 0 : rounds); round++) {
-    const order = round % 2 === 0 ? servers : [...servers].reverse()
+    const order = round % 2 === 0 ? loaded : [...loaded].reverse()
     for (const spec of order) {
-      const server = await startServer(spec.name, spec.script, spec.env, 4100 + round * 10 + servers.indexOf(spec))
+      const profiling = cpuProfileArgs(profileDir, spec.name, spec.name === "coursekit" || spec.name === "ck-nocache")
+      const server = await startServer(spec.name, spec.script, spec.env, 4100 + round * 10 + servers.indexOf(spec), undefined, profiling)
       await load(server.url, paths, connections, 3) // warm-up: JIT, pools, caches
       const result = await loadWithCpu(server, paths, connections, seconds)
       const memory = memoryOf(server.child.pid!)
@@ -185,7 +193,8 @@ try {
     }
   }
 
-  if (!checkOnly) report(samples)
+  // The ratios and targets need the baselines in the run.
+  if (!checkOnly && samples.has("bare") && samples.has("fastify") && samples.has("coursekit") && samples.has("ck-nocache")) report(samples)
 } finally {
   await dropDatabase()
 }

@@ -88,6 +88,19 @@ export const startServer = async (
   throw new Error(`${name} was not ready after 30 s`)
 }
 
+/**
+ * Node's arguments that profile a server into `<dir>/<name>` (`--cpu-prof`), or none
+ * without `dir`. Each server gets its own directory, so a baseline's time can be set
+ * beside Coursekit's. Node writes a profile only on a clean exit: a server that does not
+ * exit on SIGTERM by itself (`exitsOnSigterm` false: the plain baselines) is made to.
+ */
+export const cpuProfileArgs = (dir: string | undefined, name: string, exitsOnSigterm: boolean): ReadonlyArray<string> =>
+  dir === undefined ? [] : [
+    "--cpu-prof",
+    `--cpu-prof-dir=${dir}/${name}`,
+    ...(exitsOnSigterm ? [] : [`--import=data:text/javascript,process.on("SIGTERM",()=>process.exit(0))`])
+  ]
+
 export const stopServer = (server: Server) =>
   new Promise<void>((done) => {
     server.child.removeAllListeners("exit")

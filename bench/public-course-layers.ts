@@ -1,10 +1,10 @@
 /**
  * Where the public course's CPU goes, layer by layer (issue #18), in this process and
  * without sockets of its own: the same anonymous request for the same courses, served
- *   1. `pg`: the two statements Coursekit runs, on `pg` (named, so prepared),
- *   2. `@effect/sql-pg`: the same statements, unsafe (no Schema, no deadline, no span),
- *   3. the repositories: `CourseRepo.findBySlug` + `LessonRepo.listForViewer` (rows
- *      decoded by Schema, each statement under its deadline and in its span),
+ *   1. `pg`: the one statement Coursekit runs (`PgPublicCourseRows`), on `pg` (named, so prepared),
+ *   2. `@effect/sql-pg`: the same statement, unsafe (no Schema, no deadline, no span),
+ *   3. the reader: `PublicCourseRows.read` (rows decoded by Schema, the statement under
+ *      its deadline and in its span),
  *   4. the use case: `PublicCourses.view` (the page put together, file URLs),
  *   5. the answer: the use case's course as JSON, written as it is, with the ETag's
  *      SHA-256 of it (what the edge does: `plainJsonOf`, `answerOf`).
@@ -16,8 +16,8 @@
  * above it is what that layer adds. Rounds alternate the order; the medians are printed.
  * Run by `public-course.ts` with `BENCH_LAYERS=1`, on its seeded database.
  */
-import { anonymousViewer, CourseRepo, LessonRepo, PublicCourses } from "@coursekit/core"
-import { PgDatabase, PgCourseRepo, PgLessonRepo } from "@coursekit/postgres"
+import { anonymousViewer, PublicCourseRows, PublicCourses } from "@coursekit/core"
+import { PgDatabase, PgPurchaseRepo } from "@coursekit/postgres"
 import { DefaultServices, ServerConfig } from "@coursekit/server"
 import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { createHash } from "node:crypto"
@@ -26,14 +26,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
-
-// Coursekit's statements for an anonymous viewer, as `pgStatementLog` prints them.
-const courseSql = "SELECT * FROM courses WHERE slug = $1 AND status = 'published' AND (publish_at IS NULL OR publish_at <= now())"
-const lessonsSql = "SELECT id, section_id, (SELECT s.title FROM sections s WHERE s.id = lessons.section_id) AS section_title, " +
-  "(SELECT s.position FROM sections s WHERE s.id = lessons.section_id) AS section_position, title, position, is_preview, " +
-  "CASE WHEN is_preview THEN content_html END AS content_html, CASE WHEN is_preview THEN video_key END AS video_key " +
-  "FROM lessons WHERE course_id = $1 AND status = 'published' AND (publish_at IS NULL OR publish_at <= now()) " +
-  "ORDER BY coalesce((SELECT s.position FROM sections s WHERE s.id = lessons.section_id), 0), lessons.position"
+import { publicCourseStatement } from "../packages/postgres/src/PgPublicCourseRows.ts"
 
 const requests = Number(process.env.BENCH_LAYER_REQUESTS ?? 15000)
 const inFlight = 20
@@ -58,26 +51,27 @@ export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<st
   const core = DefaultServices.coreLayers(settings, () => "http://127.0.0.1")
   const useCases = ManagedRuntime.make(core.services)
   const database = ManagedRuntime.make(
-    Layer.mergeAll(PgCourseRepo.layer, PgLessonRepo.layer).pipe(Layer.provideMerge(PgDatabase.layer({ url: Redacted.make(databaseUrl), maxConnections: 10 })))
+    PgPurchaseRepo.layer.pipe(Layer.provideMerge(PgDatabase.layer({ url: Redacted.make(databaseUrl), maxConnections: 10 })))
   )
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   const slugAt = (index: number) => slugs[index % slugs.length]!
+  // Coursekit's statement for an anonymous viewer, compiled once; the slug's parameter
+  // is found by a stand-in value.
+  const standIn = "\u0000slug"
+  const [statement, standInParams] = await database.runPromise(
+    Effect.map(SqlClient.SqlClient, (sql) => publicCourseStatement(sql, standIn, anonymousViewer).compile())
+  )
+  const paramsFor = (slug: string) => standInParams.map((param) => param === standIn ? slug : param)
 
   const layers: ReadonlyArray<readonly [string, (index: number) => Promise<unknown>]> = [
-    ["pg", async (index) => {
-      const course = await pool.query({ name: "course", text: courseSql, values: [slugAt(index)] })
-      return pool.query({ name: "lessons", text: lessonsSql, values: [course.rows[0].id] })
-    }],
+    ["pg", (index) => pool.query({ name: "public-course", text: statement, values: paramsFor(slugAt(index)) })],
     ["@effect/sql-pg", (index) =>
       database.runPromise(Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const course = yield* sql.unsafe<{ id: number }>(courseSql, [slugAt(index)])
-        return yield* sql.unsafe(lessonsSql, [course[0]!.id])
+        return yield* (yield* SqlClient.SqlClient).unsafe(statement, paramsFor(slugAt(index)))
       }))],
-    ["repositories", (index) =>
+    ["reader", (index) =>
       database.runPromise(Effect.gen(function*() {
-        const course = yield* (yield* CourseRepo).findBySlug(slugAt(index), { visibleOnly: true })
-        return yield* (yield* LessonRepo).listForViewer(course.id, false)
+        return yield* (yield* PublicCourseRows).read(slugAt(index), anonymousViewer)
       }))],
     ["use case", (index) => useCases.runPromise(Effect.gen(function*() {
         return yield* (yield* PublicCourses).view(slugAt(index), anonymousViewer)

@@ -33,7 +33,7 @@
  */
 import { createHmac } from "node:crypto"
 import pg from "pg"
-import { coursekitOn, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { coursekitOn, cpuProfileArgs, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 import { measureLayers } from "./public-course-layers.ts"
 
@@ -323,13 +323,7 @@ try {
   for (let round = 0; round < (checkOnly || layersOnly ? 0 : rounds); round++) {
     const order = round % 2 === 0 ? servers : [...servers].reverse()
     for (const spec of order) {
-      // Every server profiled, each into its own directory, so that the baselines' time
-      // can be set beside Coursekit's; the baselines exit on SIGTERM so that theirs is written.
-      const profiling = profileDir === undefined ? [] : [
-        "--cpu-prof",
-        `--cpu-prof-dir=${profileDir}/${spec.name}`,
-        ...(spec.name === "coursekit" ? [] : [`--import=data:text/javascript,process.on("SIGTERM",()=>process.exit(0))`])
-      ]
+      const profiling = cpuProfileArgs(profileDir, spec.name, spec.name === "coursekit")
       const server = await startServer(
         spec.name,
         spec.script,
