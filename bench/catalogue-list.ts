@@ -23,10 +23,12 @@
  * load only these (the checks still run all). `BENCH_PROFILE_DIR`: every loaded server
  * runs with `--cpu-prof` into its own directory there (read them with
  * `bench/profile-summary.ts`; the profiler slows servers unevenly, so read the profiles
- * for where time goes, not that run's ratios).
+ * for where time goes, not that run's ratios). `BENCH_LAYERS=1`: instead of the load,
+ * Coursekit's CPU per request layer by layer (`catalogue-list-layers.ts`).
  */
 import pg from "pg"
 import { coursekitOn, cpuProfileArgs, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { measureListLayers } from "./catalogue-list-layers.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -35,6 +37,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const checkOnly = process.env.BENCH_CHECK_ONLY === "1"
 const profileDir = process.env.BENCH_PROFILE_DIR
 const only = process.env.BENCH_SERVERS?.split(",")
+const layersOnly = process.env.BENCH_LAYERS === "1"
 const connections = 50
 const courses = 10_000
 
@@ -170,9 +173,10 @@ try {
   }
   await printStatements()
 
+  if (layersOnly) await measureListLayers(databaseUrl, paths, rounds)
   const loaded = servers.filter((spec) => only === undefined || only.includes(spec.name))
   const samples = new Map<string, Array<Sample>>(loaded.map((server) => [server.name, []]))
-  for (let round = 0; round < (checkOnly ? 0 : rounds); round++) {
+  for (let round = 0; round < (checkOnly || layersOnly ? 0 : rounds); round++) {
     const order = round % 2 === 0 ? loaded : [...loaded].reverse()
     for (const spec of order) {
       const profiling = cpuProfileArgs(profileDir, spec.name, spec.name === "coursekit" || spec.name === "ck-nocache")
@@ -194,7 +198,7 @@ try {
   }
 
   // The ratios and targets need the baselines in the run.
-  if (!checkOnly && samples.has("bare") && samples.has("fastify") && samples.has("coursekit") && samples.has("ck-nocache")) report(samples)
+  if (!checkOnly && !layersOnly && samples.has("bare") && samples.has("fastify") && samples.has("coursekit") && samples.has("ck-nocache")) report(samples)
 } finally {
   await dropDatabase()
 }

@@ -11,9 +11,7 @@
  * What the server adds beyond 5 — the edge middleware, the viewer, `node:http`, the
  * socket writes — is the load run's server CPU per request less row 5. (Not a Web
  * handler: undici's `Request` and `Response` cost more than the whole Node path.)
- * Each row is the CPU time of this process per request (`process.cpuUsage`: the
- * PostgreSQL server's own time is not in it), 20 requests in flight. A row less the one
- * above it is what that layer adds. Rounds alternate the order; the medians are printed.
+ * Each row is the CPU time of this process per request (`layerCost.ts`).
  * Run by `public-course.ts` with `BENCH_LAYERS=1`, on its seeded database.
  */
 import { anonymousViewer, PublicCourseRows, PublicCourses } from "@coursekit/core"
@@ -27,21 +25,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { publicCourseStatement } from "../packages/postgres/src/PgPublicCourseRows.ts"
-
-const requests = Number(process.env.BENCH_LAYER_REQUESTS ?? 15000)
-const inFlight = 20
-
-/** CPU µs of this process per call of `one`, `requests` calls with {@link inFlight} at a time, after a warm-up. */
-const cpuPerCall = async (one: (index: number) => Promise<unknown>) => {
-  for (let index = 0; index < 500; index++) await one(index)
-  const before = process.cpuUsage()
-  let next = 0
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < requests) await one(next++)
-  }))
-  const used = process.cpuUsage(before)
-  return (used.user + used.system) / requests
-}
+import { measureLayerCosts, type MeasuredLayer } from "./layerCost.ts"
 
 export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<string>, rounds: number) => {
   const dataDir = mkdtempSync(join(tmpdir(), "coursekit-bench-layers-"))
@@ -63,7 +47,7 @@ export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<st
   )
   const paramsFor = (slug: string) => standInParams.map((param) => param === standIn ? slug : param)
 
-  const layers: ReadonlyArray<readonly [string, (index: number) => Promise<unknown>]> = [
+  const layers: ReadonlyArray<MeasuredLayer> = [
     ["pg", (index) => pool.query({ name: "public-course", text: statement, values: paramsFor(slugAt(index)) })],
     ["@effect/sql-pg", (index) =>
       database.runPromise(Effect.gen(function*() {
@@ -84,27 +68,12 @@ export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<st
       return createHash("sha256").update(body).digest("base64url")
     }]
   ]
-  const samples = new Map<string, Array<number>>(layers.map(([name]) => [name, []]))
   try {
-    for (let round = 0; round < rounds; round++) {
-      for (const [name, one] of round % 2 === 0 ? layers : [...layers].reverse()) {
-        const cpu = await cpuPerCall(one)
-        samples.get(name)!.push(cpu)
-        console.log(`round ${round + 1} ${name.padEnd(15)} ${cpu.toFixed(0).padStart(5)} µs CPU per request`)
-      }
-    }
+    await measureLayerCosts(layers, rounds)
   } finally {
     await pool.end()
     await useCases.dispose()
     await database.dispose()
     rmSync(dataDir, { recursive: true, force: true })
-  }
-  const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-  console.log("\nlayer            µs CPU/request (median)  added by the layer")
-  let below = 0
-  for (const [name] of layers) {
-    const value = median(samples.get(name)!)
-    console.log(`${name.padEnd(16)} ${value.toFixed(0).padStart(23)} ${(value - below).toFixed(0).padStart(19)}`)
-    below = value
   }
 }

@@ -67,6 +67,9 @@ export const make = () => Effect.gen(function*() {
  * `PurchaseRepo` and `Entitlements` over the `SqlClient` in context, and the public
  * course's rows read in one statement (`PgPublicCourseRows`) agreeing with that
  * `Entitlements`: a host that provides its own `Entitlements` instead is asked through it.
+ * Like a grant (which finds its course in the same database), the reader reads this
+ * database's courses and lessons: use it with `PgCourseRepo` and `PgLessonRepo` on the
+ * same client, as the server's `DefaultServices` do.
  */
 export const layer: Layer.Layer<PurchaseRepo | Entitlements | PublicCourseRows, never, SqlClient.SqlClient> = Layer.effectContext(
   Effect.gen(function*() {

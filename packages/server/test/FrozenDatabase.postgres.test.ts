@@ -90,15 +90,17 @@ if (freezablePostgresAvailable()) {
           // Thawed whatever happens here, so that a failed assertion does not leave it frozen.
           yield* Effect.gen(function*() {
             // More requests than the pool has connections: the last ones wait for one.
-            const [list, read, create, ready, ...more] = yield* Effect.all([
+            const [list, read, publicCourse, create, ready, ...more] = yield* Effect.all([
               timedCall("/courses?limit=10"),
               timedCall(`/courses/${course.id}`),
+              timedCall(`/public/courses/${course.slug}`),
               timedCall("/courses", { method: "POST", admin: true, json: { title: "Written during the freeze", content_html: "<p>y</p>" } }),
               timedCall("/health/ready"),
               ...Array.from({ length: 6 }, () => timedCall(`/courses/${course.id}`))
             ], { concurrency: "unbounded" })
             assertDeadlineProblem("GET /courses", list!)
             assertDeadlineProblem("GET /courses/{id}", read!)
+            assertDeadlineProblem("GET /public/courses/{slug}", publicCourse!)
             assertDeadlineProblem("POST /courses", create!)
             assertDeadlineProblem("GET /health/ready", ready!)
             assert.strictEqual(ready!.reply.body.checks.find((check: any) => check.name === "database").status, "down")

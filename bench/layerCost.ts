@@ -1,0 +1,45 @@
+/**
+ * CPU per request, layer by layer, in this process (`public-course-layers.ts`,
+ * `catalogue-list-layers.ts`): each layer serves the same requests, 20 in flight, after a
+ * warm-up; a row less the one above it is what that layer adds. Only this process's CPU
+ * is counted (`process.cpuUsage`), so PostgreSQL's own time is not in it. Rounds alternate
+ * the order; the medians are printed.
+ */
+
+const requests = Number(process.env.BENCH_LAYER_REQUESTS ?? 15000)
+const inFlight = 20
+
+/** One layer: its name, and one request through it (`index` picks the request). */
+export type MeasuredLayer = readonly [string, (index: number) => Promise<unknown>]
+
+/** CPU µs of this process per call of `one`, `requests` calls with {@link inFlight} at a time, after a warm-up. */
+const cpuPerCall = async (one: (index: number) => Promise<unknown>) => {
+  for (let index = 0; index < 500; index++) await one(index)
+  const before = process.cpuUsage()
+  let next = 0
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next < requests) await one(next++)
+  }))
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / requests
+}
+
+/** Measures `layers` for `rounds` rounds and prints each round and the medians. */
+export const measureLayerCosts = async (layers: ReadonlyArray<MeasuredLayer>, rounds: number) => {
+  const samples = new Map<string, Array<number>>(layers.map(([name]) => [name, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, one] of round % 2 === 0 ? layers : [...layers].reverse()) {
+      const cpu = await cpuPerCall(one)
+      samples.get(name)!.push(cpu)
+      console.log(`round ${round + 1} ${name.padEnd(15)} ${cpu.toFixed(0).padStart(5)} µs CPU per request`)
+    }
+  }
+  const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  console.log("\nlayer            µs CPU/request (median)  added by the layer")
+  let below = 0
+  for (const [name] of layers) {
+    const value = median(samples.get(name)!)
+    console.log(`${name.padEnd(16)} ${value.toFixed(0).padStart(23)} ${(value - below).toFixed(0).padStart(19)}`)
+    below = value
+  }
+}
