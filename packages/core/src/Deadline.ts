@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Fiber, Option } from "effect"
+import { type Duration, Effect, Exit } from "effect"
 
 /**
  * Runs `self` for at most `duration`: its result when it ends in time, else the failure
@@ -19,14 +19,38 @@ export const within = <E2>(duration: Duration.Input, onTimeout: () => E2) =>
     Effect.flatMap(
       // Detached: a fiber of the caller's would be awaited when the caller ends.
       Effect.forkDetach(self, { startImmediately: true }),
-      (fiber) =>
-        restore(Effect.timeoutOption(Fiber.await(fiber), duration)).pipe(
-          Effect.onInterrupt(() => Effect.sync(() => fiber.interruptUnsafe())),
-          Effect.flatMap((result): Effect.Effect<A, E | E2> =>
-            Option.isSome(result)
-              ? result.value
-              : Effect.andThen(Effect.sync(() => fiber.interruptUnsafe()), Effect.fail(onTimeout()))
-          )
-        )
+      (work) => {
+        // Ended already (nothing to wait for): no timer.
+        const done = work.pollUnsafe()
+        if (done !== undefined) return done
+        // Two fibers and two observers, no race: a request's every statement runs this,
+        // and a race's extra fibers and interruptions cost several times the rest.
+        return Effect.flatMap(Effect.forkDetach(Effect.sleep(duration), { startImmediately: true }), (timer) =>
+          restore(Effect.callback<A, E | E2>((resume) => {
+            const stopWork = work.addObserver((exit) => {
+              stopTimer()
+              timer.interruptUnsafe()
+              resume(exit)
+            })
+            const stopTimer = timer.addObserver((exit) => {
+              if (!Exit.isSuccess(exit)) return
+              stopWork()
+              work.interruptUnsafe()
+              resume(Effect.fail(onTimeout()))
+            })
+            return Effect.sync(() => {
+              stopWork()
+              stopTimer()
+            })
+          })).pipe(
+            // The caller interrupted, here or before the wait began: both go.
+            Effect.onInterrupt(() =>
+              Effect.sync(() => {
+                timer.interruptUnsafe()
+                work.interruptUnsafe()
+              })
+            )
+          ))
+      }
     )
   )

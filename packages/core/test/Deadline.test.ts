@@ -50,4 +50,21 @@ describe("Deadline.within", () => {
       yield* Fiber.interrupt(caller)
       yield* Deferred.await(interrupted)
     }))
+
+  it.effect("interrupting a caller that is already waiting interrupts the effect, and nothing answers later", () =>
+    Effect.gen(function*() {
+      const interrupted = yield* Deferred.make<void>()
+      const caller = yield* withinOneSecond(Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined)))).pipe(
+        Effect.exit,
+        Effect.forkChild
+      )
+      // Half the deadline: the caller is waiting on the effect and its timer.
+      yield* TestClock.adjust(Duration.millis(500))
+      assert.isUndefined(caller.pollUnsafe())
+      yield* Fiber.interrupt(caller)
+      yield* Deferred.await(interrupted)
+      // The timer went with it: past the deadline, the caller's end is still the interruption.
+      yield* TestClock.adjust(Duration.seconds(2))
+      assert.isTrue(Exit.hasInterrupts(caller.pollUnsafe()!))
+    }))
 })
