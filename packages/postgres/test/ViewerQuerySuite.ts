@@ -7,7 +7,7 @@
 import { anonymousViewer, type CourseId, CourseRepo, LessonRepo, MediaRepo, publishedNow, signedInViewer, UserId, type Viewer } from "@coursekit/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import { viewerLessons } from "../src/PgLessonRepo.ts"
 import { publicCourseStatement } from "../src/PgPublicCourseRows.ts"
 
@@ -17,15 +17,18 @@ const outputs = (plan: any): Array<Array<string>> => [
   ...((plan.Plans ?? []) as Array<unknown>).flatMap(outputs)
 ]
 
-const planOutputs = (courseId: CourseId, unlocked: boolean) =>
+/** The JSON plan (EXPLAIN VERBOSE) of the statement `statementOf` builds. */
+const planOf = (statementOf: (sql: SqlClient.SqlClient) => Statement.Statement<unknown>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [text, params] = viewerLessons(sql, courseId, unlocked).compile()
+    const [text, params] = statementOf(sql).compile()
     const rows = yield* sql.unsafe<{ "QUERY PLAN": any }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${text}`, params)
     const raw = rows[0]!["QUERY PLAN"]
-    const plan = (typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan
-    return outputs(plan).flat()
+    return (typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan
   })
+
+const planOutputs = (courseId: CourseId, unlocked: boolean) =>
+  Effect.map(planOf((sql) => viewerLessons(sql, courseId, unlocked)), (plan) => outputs(plan).flat())
 
 /** The plan's nodes that scan `relation`, with their `Output` lists. */
 const scansOf = (plan: any, relation: string): Array<Array<string>> => [
@@ -33,14 +36,7 @@ const scansOf = (plan: any, relation: string): Array<Array<string>> => [
   ...((plan.Plans ?? []) as Array<unknown>).flatMap((child) => scansOf(child, relation))
 ]
 
-const statementPlan = (slug: string, viewer: Viewer) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [text, params] = publicCourseStatement(sql, slug, viewer).compile()
-    const rows = yield* sql.unsafe<{ "QUERY PLAN": any }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${text}`, params)
-    const raw = rows[0]!["QUERY PLAN"]
-    return (typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan
-  })
+const statementPlan = (slug: string, viewer: Viewer) => planOf((sql) => publicCourseStatement(sql, slug, viewer))
 
 export const viewerQuerySuite = <E>(name: string, repos: Layer.Layer<LessonRepo | CourseRepo | MediaRepo | SqlClient.SqlClient, E>) => {
   describe(`public course lesson query: ${name}`, () => {

@@ -12,9 +12,10 @@ import type { CourseId } from "../Course.ts"
 import { CourseRepo } from "../CourseRepo.ts"
 import { publishedNow } from "../Publishing.ts"
 import type { LessonId } from "../Lesson.ts"
-import { LessonRepo, type NewLesson } from "../LessonRepo.ts"
+import { LessonRepo } from "../LessonRepo.ts"
 import type { SectionNotEmpty } from "../Section.ts"
 import { MediaRepo } from "../MediaRepo.ts"
+import { newLesson as lesson } from "./LessonFixtures.ts"
 
 const newCourse = Effect.gen(function*() {
   const courses = yield* CourseRepo
@@ -22,15 +23,6 @@ const newCourse = Effect.gen(function*() {
   return (yield* courses.insert({ ...publishedNow, title, slugBase: title.toLowerCase().replace(/ /g, "-"), content_html: "" })).id
 })
 
-const lesson = (title: string, extra: Partial<NewLesson> = {}): NewLesson => ({
-  title,
-  content_html: `<p>${title} body</p>`,
-  video_key: null,
-  is_preview: false,
-  section_id: null,
-  ...publishedNow,
-  ...extra
-})
 
 /**
  * The store's clock, which decides visibility: the creation instant of a lesson inserted

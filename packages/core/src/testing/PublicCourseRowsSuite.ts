@@ -12,27 +12,19 @@ import { DateTime, Effect, type Layer, Schema } from "effect"
 import { CourseRepo } from "../CourseRepo.ts"
 import { Entitlements } from "../Entitlements.ts"
 import type { ViewerLesson } from "../Lesson.ts"
-import { LessonRepo, type NewLesson } from "../LessonRepo.ts"
+import { LessonRepo } from "../LessonRepo.ts"
 import { MediaRepo } from "../MediaRepo.ts"
 import { type PublicCourseRead, PublicCourseRows, readFromPorts } from "../PublicCourseRows.ts"
 import { publishedNow } from "../Publishing.ts"
 import { PurchaseRepo } from "../PurchaseRepo.ts"
 import { anonymousViewer, signedInViewer, UserId, type Viewer } from "../Viewer.ts"
+import { newLesson as lesson } from "./LessonFixtures.ts"
 
 type Services = PublicCourseRows | CourseRepo | LessonRepo | PurchaseRepo | Entitlements | MediaRepo
 
 const unique = () => Math.random().toString(36).slice(2, 10)
 const user = (name: string) => Schema.decodeSync(UserId)(`${name}-${unique()}`)
 
-const lesson = (title: string, extra: Partial<NewLesson> = {}): NewLesson => ({
-  title,
-  content_html: `<p>${title} body</p>`,
-  video_key: null,
-  is_preview: false,
-  section_id: null,
-  ...publishedNow,
-  ...extra
-})
 
 /** A published course with an outline that has every case the read must get right. */
 const outlineCourse = Effect.gen(function*() {
