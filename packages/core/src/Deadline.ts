@@ -27,12 +27,15 @@ export const within = <E2>(duration: Duration.Input, onTimeout: () => E2) =>
         // and a race's extra fibers and interruptions cost several times the rest.
         return Effect.flatMap(Effect.forkDetach(Effect.sleep(duration), { startImmediately: true }), (timer) =>
           restore(Effect.callback<A, E | E2>((resume) => {
+            let stopTimer = () => {}
+            // Called at once if the effect ended meanwhile: then no timer is watched.
             const stopWork = work.addObserver((exit) => {
               stopTimer()
               timer.interruptUnsafe()
               resume(exit)
             })
-            const stopTimer = timer.addObserver((exit) => {
+            if (work.pollUnsafe() !== undefined) return
+            stopTimer = timer.addObserver((exit) => {
               if (!Exit.isSuccess(exit)) return
               stopWork()
               work.interruptUnsafe()
