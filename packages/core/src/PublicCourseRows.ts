@@ -11,7 +11,7 @@
  * that is the `Entitlements` it was given: a host that answers purchases from its payment
  * provider gets the ports' read, whatever the order its layers are composed in.
  *
- * @since 0.4.0
+ * @since 0.2.0
  */
 import { Context, Effect, Layer, Struct } from "effect"
 import { CourseRecord, type CourseSlugNotFound } from "./Course.ts"

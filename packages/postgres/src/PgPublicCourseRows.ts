@@ -6,12 +6,12 @@
  *
  * The bodies follow `viewerLessons`' rule with the purchase decided inside the statement:
  * a lesson's `content_html` and `video_key` are selected only under `CASE WHEN is_preview
- * OR <bought>`, so a locked body is never read (`PublicCourseRowsQuerySuite` reads the
+ * OR <bought>`, so a locked body is never read (`ViewerQuerySuite` reads the
  * plan).
  *
  * Made by `PgPurchaseRepo.layer` with the `Entitlements` it answers for.
  *
- * @since 0.4.0
+ * @since 0.2.0
  */
 import {
   CourseSlugNotFound,

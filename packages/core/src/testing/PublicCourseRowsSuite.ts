@@ -5,7 +5,7 @@
  * a locked lesson comes without its body or video. Each test makes its own courses, so
  * adapters can share one database.
  *
- * @since 0.4.0
+ * @since 0.2.0
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Schema } from "effect"
