@@ -26,8 +26,8 @@
  */
 import { type CourseId, CourseListItem, type CoursePage, Courses, defaultPageSize, maxPageSize, publicAudience } from "@coursekit/core"
 import { Context, Effect, Layer, Schema } from "effect"
-import { HttpServerRespondable, HttpServerResponse } from "effect/http"
-import { problemOf } from "./DomainProblems.ts"
+import { HttpServerResponse } from "effect/http"
+import { problemResponseOf } from "./DomainProblems.ts"
 import { nextLink } from "./NextPageLink.ts"
 import { pathOf } from "./RequestPath.ts"
 
@@ -167,7 +167,7 @@ export class CourseListCache extends Context.Service<CourseListCache, {
         const validatorsOf = (version: string, page: Page) => ({ etag: `"${version}.${page.key}"`, "cache-control": revalidate })
         const notModified = (validators: Record<string, string>) => HttpServerResponse.empty({ status: 304, headers: validators })
         // Without the store nothing can be checked or read: the API's 503 problem.
-        const unavailable = (error: Parameters<typeof problemOf>[0]) => Effect.flatMap(problemOf(error), HttpServerRespondable.toResponse)
+        const unavailable = problemResponseOf
 
         // The page as the API writes it, kept under the version it was read at.
         const written = (

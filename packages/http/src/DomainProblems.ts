@@ -36,6 +36,7 @@ import type {
   VideoNotFound
 } from "@coursekit/core"
 import { Effect } from "effect"
+import { HttpServerRespondable, type HttpServerResponse } from "effect/http"
 import {
   BadGateway,
   Conflict,
@@ -208,6 +209,10 @@ export const problemOf = <E extends DomainError>(error: E): Effect.Effect<Proble
   const problem = rule.render(error) as ProblemOf<E>
   return rule.log === undefined ? Effect.succeed(problem) : Effect.as(rule.log(error), problem)
 }
+
+/** The response of one domain error, as the API writes its problem: for answers written at the edge. */
+export const problemResponseOf = <E extends DomainError>(error: E): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.flatMap(problemOf(error), HttpServerRespondable.toResponse)
 
 /** Maps the domain errors of `effect` to their problems. */
 export const problems = <A, E extends DomainError, R>(

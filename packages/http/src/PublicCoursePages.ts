@@ -3,7 +3,7 @@
  * every student opens, served without the typed API's routing, path decoding and
  * middleware around it (issue #18: they were the largest part of its cost). The answer
  * is the API's, byte for byte — the same use case (`PublicCourses.view`), the same ETag,
- * caching headers and problems (`PublicCourseHandlers.answerOf`, `problemOf`), the course
+ * caching headers and problems (`PublicCourseHandlers.answerOf`, `problemResponseOf`), the course
  * written as it is rather than through Schema's encoding, which gives the same JSON
  * (`PublicCourseHandlers.plainJsonOf`); the tests compare the two for every kind of caller.
  *
@@ -14,12 +14,12 @@
  * credentials that do not verify, an identity provider that cannot be asked — goes to
  * the API, which answers it (400, 401, 503, …) as it always has.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import { PublicCourses, Slug } from "@coursekit/core"
 import { Context, Effect, Layer } from "effect"
-import { type HttpServerRequest, HttpServerRespondable, type HttpServerResponse } from "effect/http"
-import { problemOf } from "./DomainProblems.ts"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { problemResponseOf } from "./DomainProblems.ts"
 import { answerOf, plainJsonOf } from "./PublicCourseHandlers.ts"
 import { pathOf } from "./RequestPath.ts"
 import { resolveOnce } from "./RequestViewer.ts"
@@ -64,7 +64,7 @@ export class PublicCoursePages extends Context.Service<PublicCoursePages, {
           onFailure: () => app,
           onSuccess: (viewer) =>
             Effect.matchEffect(courses.view(slug, viewer), {
-              onFailure: (error) => Effect.flatMap(problemOf(error), HttpServerRespondable.toResponse),
+              onFailure: problemResponseOf,
               onSuccess: (course) => Effect.succeed(answerOf(plainJsonOf(course), viewer, request.headers["if-none-match"], vary))
             })
         })

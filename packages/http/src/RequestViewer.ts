@@ -5,7 +5,7 @@
  * server that went down in between) and would cost a second wait for it. Not part of the
  * package's exports: every place that resolves a viewer goes through it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import type { Viewer } from "@coursekit/core"
 import { Effect, type Exit } from "effect"
