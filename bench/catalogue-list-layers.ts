@@ -18,26 +18,18 @@
  */
 import { type CourseId, CourseRepo, Courses, publicAudience } from "@coursekit/core"
 import { CourseListCache } from "@coursekit/http"
-import { PgCourseRepo, PgDatabase } from "@coursekit/postgres"
-import { DefaultServices, ServerConfig } from "@coursekit/server"
-import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { PgCourseRepo } from "@coursekit/postgres"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "effect/sql"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import pg from "pg"
-import { measureLayerCosts, type MeasuredLayer } from "./layerCost.ts"
+import { coreServicesOn, databaseOn, measureLayerCosts, type MeasuredLayer } from "./layerCost.ts"
 // @ts-expect-error: a plain JavaScript module of the baselines, without types
 import { listSql } from "./servers/list-common.mjs"
 
 export const measureListLayers = async (databaseUrl: string, paths: ReadonlyArray<string>, rounds: number) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "coursekit-bench-list-layers-"))
-  const settings = await Effect.runPromise(ServerConfig.settings.parse(ConfigProvider.fromEnv({
-    env: { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: "10", DATA_DIR: dataDir, CDN_URL: "http://localhost/files", LOG_LEVEL: "Warn" }
-  })))
-  const core = DefaultServices.coreLayers(settings, () => "http://127.0.0.1")
+  const core = await coreServicesOn(databaseUrl)
   const edge = ManagedRuntime.make(CourseListCache.layer({ maxEntries: 0 }).pipe(Layer.provideMerge(core.services)))
-  const database = ManagedRuntime.make(PgCourseRepo.layer.pipe(Layer.provideMerge(PgDatabase.layer({ url: Redacted.make(databaseUrl), maxConnections: 10 }))))
+  const database = ManagedRuntime.make(PgCourseRepo.layer.pipe(Layer.provideMerge(databaseOn(databaseUrl))))
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   const pathAt = (index: number) => paths[index % paths.length]!
   const cursorAt = (index: number) => Number(new URLSearchParams(pathAt(index).split("?")[1]).get("cursor")) as CourseId
@@ -69,6 +61,6 @@ export const measureListLayers = async (databaseUrl: string, paths: ReadonlyArra
     await pool.end()
     await edge.dispose()
     await database.dispose()
-    rmSync(dataDir, { recursive: true, force: true })
+    core.remove()
   }
 }

@@ -5,6 +5,12 @@
  * is counted (`process.cpuUsage`), so PostgreSQL's own time is not in it. Rounds alternate
  * the order; the medians are printed.
  */
+import { PgDatabase } from "@coursekit/postgres"
+import { DefaultServices, ServerConfig } from "@coursekit/server"
+import { ConfigProvider, Effect, Redacted } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 
 const requests = Number(process.env.BENCH_LAYER_REQUESTS ?? 15000)
 const inFlight = 20
@@ -43,3 +49,21 @@ export const measureLayerCosts = async (layers: ReadonlyArray<MeasuredLayer>, ro
     below = value
   }
 }
+
+/**
+ * The standalone server's use cases on `databaseUrl`, wired as `DefaultServices` wires
+ * them (pool of 10, files under a throw-away data directory that `remove` deletes).
+ */
+export const coreServicesOn = async (databaseUrl: string) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "coursekit-bench-layers-"))
+  const settings = await Effect.runPromise(ServerConfig.settings.parse(ConfigProvider.fromEnv({
+    env: { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: "10", DATA_DIR: dataDir, CDN_URL: "http://localhost/files", LOG_LEVEL: "Warn" }
+  })))
+  return {
+    services: DefaultServices.coreLayers(settings, () => "http://127.0.0.1").services,
+    remove: () => rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+/** The PostgreSQL database on `databaseUrl` with a pool of 10, for repositories measured on their own. */
+export const databaseOn = (databaseUrl: string) => PgDatabase.layer({ url: Redacted.make(databaseUrl), maxConnections: 10 })

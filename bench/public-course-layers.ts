@@ -15,28 +15,18 @@
  * Run by `public-course.ts` with `BENCH_LAYERS=1`, on its seeded database.
  */
 import { anonymousViewer, PublicCourseRows, PublicCourses } from "@coursekit/core"
-import { PgDatabase, PgPurchaseRepo } from "@coursekit/postgres"
-import { DefaultServices, ServerConfig } from "@coursekit/server"
-import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { PgPurchaseRepo } from "@coursekit/postgres"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { createHash } from "node:crypto"
 import { SqlClient } from "effect/sql"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import pg from "pg"
 import { publicCourseStatement } from "../packages/postgres/src/PgPublicCourseRows.ts"
-import { measureLayerCosts, type MeasuredLayer } from "./layerCost.ts"
+import { coreServicesOn, databaseOn, measureLayerCosts, type MeasuredLayer } from "./layerCost.ts"
 
 export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<string>, rounds: number) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "coursekit-bench-layers-"))
-  const settings = await Effect.runPromise(ServerConfig.settings.parse(ConfigProvider.fromEnv({
-    env: { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: "10", DATA_DIR: dataDir, CDN_URL: "http://localhost/files", LOG_LEVEL: "Warn" }
-  })))
-  const core = DefaultServices.coreLayers(settings, () => "http://127.0.0.1")
+  const core = await coreServicesOn(databaseUrl)
   const useCases = ManagedRuntime.make(core.services)
-  const database = ManagedRuntime.make(
-    PgPurchaseRepo.layer.pipe(Layer.provideMerge(PgDatabase.layer({ url: Redacted.make(databaseUrl), maxConnections: 10 })))
-  )
+  const database = ManagedRuntime.make(PgPurchaseRepo.layer.pipe(Layer.provideMerge(databaseOn(databaseUrl))))
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   const slugAt = (index: number) => slugs[index % slugs.length]!
   // Coursekit's statement for an anonymous viewer, compiled once; the slug's parameter
@@ -74,6 +64,6 @@ export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<st
     await pool.end()
     await useCases.dispose()
     await database.dispose()
-    rmSync(dataDir, { recursive: true, force: true })
+    core.remove()
   }
 }
