@@ -166,13 +166,13 @@ try {
   const seeder = new pg.Client({ connectionString: databaseUrl })
   await seeder.connect()
   await seeder.query(`
-    INSERT INTO courses (title, slug, content_html, thumbnail_key)
+    INSERT INTO coursekit.courses (title, slug, content_html, thumbnail_key)
     SELECT 'Course number ' || i, 'course-number-' || i,
            repeat('<p>Lorem ipsum dolor sit amet, consectetur.</p>', 117),
            CASE WHEN i % 2 = 0 THEN 'courses/' || i || '/thumb.jpg' END
     FROM generate_series(1, ${courses}) AS i`)
   await seeder.query("VACUUM ANALYZE courses")
-  const { rows } = await seeder.query("SELECT count(*)::int AS n, avg(length(content_html))::int AS body FROM courses")
+  const { rows } = await seeder.query("SELECT count(*)::int AS n, avg(length(content_html))::int AS body FROM coursekit.courses")
   await seeder.end()
   await stopServer(first)
   console.log(`seeded ${rows[0].n} courses, ${rows[0].body} byte bodies; ${connections} connections, ${seconds}s per run`)

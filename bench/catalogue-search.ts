@@ -112,7 +112,7 @@ try {
     const rows = Array.from({ length: Math.min(500, courses - from + 1) }, (_, k) => courseRow(from + k))
     const values = rows.map((_, k) => `($${k * 5 + 1}, $${k * 5 + 2}, $${k * 5 + 3}, $${k * 5 + 4}, $${k * 5 + 5})`)
     await seeder.query(
-      `INSERT INTO courses (title, slug, description, content_html, thumbnail_key) VALUES ${values.join(", ")}`,
+      `INSERT INTO coursekit.courses (title, slug, description, content_html, thumbnail_key) VALUES ${values.join(", ")}`,
       rows.flatMap((row) => [row.title, row.slug, row.description, row.content_html, row.thumbnail_key])
     )
   }
@@ -122,13 +122,13 @@ try {
   const indexSeconds = (performance.now() - indexing) / 1000
   await seeder.query("VACUUM ANALYZE")
   const { rows: [stats] } = await seeder.query(`
-    SELECT (SELECT count(*)::int FROM course_search_documents) AS documents,
-           (SELECT avg(length(content_html))::int FROM courses) AS body,
-           (SELECT avg(pg_column_size(document))::int FROM course_search_documents) AS document_bytes`)
+    SELECT (SELECT count(*)::int FROM coursekit.course_search_documents) AS documents,
+           (SELECT avg(length(content_html))::int FROM coursekit.courses) AS body,
+           (SELECT avg(pg_column_size(document))::int FROM coursekit.course_search_documents) AS document_bytes`)
   const counts: Array<string> = []
   for (const word of [...broadWords.slice(0, 3), "rust", "pyt"]) {
     const { rows } = await seeder.query(
-      `SELECT count(*)::int AS n FROM course_search_documents WHERE document @@ $1::tsquery`,
+      `SELECT count(*)::int AS n FROM coursekit.course_search_documents WHERE document @@ $1::tsquery`,
       [`'${word}':*`]
     )
     counts.push(`${word}: ${rows[0].n}`)

@@ -43,7 +43,7 @@ const random = seededRandom(42)
 const paths = Array.from({ length: 5000 }, () => `/courses?cursor=${1 + Math.floor(random() * courses)}&limit=10`)
 
 const seedCourses = `
-  INSERT INTO courses (title, slug, content_html, thumbnail_key)
+  INSERT INTO coursekit.courses (title, slug, content_html, thumbnail_key)
   SELECT 'Course number ' || i, 'course-number-' || i,
          repeat('<p>Lorem ipsum dolor sit amet, consectetur.</p>', 117),
          CASE WHEN i % 2 = 0 THEN 'courses/' || i || '/thumb.jpg' END

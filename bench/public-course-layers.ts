@@ -15,7 +15,7 @@
  * Run by `public-course.ts` with `BENCH_LAYERS=1`, on its seeded database.
  */
 import { anonymousViewer, PublicCourseRows, PublicCourses } from "@coursekit/core"
-import { PgPurchaseRepo } from "@coursekit/postgres"
+import { PgPurchaseRepo, PgSchema } from "@coursekit/postgres"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createHash } from "node:crypto"
 import { SqlClient } from "effect/sql"
@@ -33,7 +33,10 @@ export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<st
   // is found by a stand-in value.
   const standIn = "\u0000slug"
   const [statement, standInParams] = await database.runPromise(
-    Effect.map(SqlClient.SqlClient, (sql) => publicCourseStatement(sql, standIn, anonymousViewer).compile())
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return publicCourseStatement(sql, PgSchema.tablesOf(sql, yield* PgSchema.PgSchema), standIn, anonymousViewer).compile()
+    })
   )
   const paramsFor = (slug: string) => standInParams.map((param) => param === standIn ? slug : param)
 

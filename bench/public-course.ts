@@ -107,7 +107,7 @@ const sectionTitles = ["Getting started", "Core techniques", "Projects", "Coming
 
 const seed = async (client: pg.Client) => {
   await client.query(
-    `INSERT INTO courses (title, slug, description, content_html, thumbnail_key, status)
+    `INSERT INTO coursekit.courses (title, slug, description, content_html, thumbnail_key, status)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
     (() => {
       const columns: Array<Array<string | null>> = [[], [], [], [], [], []]
@@ -128,11 +128,11 @@ const seed = async (client: pg.Client) => {
     })()
   )
   await client.query(`
-    INSERT INTO sections (course_id, title, position)
-    SELECT c.id, t.title, t.position FROM courses c
+    INSERT INTO coursekit.sections (course_id, title, position)
+    SELECT c.id, t.title, t.position FROM coursekit.courses c
     CROSS JOIN unnest($1::text[]) WITH ORDINALITY AS t(title, position)`, [sectionTitles])
   const lessons: Array<Array<unknown>> = Array.from({ length: 9 }, () => [])
-  const { rows: courses } = await client.query<{ id: number }>("SELECT id FROM courses ORDER BY id")
+  const { rows: courses } = await client.query<{ id: number }>("SELECT id FROM coursekit.courses ORDER BY id")
   for (const { id } of courses) {
     let shown = 0
     const add = (section: number, position: number, status = "published", publishAt: string | null = null) => {
@@ -148,17 +148,17 @@ const seed = async (client: pg.Client) => {
     add(4, 1, "published", "2099-01-01T00:00:00Z")
   }
   await client.query(
-    `INSERT INTO lessons (course_id, section_id, title, content_html, is_preview, position, status, publish_at)
+    `INSERT INTO coursekit.lessons (course_id, section_id, title, content_html, is_preview, position, status, publish_at)
      SELECT u.course_id, s.id, u.title, u.content_html, u.is_preview, u.position, u.status, u.publish_at
      FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::bool[], $6::int[], $7::text[], $8::timestamptz[])
        AS u(course_id, section, title, content_html, is_preview, position, status, publish_at)
-     LEFT JOIN sections s ON s.course_id = u.course_id AND s.position = u.section`,
+     LEFT JOIN coursekit.sections s ON s.course_id = u.course_id AND s.position = u.section`,
     lessons.slice(0, 8)
   )
   // The buyer bought every course; 5,000 other students bought ~4 each.
-  await client.query(`INSERT INTO purchases (user_id, course_id) SELECT $1, id FROM courses`, [buyer])
+  await client.query(`INSERT INTO coursekit.purchases (user_id, course_id) SELECT $1, id FROM coursekit.courses`, [buyer])
   await client.query(`
-    INSERT INTO purchases (user_id, course_id)
+    INSERT INTO coursekit.purchases (user_id, course_id)
     SELECT 'student-' || (3 + i % 5000), 1 + (i * 7919) % ${courseCount} FROM generate_series(1, 20000) AS i
     ON CONFLICT DO NOTHING`)
   await client.query("VACUUM ANALYZE")
@@ -203,7 +203,7 @@ const check = async (running: ReadonlyArray<Server>, client: pg.Client) => {
     const path = `/public/courses/${slugOf(i)}`
     const { rows: stored } = await client.query<{ is_preview: boolean; content_html: string; visible: boolean }>(
       `SELECT l.is_preview, l.content_html, l.status = 'published' AND l.publish_at IS NULL AS visible
-       FROM lessons l JOIN courses c ON c.id = l.course_id WHERE c.slug = $1`,
+       FROM coursekit.lessons l JOIN coursekit.courses c ON c.id = l.course_id WHERE c.slug = $1`,
       [slugOf(i)]
     )
     for (const caller of callers) {
@@ -296,10 +296,10 @@ try {
   await seed(seeder)
   await stopServer(await startServer("coursekit", servers[0].script, servers[0].env, 4181, readyPath))
   const { rows: [sizes] } = await seeder.query(`
-    SELECT (SELECT count(*)::int FROM courses WHERE status = 'published') AS courses,
-           (SELECT count(*)::int FROM lessons) AS lessons,
-           (SELECT avg(length(content_html))::int FROM lessons) AS body,
-           (SELECT count(*)::int FROM purchases) AS purchases`)
+    SELECT (SELECT count(*)::int FROM coursekit.courses WHERE status = 'published') AS courses,
+           (SELECT count(*)::int FROM coursekit.lessons) AS lessons,
+           (SELECT avg(length(content_html))::int FROM coursekit.lessons) AS body,
+           (SELECT count(*)::int FROM coursekit.purchases) AS purchases`)
   console.log(
     `Public course: ${sizes.courses} courses (+10 drafts), ${sizes.lessons} lessons (20 shown per course, half previews; ` +
       `${sizes.body} byte bodies), ${sizes.purchases} purchases; ${connections} connections, ${seconds}s per run, ${rounds} rounds`

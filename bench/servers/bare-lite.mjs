@@ -18,7 +18,7 @@ createServer(async (req, res) => {
   const cursor = Number(url.searchParams.get("cursor") ?? 0)
   const limit = Number(url.searchParams.get("limit") ?? 10)
   const { rows } = await pool.query(
-    "SELECT id, title, slug, thumbnail_key FROM courses WHERE id >= $1 ORDER BY id LIMIT $2",
+    "SELECT id, title, slug, thumbnail_key FROM coursekit.courses WHERE id >= $1 ORDER BY id LIMIT $2",
     [cursor, limit + 1]
   )
   const items = rows.slice(0, limit).map((row) => ({

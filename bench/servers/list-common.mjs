@@ -11,9 +11,9 @@ const positiveInt = /^[1-9][0-9]{0,9}$/
 
 export const listSql = `
   SELECT listed.version, page.id, page.title, page.slug, page.thumbnail_key
-  FROM coursekit_catalogue_token() AS listed(version)
+  FROM coursekit.coursekit_catalogue_token() AS listed(version)
   LEFT JOIN LATERAL (
-    SELECT id, title, slug, thumbnail_key FROM courses
+    SELECT id, title, slug, thumbnail_key FROM coursekit.courses
     WHERE id >= $1 AND status = 'published' AND (publish_at IS NULL OR publish_at <= now())
     ORDER BY id
     LIMIT $2

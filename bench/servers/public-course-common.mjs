@@ -32,14 +32,14 @@ const bearer = /^Bearer +([A-Za-z0-9_.~+/=-]+)$/i
 
 export const courseSql = `
   SELECT c.id, c.title, c.slug, c.content_html, c.description, c.thumbnail_key,
-         $2::text IS NOT NULL AND EXISTS (SELECT 1 FROM purchases p WHERE p.user_id = $2 AND p.course_id = c.id) AS purchased
-  FROM courses c
+         $2::text IS NOT NULL AND EXISTS (SELECT 1 FROM coursekit.purchases p WHERE p.user_id = $2 AND p.course_id = c.id) AS purchased
+  FROM coursekit.courses c
   WHERE c.slug = $1 AND c.status = 'published' AND (c.publish_at IS NULL OR c.publish_at <= now())`
 
 export const lessonsSql = `
   SELECT l.id, l.section_id, s.title AS section_title, l.title, l.is_preview,
          CASE WHEN $2 OR l.is_preview THEN l.content_html END AS content_html
-  FROM lessons l LEFT JOIN sections s ON s.id = l.section_id
+  FROM coursekit.lessons l LEFT JOIN coursekit.sections s ON s.id = l.section_id
   WHERE l.course_id = $1 AND l.status = 'published' AND (l.publish_at IS NULL OR l.publish_at <= now())
   ORDER BY coalesce(s.position, 0), l.position`
 

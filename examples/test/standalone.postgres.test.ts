@@ -110,9 +110,9 @@ if (serverUrl !== undefined) {
           assert.strictEqual(finalized.body.thumbnail_url, `${s3.endpoint}/${s3.bucket}/${issued.body.file_key}`)
 
           // The rows are in the PostgreSQL database the environment named.
-          const rows = yield* onServer(withDatabase(serverUrl), (sql) => sql`SELECT title, thumbnail_key FROM courses`)
+          const rows = yield* onServer(withDatabase(serverUrl), (sql) => sql`SELECT title, thumbnail_key FROM coursekit.courses`)
           assert.deepStrictEqual(rows, [{ title: "Standalone example", thumbnail_key: issued.body.file_key }])
-          const media = yield* onServer(withDatabase(serverUrl), (sql) => sql`SELECT size_bytes FROM media_files`)
+          const media = yield* onServer(withDatabase(serverUrl), (sql) => sql`SELECT size_bytes FROM coursekit.media_files`)
           assert.strictEqual(Number((media as Array<{ size_bytes: unknown }>)[0]?.size_bytes), 4)
         }).pipe(Effect.scoped))
     })

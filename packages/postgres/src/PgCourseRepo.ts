@@ -39,6 +39,7 @@ import { Data, Effect, Layer, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { termQueries, writeDocuments } from "./PgCourseSearch.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
+import { PgSchema, tablesOf } from "./PgSchema.ts"
 import { persistenceError } from "./PgErrors.ts"
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
@@ -72,11 +73,12 @@ class SlugTaken extends Data.TaggedError("SlugTaken") {}
 export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
+  const t = tablesOf(sql, yield* PgSchema)
 
   const insertOnce = (course: NewCourse, document: SearchDocument) =>
     Effect.gen(function*() {
       const [{ id }] = yield* decodeIds(yield* sql`
-        SELECT nextval(pg_get_serial_sequence('courses', 'id'))::integer AS id
+        SELECT nextval(pg_get_serial_sequence(${t.qualified("courses")}, 'id'))::integer AS id
       `)
       const base = course.slugBase === "" ? Slug.fallback(id) : course.slugBase
       yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`coursekit/slug/${base}`}, 0))`
@@ -86,7 +88,7 @@ export const make = () => Effect.gen(function*() {
       for (;;) {
         const batch = Array.from({ length: 50 }, (_, i) => Slug.candidate(base, n + i))
         const taken = new Set(
-          (yield* sql<{ slug: string }>`SELECT slug FROM courses WHERE slug IN ${sql.in(batch)}`).map((row) => row.slug)
+          (yield* sql<{ slug: string }>`SELECT slug FROM ${t.courses} WHERE slug IN ${sql.in(batch)}`).map((row) => row.slug)
         )
         const free = batch.findIndex((slug) => !taken.has(slug))
         if (free >= 0) {
@@ -97,12 +99,12 @@ export const make = () => Effect.gen(function*() {
       }
       const fields = encodeInsert(insertFields(course))
       const rows = yield* decodeRecords(yield* sql`
-        INSERT INTO courses ${sql.insert({ ...fields, id, slug: Slug.candidate(base, n) })}
+        INSERT INTO ${t.courses} ${sql.insert({ ...fields, id, slug: Slug.candidate(base, n) })}
         ON CONFLICT (slug) DO NOTHING
         RETURNING *
       `)
       if (rows.length === 0) return yield* Effect.fail(new SlugTaken())
-      yield* writeDocuments(sql, [{ id, document }], "replace")
+      yield* writeDocuments(sql, t, [{ id, document }], "replace")
       return rows[0]!
     }).pipe(sql.withTransaction)
 
@@ -121,7 +123,7 @@ export const make = () => Effect.gen(function*() {
   const visibleIf = (lookup: CourseLookup | undefined) => lookup?.visibleOnly === true ? sql`AND ${visibleNow(sql)}` : sql``
 
   const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId, lookup?: CourseLookup) {
-    const rows = yield* sql`SELECT * FROM courses WHERE id = ${id} ${visibleIf(lookup)}`.pipe(
+    const rows = yield* sql`SELECT * FROM ${t.courses} WHERE id = ${id} ${visibleIf(lookup)}`.pipe(
       Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("find course"))
     )
@@ -131,7 +133,7 @@ export const make = () => Effect.gen(function*() {
 
   // Spans without `Effect.fn`'s call-site capture on the hot reads (the public course page).
   const findBySlug = Effect.fnUntraced(function*(slug: string, lookup?: CourseLookup) {
-    const rows = yield* sql`SELECT * FROM courses WHERE slug = ${slug} ${visibleIf(lookup)}`.pipe(
+    const rows = yield* sql`SELECT * FROM ${t.courses} WHERE slug = ${slug} ${visibleIf(lookup)}`.pipe(
       Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("find course by slug"))
     )
@@ -161,9 +163,9 @@ export const make = () => Effect.gen(function*() {
   const list = Effect.fnUntraced(function*(request: CourseListRequest) {
     const rows = yield* sql<ListedRow>`
       SELECT listed.version, page.id, page.title, page.slug, page.thumbnail_key, page.status, page.publish_at
-      FROM coursekit_catalogue_token() AS listed(version)
+      FROM ${t.coursekit_catalogue_token}() AS listed(version)
       LEFT JOIN LATERAL (
-        SELECT id, title, slug, thumbnail_key, status, publish_at FROM courses
+        SELECT id, title, slug, thumbnail_key, status, publish_at FROM ${t.courses}
         WHERE id >= ${request.cursor ?? 0} ${shownTo(request)}
         ORDER BY id
         LIMIT ${request.limit}
@@ -195,14 +197,14 @@ export const make = () => Effect.gen(function*() {
         SELECT m.course_id, m.score
         FROM (
           SELECT d.course_id, ${score} AS score
-          FROM course_search_documents d
+          FROM ${t.course_search_documents} d
           WHERE d.document @@ ${queries.all}::tsquery AND d.visible_from <= now()
         ) m
         ${afterCursor}
         ORDER BY m.score DESC, m.course_id
         LIMIT ${request.limit}
       ) s
-      JOIN courses c ON c.id = s.course_id
+      JOIN ${t.courses} c ON c.id = s.course_id
       ORDER BY s.score DESC, c.id
     `.pipe(Effect.flatMap(decodeSearchRows), Effect.mapError(persistenceError("search courses")))
   }, bounded(timeout, "search courses"))
@@ -212,12 +214,12 @@ export const make = () => Effect.gen(function*() {
     const textChanged = changes.title !== undefined || changes.description !== undefined || changes.content_html !== undefined
     const rows = yield* Effect.gen(function*() {
       const rows = yield* decodeRecords(yield* sql`
-        UPDATE courses SET ${Object.keys(set).length === 0 ? sql`` : sql`${sql.update(set)},`} updated_at = now()
+        UPDATE ${t.courses} SET ${Object.keys(set).length === 0 ? sql`` : sql`${sql.update(set)},`} updated_at = now()
         WHERE id = ${id}
         RETURNING *
       `)
       // From the row as updated (a PATCH may change the title only), under its lock.
-      if (rows.length > 0 && textChanged) yield* writeDocuments(sql, [{ id, document: searchDocument(rows[0]!) }], "replace")
+      if (rows.length > 0 && textChanged) yield* writeDocuments(sql, t, [{ id, document: searchDocument(rows[0]!) }], "replace")
       return rows
     }).pipe(sql.withTransaction, Effect.mapError(persistenceError("update course")))
     if (rows.length === 0) return yield* new CourseNotFound({ id })
@@ -225,7 +227,7 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "update course"))
 
   const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {
-    const rows = yield* sql`DELETE FROM courses WHERE id = ${id} RETURNING *`.pipe(
+    const rows = yield* sql`DELETE FROM ${t.courses} WHERE id = ${id} RETURNING *`.pipe(
       Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("delete course"))
     )
@@ -239,7 +241,7 @@ export const make = () => Effect.gen(function*() {
   // version is in public ETags, a hidden course's launch date must not be. The function
   // (migration 0008) keeps its plans per session.
   const version = sql<{ version: string }>`
-    SELECT coursekit_catalogue_token() AS version
+    SELECT ${t.coursekit_catalogue_token}() AS version
   `.pipe(
     Effect.map((rows) => rows[0]!.version),
     Effect.mapError(persistenceError("read the catalogue version")),

@@ -30,6 +30,7 @@
 import { CourseRecord, type SearchDocument, searchDocument } from "@coursekit/core"
 import { Array as Arr, Effect, Schema, Struct } from "effect"
 import { SqlClient } from "effect/sql"
+import { PgSchema, type PgTables, tablesOf } from "./PgSchema.ts"
 
 const decodeSources = Schema.decodeUnknownEffect(
   Schema.Array(CourseRecord.mapFields(Struct.pick(["id", "title", "description", "content_html"])))
@@ -55,11 +56,12 @@ const columnsOf = (courseId: number, document: SearchDocument) => ({
  */
 export const writeDocuments = (
   sql: SqlClient.SqlClient,
+  t: PgTables,
   courses: Arr.NonEmptyReadonlyArray<{ readonly id: number; readonly document: SearchDocument }>,
   onConflict: "replace" | "keep"
 ) =>
   sql`
-    INSERT INTO course_search_documents ${sql.insert(Arr.map(courses, ({ document, id }) => columnsOf(id, document)))}
+    INSERT INTO ${t.course_search_documents} ${sql.insert(Arr.map(courses, ({ document, id }) => columnsOf(id, document)))}
     ON CONFLICT (course_id) DO ${
     onConflict === "keep"
       ? sql`NOTHING`
@@ -89,20 +91,21 @@ const batchSize = 100
  */
 export const indexMissing = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const t = tablesOf(sql, yield* PgSchema)
   let written = 0
   for (;;) {
     const found = yield* Effect.gen(function*() {
       const courses = yield* decodeSources(
         yield* sql`
-          SELECT c.id, c.title, c.description, c.content_html FROM courses c
-          WHERE NOT EXISTS (SELECT 1 FROM course_search_documents d WHERE d.course_id = c.id)
+          SELECT c.id, c.title, c.description, c.content_html FROM ${t.courses} c
+          WHERE NOT EXISTS (SELECT 1 FROM ${t.course_search_documents} d WHERE d.course_id = c.id)
           ORDER BY c.id
           LIMIT ${batchSize}
           FOR SHARE OF c
         `
       ).pipe(Effect.orDie) // A stored course that does not decode is a bug, not an outage.
       if (Arr.isReadonlyArrayNonEmpty(courses)) {
-        yield* writeDocuments(sql, Arr.map(courses, (course) => ({ id: course.id, document: searchDocument(course) })), "keep")
+        yield* writeDocuments(sql, t, Arr.map(courses, (course) => ({ id: course.id, document: searchDocument(course) })), "keep")
       }
       return courses.length
     }).pipe(sql.withTransaction)

@@ -7,10 +7,11 @@
  * @since 0.1.0
  */
 import { PgClient } from "@effect/sql-pg"
-import { Config, Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { Config, ConfigProvider, Duration, Effect, Layer, Redacted, Schema } from "effect"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import * as PgDeadline from "./PgDeadline.ts"
 import { layerMigrations } from "./PgMigrations.ts"
+import * as PgSchema from "./PgSchema.ts"
 
 /** Connection options for {@link layer}. */
 export interface PgDatabaseOptions {
@@ -24,6 +25,12 @@ export interface PgDatabaseOptions {
    * {@link PgDeadline.defaultTimeout}. Migrations are exempt.
    */
   readonly timeout?: Duration.Input
+  /**
+   * The schema holding every Coursekit table, function and the migrations' bookkeeping
+   * (created when missing); default {@link PgSchema.defaultSchema}, `coursekit`. Two
+   * instances with two schemas share nothing. See `PgSchema`.
+   */
+  readonly schema?: string
 }
 
 const urlSetsConnectTimeout = (url: Redacted.Redacted<string>) => {
@@ -34,7 +41,10 @@ const urlSetsConnectTimeout = (url: Redacted.Redacted<string>) => {
   }
 }
 
-/** Connects to PostgreSQL and migrates it. */
+/**
+ * Connects to PostgreSQL and migrates it. Throws `PgSchema.InvalidSchemaName` for a
+ * `schema` outside `PgSchema.schemaNamePattern`.
+ */
 export const layer = (
   options: PgDatabaseOptions
 ): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError.SqlError | Migrator.MigrationError> => {
@@ -49,7 +59,8 @@ export const layer = (
       // The server's own stop for a statement whose client-side cancel never arrives.
       startupParameters: { statement_timeout: String(Math.ceil(Duration.toMillis(timeout))) }
     })),
-    Layer.provideMerge(PgDeadline.layer(timeout))
+    Layer.provideMerge(PgDeadline.layer(timeout)),
+    Layer.provideMerge(PgSchema.layer(options.schema ?? PgSchema.defaultSchema))
   )
 }
 
@@ -59,6 +70,14 @@ export const defaultPoolSize = 10
 /** Least and greatest `DATABASE_TIMEOUT_MS`. */
 export const timeoutRangeMillis = { minimum: 100, maximum: 600_000 } as const
 
+/** `DATABASE_SCHEMA`: the schema holding Coursekit's tables, default `coursekit`. */
+export const schemaConfig: Config.Config<string> = Config.String("DATABASE_SCHEMA").pipe(
+  Config.withDefault(PgSchema.defaultSchema),
+  Config.flatMap((name) =>
+    PgSchema.schemaNamePattern.test(name) ? Config.succeed(name) : Config.fail(new ConfigProvider.SourceError({ message: `DATABASE_SCHEMA: ${new PgSchema.InvalidSchemaName({ name }).message}` }))
+  )
+)
+
 /** `DATABASE_TIMEOUT_MS`: the deadline of each database call, in milliseconds. */
 export const timeoutConfig: Config.Config<Duration.Duration> = Config.schema(
   Schema.Int.check(Schema.isBetween(timeoutRangeMillis)),
@@ -66,14 +85,15 @@ export const timeoutConfig: Config.Config<Duration.Duration> = Config.schema(
 ).pipe(Config.withDefault(Duration.toMillis(PgDeadline.defaultTimeout)), Config.map(Duration.millis))
 
 /**
- * Reads `DATABASE_URL` (and `DATABASE_POOL_SIZE`, default {@link defaultPoolSize}, and
- * `DATABASE_TIMEOUT_MS`, default 5000).
+ * Reads `DATABASE_URL` (and `DATABASE_POOL_SIZE`, default {@link defaultPoolSize},
+ * `DATABASE_TIMEOUT_MS`, default 5000, and `DATABASE_SCHEMA`, default `coursekit`).
  */
 export const layerConfig = Layer.unwrap(Effect.map(
   Config.all({
     url: Config.Redacted("DATABASE_URL"),
     maxConnections: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(defaultPoolSize)),
-    timeout: timeoutConfig
+    timeout: timeoutConfig,
+    schema: schemaConfig
   }),
   layer
 ))

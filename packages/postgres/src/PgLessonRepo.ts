@@ -41,6 +41,7 @@ import { Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { visibleNow } from "./PgCourseRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
+import { PgSchema, type PgTables, tablesOf } from "./PgSchema.ts"
 import { persistenceError, violatesForeignKey } from "./PgErrors.ts"
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
@@ -61,47 +62,48 @@ const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(LessonUsingFile))
  * scheduled lessons are not read). Unless `unlocked`, `content_html` and `video_key` are
  * selected only for previews: the statement itself never reads a locked body.
  */
-export const viewerLessons = (sql: SqlClient.SqlClient, courseId: CourseId, unlocked: boolean) =>
+export const viewerLessons = (sql: SqlClient.SqlClient, t: PgTables, courseId: CourseId, unlocked: boolean) =>
   unlocked
     ? sql`
-        SELECT id, section_id, ${sectionOf(sql)}, title, position, is_preview, content_html, video_key
-        FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql)}`
+        SELECT id, section_id, ${sectionOf(sql, t)}, title, position, is_preview, content_html, video_key
+        FROM ${t.lessons} WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql, t)}`
     : sql`
-        SELECT id, section_id, ${sectionOf(sql)}, title, position, is_preview,
+        SELECT id, section_id, ${sectionOf(sql, t)}, title, position, is_preview,
                CASE WHEN is_preview THEN content_html END AS content_html,
                CASE WHEN is_preview THEN video_key END AS video_key
-        FROM lessons WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql)}`
+        FROM ${t.lessons} WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql, t)}`
 
 // The lesson's section, in the same statement (one snapshot with the lessons).
-const sectionOf = (sql: SqlClient.SqlClient) =>
-  sql`(SELECT s.title FROM sections s WHERE s.id = lessons.section_id) AS section_title,
-      (SELECT s.position FROM sections s WHERE s.id = lessons.section_id) AS section_position`
+const sectionOf = (sql: SqlClient.SqlClient, t: PgTables) =>
+  sql`(SELECT s.title FROM ${t.sections} s WHERE s.id = lessons.section_id) AS section_title,
+      (SELECT s.position FROM ${t.sections} s WHERE s.id = lessons.section_id) AS section_position`
 
 // A course's outline order: the loose lessons, then each section's in the sections' order.
 // A subquery, not a join: the lessons' scan then stays the only node reading their
 // columns, so the plan shows that a locked body is never read (ViewerQuerySuite).
-const outlineOrder = (sql: SqlClient.SqlClient) =>
-  sql`ORDER BY coalesce((SELECT s.position FROM sections s WHERE s.id = lessons.section_id), 0), lessons.position`
+const outlineOrder = (sql: SqlClient.SqlClient, t: PgTables) =>
+  sql`ORDER BY coalesce((SELECT s.position FROM ${t.sections} s WHERE s.id = lessons.section_id), 0), lessons.position`
 
 /** The PostgreSQL lesson repository; needs an `effect/sql` `SqlClient`. */
 export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
+  const t = tablesOf(sql, yield* PgSchema)
 
   /** Locks the course's row for this transaction; false when there is no such course. */
   const lockCourse = (courseId: CourseId) =>
-    Effect.map(sql`SELECT id FROM courses WHERE id = ${courseId} FOR NO KEY UPDATE`, (rows) => rows.length > 0)
+    Effect.map(sql`SELECT id FROM ${t.courses} WHERE id = ${courseId} FOR NO KEY UPDATE`, (rows) => rows.length > 0)
   /** The number of lessons in a group: a section's, or the loose lessons (null). */
   const countOf = (courseId: CourseId, sectionId: number | null) =>
     Effect.map(
-      sql<{ n: number }>`SELECT count(*)::integer AS n FROM lessons WHERE course_id = ${courseId} AND section_slot = ${sectionId ?? 0}`,
+      sql<{ n: number }>`SELECT count(*)::integer AS n FROM ${t.lessons} WHERE course_id = ${courseId} AND section_slot = ${sectionId ?? 0}`,
       (rows) => rows[0]!.n
     )
   /** Whether `sectionId` (null: the loose lessons) is a group of the course. */
   const groupExists = (courseId: CourseId, sectionId: number | null) =>
     sectionId === null
       ? Effect.succeed(true)
-      : Effect.map(sql`SELECT 1 FROM sections WHERE id = ${sectionId} AND course_id = ${courseId}`, (rows) => rows.length > 0)
+      : Effect.map(sql`SELECT 1 FROM ${t.sections} WHERE id = ${sectionId} AND course_id = ${courseId}`, (rows) => rows.length > 0)
   const clamp = (position: number | undefined, last: number) =>
     position === undefined ? last : Math.min(Math.max(1, position), last)
   /** A write's SQL failure: a video deleted meanwhile is `VideoNotFound`, the rest a store failure. */
@@ -118,10 +120,10 @@ export const make = () => Effect.gen(function*() {
       if (!(yield* groupExists(courseId, group))) return yield* new UnknownSection({ course_id: courseId, section_id: group! })
       const position = clamp(lesson.position, (yield* countOf(courseId, group)) + 1)
       yield* sql`
-        UPDATE lessons SET position = position + 1
+        UPDATE ${t.lessons} SET position = position + 1
         WHERE course_id = ${courseId} AND section_slot = ${group ?? 0} AND position >= ${position}`
       const rows = yield* decodeRecords(yield* sql`
-        INSERT INTO lessons ${sql.insert({ ...encodeInsert(insertFields(lesson)), course_id: courseId, position })}
+        INSERT INTO ${t.lessons} ${sql.insert({ ...encodeInsert(insertFields(lesson)), course_id: courseId, position })}
         RETURNING *
       `)
       return rows[0]!
@@ -132,14 +134,14 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "insert lesson"))
 
   const list = Effect.fn("LessonRepo.list")(function*(courseId: CourseId) {
-    return yield* sql`SELECT * FROM lessons WHERE course_id = ${courseId} ${outlineOrder(sql)}`.pipe(
+    return yield* sql`SELECT * FROM ${t.lessons} WHERE course_id = ${courseId} ${outlineOrder(sql, t)}`.pipe(
       Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("list lessons"))
     )
   }, bounded(timeout, "list lessons"))
 
   const findById = Effect.fn("LessonRepo.findById")(function*(courseId: CourseId, id: LessonId) {
-    const rows = yield* sql`SELECT * FROM lessons WHERE id = ${id} AND course_id = ${courseId}`.pipe(
+    const rows = yield* sql`SELECT * FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId}`.pipe(
       Effect.flatMap(decodeRecords),
       Effect.mapError(persistenceError("find lesson"))
     )
@@ -151,7 +153,7 @@ export const make = () => Effect.gen(function*() {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
       const current = yield* sql<{ position: number; section_id: SectionId | null }>`
-        SELECT position, section_id FROM lessons WHERE id = ${id} AND course_id = ${courseId}`
+        SELECT position, section_id FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId}`
       if (current.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
       const { position: from, section_id: source } = current[0]!
       const target = changes.section_id === undefined ? source : changes.section_id
@@ -161,26 +163,26 @@ export const make = () => Effect.gen(function*() {
         to = changes.position === undefined ? from : clamp(changes.position, yield* countOf(courseId, source))
         if (to > from) {
           yield* sql`
-            UPDATE lessons SET position = position - 1
+            UPDATE ${t.lessons} SET position = position - 1
             WHERE course_id = ${courseId} AND section_slot = ${source ?? 0} AND position > ${from} AND position <= ${to}`
         } else if (to < from) {
           yield* sql`
-            UPDATE lessons SET position = position + 1
+            UPDATE ${t.lessons} SET position = position + 1
             WHERE course_id = ${courseId} AND section_slot = ${source ?? 0} AND position >= ${to} AND position < ${from}`
         }
       } else {
         // Out of its group, closing the gap, and into the other at `position` (absent: last).
         yield* sql`
-          UPDATE lessons SET position = position - 1
+          UPDATE ${t.lessons} SET position = position - 1
           WHERE course_id = ${courseId} AND section_slot = ${source ?? 0} AND position > ${from}`
         to = clamp(changes.position, (yield* countOf(courseId, target)) + 1)
         yield* sql`
-          UPDATE lessons SET position = position + 1
+          UPDATE ${t.lessons} SET position = position + 1
           WHERE course_id = ${courseId} AND section_slot = ${target ?? 0} AND position >= ${to}`
       }
       const { position: _, ...fields } = encodeChanges(RecordVariants.definedOnly(changedFields(changes)))
       const rows = yield* decodeRecords(yield* sql`
-        UPDATE lessons SET ${sql.update({ ...fields, section_id: target, position: to })}, updated_at = now()
+        UPDATE ${t.lessons} SET ${sql.update({ ...fields, section_id: target, position: to })}, updated_at = now()
         WHERE id = ${id}
         RETURNING *
       `)
@@ -200,25 +202,25 @@ export const make = () => Effect.gen(function*() {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
       const deleted = yield* sql<{ position: number; section_slot: number }>`
-        DELETE FROM lessons WHERE id = ${id} AND course_id = ${courseId} RETURNING position, section_slot
+        DELETE FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId} RETURNING position, section_slot
       `
       if (deleted.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
       const { position, section_slot } = deleted[0]!
       yield* sql`
-        UPDATE lessons SET position = position - 1
+        UPDATE ${t.lessons} SET position = position - 1
         WHERE course_id = ${courseId} AND section_slot = ${section_slot} AND position > ${position}`
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("delete lesson")(error))))
   }, bounded(timeout, "delete lesson"))
 
   const usingVideo = Effect.fn("LessonRepo.usingVideo")(function*(key: string) {
     return yield* sql`
-      SELECT course_id, id AS lesson_id FROM lessons WHERE video_key = ${key} ORDER BY course_id, id
+      SELECT course_id, id AS lesson_id FROM ${t.lessons} WHERE video_key = ${key} ORDER BY course_id, id
     `.pipe(Effect.flatMap(decodeUsers), Effect.mapError(persistenceError("find lessons using a video")))
   }, bounded(timeout, "find lessons using a video"))
 
   // A span without `Effect.fn`'s call-site capture: this read is the public course page's.
   const listForViewer = Effect.fnUntraced(function*(courseId: CourseId, unlocked: boolean) {
-    return yield* viewerLessons(sql, courseId, unlocked).pipe(
+    return yield* viewerLessons(sql, t, courseId, unlocked).pipe(
       Effect.flatMap(decodeViewerLessons),
       Effect.mapError(persistenceError("list lessons for a viewer"))
     )
@@ -227,11 +229,11 @@ export const make = () => Effect.gen(function*() {
   const insertSection = Effect.fn("LessonRepo.insertSection")(function*(courseId: CourseId, section: SectionInsert) {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new CourseNotFound({ id: courseId })
-      const count = yield* sql<{ n: number }>`SELECT count(*)::integer AS n FROM sections WHERE course_id = ${courseId}`
+      const count = yield* sql<{ n: number }>`SELECT count(*)::integer AS n FROM ${t.sections} WHERE course_id = ${courseId}`
       const position = clamp(section.position, count[0]!.n + 1)
-      yield* sql`UPDATE sections SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${position}`
+      yield* sql`UPDATE ${t.sections} SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${position}`
       const rows = yield* decodeSections(yield* sql`
-        INSERT INTO sections ${sql.insert({ ...sectionFields(section), course_id: courseId, position })}
+        INSERT INTO ${t.sections} ${sql.insert({ ...sectionFields(section), course_id: courseId, position })}
         RETURNING *
       `)
       return rows[0]!
@@ -242,7 +244,7 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "insert section"))
 
   const listSections = Effect.fn("LessonRepo.listSections")(function*(courseId: CourseId) {
-    return yield* sql`SELECT * FROM sections WHERE course_id = ${courseId} ORDER BY position`.pipe(
+    return yield* sql`SELECT * FROM ${t.sections} WHERE course_id = ${courseId} ORDER BY position`.pipe(
       Effect.flatMap(decodeSections),
       Effect.mapError(persistenceError("list sections"))
     )
@@ -251,19 +253,19 @@ export const make = () => Effect.gen(function*() {
   const updateSection = Effect.fn("LessonRepo.updateSection")(function*(courseId: CourseId, id: SectionId, changes: SectionChanges) {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new SectionNotFound({ course_id: courseId, id })
-      const current = yield* sql<{ position: number }>`SELECT position FROM sections WHERE id = ${id} AND course_id = ${courseId}`
+      const current = yield* sql<{ position: number }>`SELECT position FROM ${t.sections} WHERE id = ${id} AND course_id = ${courseId}`
       if (current.length === 0) return yield* new SectionNotFound({ course_id: courseId, id })
       const from = current[0]!.position
-      const count = yield* sql<{ n: number }>`SELECT count(*)::integer AS n FROM sections WHERE course_id = ${courseId}`
+      const count = yield* sql<{ n: number }>`SELECT count(*)::integer AS n FROM ${t.sections} WHERE course_id = ${courseId}`
       const to = changes.position === undefined ? from : clamp(changes.position, count[0]!.n)
       if (to > from) {
-        yield* sql`UPDATE sections SET position = position - 1 WHERE course_id = ${courseId} AND position > ${from} AND position <= ${to}`
+        yield* sql`UPDATE ${t.sections} SET position = position - 1 WHERE course_id = ${courseId} AND position > ${from} AND position <= ${to}`
       } else if (to < from) {
-        yield* sql`UPDATE sections SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${to} AND position < ${from}`
+        yield* sql`UPDATE ${t.sections} SET position = position + 1 WHERE course_id = ${courseId} AND position >= ${to} AND position < ${from}`
       }
       const { position: _, ...fields } = RecordVariants.definedOnly(sectionChanges(changes))
       const rows = yield* decodeSections(yield* sql`
-        UPDATE sections SET ${sql.update({ ...fields, position: to })}, updated_at = now()
+        UPDATE ${t.sections} SET ${sql.update({ ...fields, position: to })}, updated_at = now()
         WHERE id = ${id}
         RETURNING *
       `)
@@ -277,15 +279,15 @@ export const make = () => Effect.gen(function*() {
   const deleteSection = Effect.fn("LessonRepo.deleteSection")(function*(courseId: CourseId, id: SectionId, detachLessons: boolean) {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new SectionNotFound({ course_id: courseId, id })
-      const section = yield* sql<{ position: number }>`SELECT position FROM sections WHERE id = ${id} AND course_id = ${courseId}`
+      const section = yield* sql<{ position: number }>`SELECT position FROM ${t.sections} WHERE id = ${id} AND course_id = ${courseId}`
       if (section.length === 0) return yield* new SectionNotFound({ course_id: courseId, id })
       const lessons = yield* countOf(courseId, id)
       if (lessons > 0 && !detachLessons) return yield* new SectionNotEmpty({ course_id: courseId, id, lessons })
       // Its lessons (positions 1…k) follow the loose lessons (1…n): n + 1…n + k, in order.
       const loose = yield* countOf(courseId, null)
-      yield* sql`UPDATE lessons SET section_id = NULL, position = position + ${loose} WHERE course_id = ${courseId} AND section_id = ${id}`
-      yield* sql`DELETE FROM sections WHERE id = ${id}`
-      yield* sql`UPDATE sections SET position = position - 1 WHERE course_id = ${courseId} AND position > ${section[0]!.position}`
+      yield* sql`UPDATE ${t.lessons} SET section_id = NULL, position = position + ${loose} WHERE course_id = ${courseId} AND section_id = ${id}`
+      yield* sql`DELETE FROM ${t.sections} WHERE id = ${id}`
+      yield* sql`UPDATE ${t.sections} SET position = position - 1 WHERE course_id = ${courseId} AND position > ${section[0]!.position}`
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("delete section")(error))))
   }, bounded(timeout, "delete section"))
 

@@ -1,7 +1,15 @@
 /**
  * The versioned schema of Coursekit's PostgreSQL tables, one file per step under
  * `migrations/`, applied in id order at start. PostgreSQL and the embedded PGlite run
- * the same steps. Concurrent starts are safe: the migrator locks its table.
+ * the same steps. Concurrent starts are safe: they queue on an advisory lock, and the
+ * migrator locks its table.
+ *
+ * Everything is created in Coursekit's schema (`PgSchema`), which is created when
+ * missing. The steps run with the transaction's own `search_path` set to that schema
+ * (`SET LOCAL`), so a released step keeps its text and still creates nothing outside it;
+ * the connection's `search_path` is never read. A database laid out before schemas
+ * (Coursekit's tables in `public`, found by `public.coursekit_migrations`) is moved into
+ * the schema first, in the same transaction ({@link adoptPublicLayout}).
  *
  * @since 0.1.0
  */
@@ -19,7 +27,9 @@ import sections from "./migrations/0009_sections.ts"
 import courseSearch from "./migrations/0010_course_search.ts"
 import providerCooldowns from "./migrations/0011_provider_cooldowns.ts"
 import cataloguePerStatement from "./migrations/0012_catalogue_version_per_statement.ts"
+import functionSearchPath from "./migrations/0013_function_search_path.ts"
 import { indexMissing } from "./PgCourseSearch.ts"
+import { functionNames, PgSchema, tableNames } from "./PgSchema.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
@@ -34,30 +44,95 @@ export const migrations = {
   "0009_sections": sections,
   "0010_course_search": courseSearch,
   "0011_provider_cooldowns": providerCooldowns,
-  "0012_catalogue_version_per_statement": cataloguePerStatement
+  "0012_catalogue_version_per_statement": cataloguePerStatement,
+  "0013_function_search_path": functionSearchPath
 }
 
-/** Table where applied migrations are recorded. */
+/** Table where applied migrations are recorded, in Coursekit's schema. */
 export const migrationsTable = "coursekit_migrations"
 
 // The plain migrator: no schema dump, so it needs no file system or child processes.
 const runMigrator = Migrator.make({})
 
-/** Applies pending migrations; returns the ids and names it applied. */
+/**
+ * Moves a layout from before schemas into `schema`: when `public.coursekit_migrations`
+ * exists and `schema` holds no Coursekit yet, every Coursekit table in `public` (with its
+ * indexes, constraints, triggers and identity sequence) and every Coursekit function
+ * there is moved by `ALTER … SET SCHEMA`. Rows, ids and applied migrations stay as they
+ * were. Answers whether it moved anything. Nothing happens when `schema` is `public`.
+ */
+export const adoptPublicLayout = (schema: string) =>
+  Effect.gen(function*() {
+    if (schema === "public") return false
+    const sql = yield* SqlClient.SqlClient
+    const [layout] = yield* sql<{ readonly legacy: boolean; readonly current: boolean }>`
+      SELECT to_regclass('public.coursekit_migrations') IS NOT NULL AS legacy,
+             to_regclass(${`"${schema}".${migrationsTable}`}) IS NOT NULL AS current
+    `
+    if (layout === undefined || !layout.legacy || layout.current) return false
+    const tables = yield* sql<{ readonly name: string }>`
+      SELECT c.relname AS name FROM pg_class c
+      WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND c.relname IN ${sql.in(tableNames)}
+    `
+    for (const { name } of tables) yield* sql`ALTER TABLE ${sql(`public.${name}`)} SET SCHEMA ${sql(schema)}`
+    const functions = yield* sql<{ readonly signature: string }>`
+      SELECT format('%I.%I(%s)', 'public', p.proname, pg_get_function_identity_arguments(p.oid)) AS signature
+      FROM pg_proc p
+      WHERE p.pronamespace = 'public'::regnamespace AND p.proname IN ${sql.in(functionNames)}
+    `
+    // A signature is PostgreSQL's own rendering of an existing function, quoted by format().
+    for (const { signature } of functions) yield* sql.unsafe(`ALTER FUNCTION ${signature} SET SCHEMA "${schema}"`)
+    // A function that pinned its search_path (migration 0013, run while Coursekit lived in
+    // public) follows its tables.
+    const pinned = yield* sql<{ readonly signature: string }>`
+      SELECT format('%I.%I(%s)', ${schema}::text, p.proname, pg_get_function_identity_arguments(p.oid)) AS signature
+      FROM pg_proc p
+      WHERE p.pronamespace = to_regnamespace(${schema}) AND p.proname IN ${sql.in(functionNames)}
+        AND EXISTS (SELECT 1 FROM unnest(p.proconfig) AS setting WHERE setting LIKE 'search_path=%')
+    `
+    for (const { signature } of pinned) yield* sql.unsafe(`ALTER FUNCTION ${signature} SET search_path TO "${schema}", pg_temp`)
+    yield* Effect.logInfo(`Moved Coursekit's ${tables.length} tables and ${functions.length} functions from public into schema ${schema}`)
+    return true
+  })
+
+/**
+ * Applies pending migrations in Coursekit's schema (`PgSchema`), creating the schema when
+ * missing and moving a layout from before schemas into it first; returns the ids and
+ * names it applied. Runs in one transaction: a failure leaves the database as it was.
+ */
 export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError | SqlError.SqlError,
   SqlClient.SqlClient
-> = runMigrator({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const schema = yield* PgSchema
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    // Instances of any schema starting at once queue here, so that the schema's creation
+    // and a move of the old layout happen once.
+    yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('coursekit/migrations', 0))`
+    // Asked first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the
+    // schema exists, and a DBA may have made it for a role without that privilege.
+    const [found] = yield* sql<{ readonly missing: boolean }>`SELECT to_regnamespace(${schema}) IS NULL AS missing`
+    if (found?.missing === true) yield* sql`CREATE SCHEMA ${sql(schema)}`
+    yield* adoptPublicLayout(schema)
+    // The steps' unqualified names resolve in the schema (and nowhere else), for this
+    // transaction only; pg_temp last, so no temporary table can stand in for one of ours.
+    yield* sql`SET LOCAL search_path TO ${sql(schema)}, pg_temp`
+    return yield* runMigrator({ loader: Migrator.fromRecord(migrations), table: `${schema}.${migrationsTable}` })
+  }))
+})
 
 /**
  * A layer that migrates the database once when it is built. Migrations run without the
  * session's `statement_timeout` (the request deadline): a step may rewrite a large table.
  * Then the courses written by plain SQL since the last start get their search documents
- * (`PgCourseSearch.indexMissing`: one query when there are none).
+ * (`PgCourseSearch.indexMissing`: one query when there are none). Never shared between
+ * builds (`Layer.fresh`): two instances of Coursekit in two schemas, built in one layer or
+ * one inside the other, each migrate their own schema.
  */
-export const layerMigrations = Layer.effectDiscard(Effect.gen(function*() {
+export const layerMigrations = Layer.fresh(Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql.withTransaction(Effect.andThen(sql`SET LOCAL statement_timeout = 0`, migrate))
   yield* indexMissing
-}))
+})))

@@ -15,6 +15,7 @@ import { ProviderCooldowns, type SharedCooldownStore, type SharedCooldownsOption
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { createHash } from "node:crypto"
+import { PgSchema, tablesOf } from "./PgSchema.ts"
 
 /** Options of {@link layer}: the deadline of each call and how long a failed database is left alone. */
 export type Options = Omit<SharedCooldownsOptions, "storeName">
@@ -37,12 +38,15 @@ const longestMillis = 100 * 365 * 24 * 60 * 60 * 1000
 
 /** The table as a shared store, with the driver's failures; needs an `effect/sql` `SqlClient`. */
 export const makeStore = (): Effect.Effect<SharedCooldownStore<SqlError.SqlError | Schema.SchemaError>, never, SqlClient.SqlClient> =>
-  Effect.map(Effect.service(SqlClient.SqlClient), (sql) => ({
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const t = tablesOf(sql, yield* PgSchema)
+    return {
     remaining: (keys) => {
       const byStored = new Map(keys.map((key) => [storedKey(key), key]))
       return sql`
         SELECT key, (extract(epoch FROM until - now()) * 1000)::float8 AS left_ms
-        FROM provider_cooldowns WHERE key = ANY(${[...byStored.keys()]}::text[]) AND until > now()
+        FROM ${t.provider_cooldowns} WHERE key = ANY(${[...byStored.keys()]}::text[]) AND until > now()
       `.pipe(
         Effect.flatMap(decodeLeft),
         Effect.map((rows): ReadonlyMap<string, number> => {
@@ -61,14 +65,15 @@ export const makeStore = (): Effect.Effect<SharedCooldownStore<SqlError.SqlError
     coolDown: (key, forMillis) => {
       const stored = storedKey(key)
       return sql`
-        WITH pruned AS (DELETE FROM provider_cooldowns WHERE until <= now() AND key <> ${stored})
-        INSERT INTO provider_cooldowns (key, until)
+        WITH pruned AS (DELETE FROM ${t.provider_cooldowns} WHERE until <= now() AND key <> ${stored})
+        INSERT INTO ${t.provider_cooldowns} (key, until)
         VALUES (${stored}, now() + ${Math.min(forMillis, longestMillis)}::float8 * interval '1 millisecond')
         ON CONFLICT (key) DO UPDATE SET until = greatest(provider_cooldowns.until, excluded.until)
       `.pipe(Effect.asVoid)
     },
-    clear: (key) => sql`DELETE FROM provider_cooldowns WHERE key = ${storedKey(key)}`.pipe(Effect.asVoid)
-  }))
+    clear: (key) => sql`DELETE FROM ${t.provider_cooldowns} WHERE key = ${storedKey(key)}`.pipe(Effect.asVoid)
+    }
+  })
 
 /** The cool-downs on the `SqlClient` in context, with the process's own view as the fallback. */
 export const make = (options: Options = {}): Effect.Effect<ProviderCooldowns["Service"], never, SqlClient.SqlClient> =>

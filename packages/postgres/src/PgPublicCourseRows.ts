@@ -25,6 +25,7 @@ import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { visibleNow } from "./PgCourseRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
+import { PgSchema, type PgTables, tablesOf } from "./PgSchema.ts"
 import { persistenceError } from "./PgErrors.ts"
 
 /** The statement's rows: the course's row first, then its lessons' (none when the course is not visible). */
@@ -39,14 +40,14 @@ const decodeRows = Schema.decodeUnknownEffect(Schema.Union([
  * The course's row is a CTE read once; its purchase is an `EXISTS` on the purchases'
  * primary key, false without a user.
  */
-export const publicCourseStatement = (sql: SqlClient.SqlClient, slug: string, viewer: Viewer) => {
+export const publicCourseStatement = (sql: SqlClient.SqlClient, t: PgTables, slug: string, viewer: Viewer) => {
   const userId = viewer._tag === "User" ? viewer.id : null
   return sql`
     WITH course AS (
       SELECT id, title, slug, content_html, description, thumbnail_key,
              ${userId}::text IS NOT NULL
-               AND EXISTS (SELECT 1 FROM purchases WHERE user_id = ${userId} AND course_id = courses.id) AS purchased
-      FROM courses WHERE slug = ${slug} AND ${visibleNow(sql)}
+               AND EXISTS (SELECT 1 FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = courses.id) AS purchased
+      FROM ${t.courses} WHERE slug = ${slug} AND ${visibleNow(sql)}
     )
     SELECT id, title, slug, content_html, description, thumbnail_key, purchased,
            section_id, section_title, section_position, position, is_preview, video_key
@@ -59,10 +60,10 @@ export const publicCourseStatement = (sql: SqlClient.SqlClient, slug: string, vi
       SELECT false, id, title, NULL, CASE WHEN is_preview OR (SELECT purchased FROM course) THEN content_html END,
              NULL, NULL, NULL,
              section_id,
-             (SELECT s.title FROM sections s WHERE s.id = lessons.section_id),
-             (SELECT s.position FROM sections s WHERE s.id = lessons.section_id),
+             (SELECT s.title FROM ${t.sections} s WHERE s.id = lessons.section_id),
+             (SELECT s.position FROM ${t.sections} s WHERE s.id = lessons.section_id),
              position, is_preview, CASE WHEN is_preview OR (SELECT purchased FROM course) THEN video_key END
-      FROM lessons WHERE course_id = (SELECT id FROM course) AND ${visibleNow(sql)}
+      FROM ${t.lessons} WHERE course_id = (SELECT id FROM course) AND ${visibleNow(sql)}
     ) AS outline
     ORDER BY is_course DESC, coalesce(section_position, 0), position`
 }
@@ -75,8 +76,9 @@ export const make = (entitlements: Entitlements["Service"]) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const timeout = yield* PgDeadline
+    const t = tablesOf(sql, yield* PgSchema)
     const read = Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
-      const rows = yield* publicCourseStatement(sql, slug, viewer).pipe(
+      const rows = yield* publicCourseStatement(sql, t, slug, viewer).pipe(
         Effect.flatMap(decodeRows),
         Effect.mapError(persistenceError("read public course"))
       )

@@ -18,6 +18,7 @@ import {
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
+import { PgSchema, tablesOf } from "./PgSchema.ts"
 import { persistenceError } from "./PgErrors.ts"
 import * as PgPublicCourseRows from "./PgPublicCourseRows.ts"
 
@@ -28,25 +29,26 @@ const decodePurchases = Schema.decodeUnknownEffect(Schema.Array(PurchaseRecord))
 export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
+  const t = tablesOf(sql, yield* PgSchema)
 
   const grant = Effect.fn("PurchaseRepo.grant")(function*(courseId: CourseId, userId: UserId) {
     // Inserted only if the course exists; a concurrent grant of the pair makes this one a no-op.
     const inserted = yield* sql`
-      INSERT INTO purchases (user_id, course_id)
-      SELECT ${userId}, id FROM courses WHERE id = ${courseId}
+      INSERT INTO ${t.purchases} (user_id, course_id)
+      SELECT ${userId}, id FROM ${t.courses} WHERE id = ${courseId}
       ON CONFLICT (user_id, course_id) DO NOTHING
       RETURNING *
     `.pipe(Effect.flatMap(decodePurchases), Effect.mapError(persistenceError("record purchase")))
     if (inserted.length > 0) return inserted[0]!
     const existing = yield* sql`
-      SELECT * FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId}
+      SELECT * FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = ${courseId}
     `.pipe(Effect.flatMap(decodePurchases), Effect.mapError(persistenceError("read purchase")))
     if (existing.length === 0) return yield* new CourseNotFound({ id: courseId })
     return existing[0]!
   }, bounded(timeout, "record purchase"))
 
   const revoke = Effect.fn("PurchaseRepo.revoke")(function*(courseId: CourseId, userId: UserId) {
-    const rows = yield* sql`DELETE FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId} RETURNING 1`.pipe(
+    const rows = yield* sql`DELETE FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = ${courseId} RETURNING 1`.pipe(
       Effect.mapError(persistenceError("remove purchase"))
     )
     return rows.length > 0
@@ -54,7 +56,7 @@ export const make = () => Effect.gen(function*() {
 
   // A span without `Effect.fn`'s call-site capture: every signed-in view of a course asks.
   const has = Effect.fnUntraced(function*(courseId: CourseId, userId: UserId) {
-    const rows = yield* sql`SELECT 1 FROM purchases WHERE user_id = ${userId} AND course_id = ${courseId}`.pipe(
+    const rows = yield* sql`SELECT 1 FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = ${courseId}`.pipe(
       Effect.mapError(persistenceError("read purchase"))
     )
     return rows.length > 0

@@ -28,6 +28,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as DataDirectoryLock from "./DataDirectoryLock.ts"
 import * as PgDeadline from "./PgDeadline.ts"
+import * as PgSchema from "./PgSchema.ts"
 import * as PgliteInitdbProcess from "./internal/PgliteInitdbProcess.ts"
 import { layerMigrations } from "./PgMigrations.ts"
 
@@ -37,6 +38,8 @@ export interface PgliteDatabaseOptions {
   readonly dataDir: string
   /** Deadline of every repository call; default {@link PgDeadline.defaultTimeout}. */
   readonly timeout?: Duration.Input
+  /** The schema holding Coursekit's tables; default `coursekit`, as on PostgreSQL (see `PgSchema`). */
+  readonly schema?: string
 }
 
 /** PGlite failed to open its directory or to listen. */
@@ -127,7 +130,8 @@ const serveOnPrivateSocket = (db: PGlite) =>
 
 /**
  * A migrated PGlite database behind an `effect/sql` client. Releasing the layer closes
- * the client first, then the socket, then PGlite.
+ * the client first, then the socket, then PGlite. Throws `PgSchema.InvalidSchemaName`
+ * for a `schema` outside `PgSchema.schemaNamePattern`.
  */
 export const layer = (
   options: PgliteDatabaseOptions
@@ -156,6 +160,7 @@ export const layer = (
         connectTimeout: timeout
       })
     }))),
-    Layer.provideMerge(PgDeadline.layer(timeout))
+    Layer.provideMerge(PgDeadline.layer(timeout)),
+    Layer.provideMerge(PgSchema.layer(options.schema ?? PgSchema.defaultSchema))
   )
 }

@@ -13,10 +13,10 @@ export const catalogueVersionSuite = (name: string, database: Layer.Layer<SqlCli
   describe(`catalogue version: ${name}`, () => {
     layer(PgCourseRepo.layer.pipe(Layer.provideMerge(database)), { timeout: 60_000 })((it) => {
       const counter = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        Effect.map(sql<{ version: string }>`SELECT version::text AS version FROM coursekit_catalogue_version`, (rows) => BigInt(rows[0]!.version)))
+        Effect.map(sql<{ version: string }>`SELECT version::text AS version FROM coursekit.coursekit_catalogue_version`, (rows) => BigInt(rows[0]!.version)))
       const pages = Effect.flatMap(SqlClient.SqlClient, (sql) =>
         Effect.map(
-          sql<{ pages: number }>`SELECT (pg_relation_size('coursekit_catalogue_version') / current_setting('block_size')::int)::int AS pages`,
+          sql<{ pages: number }>`SELECT (pg_relation_size('coursekit.coursekit_catalogue_version') / current_setting('block_size')::int)::int AS pages`,
           (rows) => rows[0]!.pages
         ))
 
@@ -25,17 +25,17 @@ export const catalogueVersionSuite = (name: string, database: Layer.Layer<SqlCli
           const sql = yield* SqlClient.SqlClient
           const start = yield* counter
           yield* sql`
-            INSERT INTO courses (title, slug, content_html)
+            INSERT INTO coursekit.courses (title, slug, content_html)
             SELECT 'Bulk ' || i, 'bulk-version-' || i, '' FROM generate_series(1, 2000) AS i
           `
           assert.strictEqual(yield* counter, start + 1n)
-          yield* sql`UPDATE courses SET title = title || '.' WHERE slug LIKE 'bulk-version-%'`
+          yield* sql`UPDATE coursekit.courses SET title = title || '.' WHERE slug LIKE 'bulk-version-%'`
           assert.strictEqual(yield* counter, start + 2n)
-          yield* sql`UPDATE courses SET title = 'none' WHERE id = -1`
-          yield* sql`DELETE FROM courses WHERE id = -1`
-          yield* sql`INSERT INTO courses (title, slug, content_html) VALUES ('Again', 'bulk-version-1', '') ON CONFLICT (slug) DO NOTHING`
+          yield* sql`UPDATE coursekit.courses SET title = 'none' WHERE id = -1`
+          yield* sql`DELETE FROM coursekit.courses WHERE id = -1`
+          yield* sql`INSERT INTO coursekit.courses (title, slug, content_html) VALUES ('Again', 'bulk-version-1', '') ON CONFLICT (slug) DO NOTHING`
           assert.strictEqual(yield* counter, start + 2n)
-          yield* sql`DELETE FROM courses WHERE slug LIKE 'bulk-version-%'`
+          yield* sql`DELETE FROM coursekit.courses WHERE slug LIKE 'bulk-version-%'`
           assert.strictEqual(yield* counter, start + 3n)
           assert.strictEqual(yield* pages, 1, "2,000 changed rows left the version row in one page")
         }))
@@ -45,13 +45,13 @@ export const catalogueVersionSuite = (name: string, database: Layer.Layer<SqlCli
           const sql = yield* SqlClient.SqlClient
           const start = yield* counter
           yield* Effect.gen(function*() {
-            yield* sql`INSERT INTO courses (title, slug, content_html) VALUES ('One', 'tx-version-1', '')`
-            yield* sql`UPDATE courses SET title = 'Two' WHERE slug = 'tx-version-1'`
+            yield* sql`INSERT INTO coursekit.courses (title, slug, content_html) VALUES ('One', 'tx-version-1', '')`
+            yield* sql`UPDATE coursekit.courses SET title = 'Two' WHERE slug = 'tx-version-1'`
           }).pipe(sql.withTransaction)
           assert.strictEqual(yield* counter, start + 2n)
           yield* Effect.flip(
             Effect.gen(function*() {
-              yield* sql`DELETE FROM courses WHERE slug = 'tx-version-1'`
+              yield* sql`DELETE FROM coursekit.courses WHERE slug = 'tx-version-1'`
               return yield* Effect.fail("roll back")
             }).pipe(sql.withTransaction)
           )
@@ -63,13 +63,13 @@ export const catalogueVersionSuite = (name: string, database: Layer.Layer<SqlCli
           const sql = yield* SqlClient.SqlClient
           const repo = yield* CourseRepo
           const inserted = yield* sql<{ id: CourseId }>`
-            INSERT INTO courses (title, slug, content_html) VALUES ('0', 'listed-at-version', '') RETURNING id
+            INSERT INTO coursekit.courses (title, slug, content_html) VALUES ('0', 'listed-at-version', '') RETURNING id
           `
           const id = inserted[0]!.id
           const base = yield* counter
           // Each update is one statement, so version base + n holds title n.
           const writes = Effect.forEach(Array.from({ length: 150 }, (_, n) => n + 1), (n) =>
-            sql`UPDATE courses SET title = ${String(n)} WHERE id = ${id}`, { discard: true })
+            sql`UPDATE coursekit.courses SET title = ${String(n)} WHERE id = ${id}`, { discard: true })
           const reads = Effect.forEach(Array.from({ length: 150 }), () => repo.list({ cursor: id, limit: 1, audience: publicAudience }), {
             concurrency: 4
           })

@@ -78,7 +78,7 @@ if (serverUrl !== undefined) {
           const sql = yield* SqlClient.SqlClient
           const cooldowns = yield* PgProviderCooldowns.make()
           const [key, over] = [newKey(), newKey()]
-          yield* sql`INSERT INTO provider_cooldowns (key, until) VALUES (${key}, now() + interval '30 seconds'), (${over}, now() - interval '1 second')`
+          yield* sql`INSERT INTO coursekit.provider_cooldowns (key, until) VALUES (${key}, now() + interval '30 seconds'), (${over}, now() - interval '1 second')`
           const left = yield* cooldowns.remaining([key, over])
           assert.deepStrictEqual([...left.keys()], [key])
           assert.isAbove(left.get(key)!, 25_000)
@@ -92,9 +92,9 @@ if (serverUrl !== undefined) {
           const [cleared, over, current, written] = [newKey(), newKey(), newKey(), newKey()]
           yield* cooldowns.coolDown(cleared, 60_000)
           yield* cooldowns.clear(cleared)
-          yield* sql`INSERT INTO provider_cooldowns (key, until) VALUES (${over}, now() - interval '1 minute'), (${current}, now() + interval '1 minute')`
+          yield* sql`INSERT INTO coursekit.provider_cooldowns (key, until) VALUES (${over}, now() - interval '1 minute'), (${current}, now() + interval '1 minute')`
           yield* cooldowns.coolDown(written, 60_000)
-          const rows = yield* sql<{ key: string }>`SELECT key FROM provider_cooldowns WHERE key IN (${cleared}, ${over}, ${current}, ${written}) ORDER BY key`
+          const rows = yield* sql<{ key: string }>`SELECT key FROM coursekit.provider_cooldowns WHERE key IN (${cleared}, ${over}, ${current}, ${written}) ORDER BY key`
           assert.deepStrictEqual(rows.map((row) => row.key), [current, written].sort())
         }))
 
@@ -105,7 +105,7 @@ if (serverUrl !== undefined) {
           const cooldowns = yield* PgProviderCooldowns.make({ retryStoreAfter: Duration.millis(500) })
           const [stored, local] = [newKey(), newKey()]
           yield* cooldowns.coolDown(stored, 60_000)
-          yield* sql`ALTER TABLE provider_cooldowns RENAME TO provider_cooldowns_away`
+          yield* sql`ALTER TABLE coursekit.provider_cooldowns RENAME TO provider_cooldowns_away`
           yield* Effect.gen(function*() {
             const during = yield* withLogs(lines, Effect.gen(function*() {
               const before = yield* cooldowns.remaining([stored, local])
@@ -118,7 +118,7 @@ if (serverUrl !== undefined) {
             }))
             assert.deepStrictEqual([...during.before.keys()], [stored], "what this process set before the outage")
             assert.deepStrictEqual([...during.after.keys()].sort(), [stored, local].sort(), "and what it set during it")
-          }).pipe(Effect.ensuring(sql`ALTER TABLE provider_cooldowns_away RENAME TO provider_cooldowns`.pipe(Effect.orDie)))
+          }).pipe(Effect.ensuring(sql`ALTER TABLE coursekit.provider_cooldowns_away RENAME TO provider_cooldowns`.pipe(Effect.orDie)))
           const warnings = lines.filter((line) => line.level === "Warn")
           assert.strictEqual(warnings.length, 1, JSON.stringify(lines))
           assert.include(warnings[0]!.message, "PostgreSQL database could not be used")
@@ -143,7 +143,7 @@ if (serverUrl !== undefined) {
           const locked = yield* Deferred.make<void>()
           const release = yield* Deferred.make<void>()
           const holder = yield* sql.withTransaction(Effect.gen(function*() {
-            yield* sql`LOCK TABLE provider_cooldowns IN ACCESS EXCLUSIVE MODE`
+            yield* sql`LOCK TABLE coursekit.provider_cooldowns IN ACCESS EXCLUSIVE MODE`
             yield* Deferred.succeed(locked, undefined)
             yield* Deferred.await(release)
           })).pipe(Effect.forkChild)

@@ -22,7 +22,7 @@ const insertBySql = (title: string, contentHtml: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ id: number }>`
-      INSERT INTO courses (title, slug, content_html) VALUES (${title}, ${Slug.fromTitle(title)}, ${contentHtml})
+      INSERT INTO coursekit.courses (title, slug, content_html) VALUES (${title}, ${Slug.fromTitle(title)}, ${contentHtml})
       RETURNING id`
     return rows[0]!.id
   })
@@ -37,21 +37,27 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           const byRepo = yield* (yield* CourseRepo).insert({ ...publishedNow, title: `Repo ${tag}`, slugBase: `repo-${tag}`, content_html: "" })
           const bySql = yield* insertBySql(`Crème ${tag}`, "<p>Knead <b>Cr</b>&egrave;me <a href=\"https://example.com\">here</a></p>")
           // The database as it was before 0010 (and the steps after it).
-          yield* sql`DROP FUNCTION coursekit_bump_catalogue_version_if_changed() CASCADE`
+          yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 13`
+          yield* sql`DROP FUNCTION coursekit.coursekit_bump_catalogue_version_if_changed() CASCADE`
           yield* sql`
-            CREATE TRIGGER courses_bump_catalogue_version AFTER INSERT OR UPDATE OR DELETE ON courses
-            FOR EACH ROW EXECUTE FUNCTION coursekit_bump_catalogue_version()
+            CREATE TRIGGER courses_bump_catalogue_version AFTER INSERT OR UPDATE OR DELETE ON coursekit.courses
+            FOR EACH ROW EXECUTE FUNCTION coursekit.coursekit_bump_catalogue_version()
           `
-          yield* sql`DELETE FROM coursekit_migrations WHERE migration_id = 12`
-          yield* sql`DROP TABLE provider_cooldowns`
-          yield* sql`DELETE FROM coursekit_migrations WHERE migration_id = 11`
-          yield* sql`DROP TABLE course_search_documents`
-          yield* sql`DROP FUNCTION coursekit_follow_course() CASCADE`
-          yield* sql`DROP FUNCTION coursekit_search_document_visibility()`
-          yield* sql`DROP FUNCTION coursekit_visible_from(text, timestamptz)`
-          yield* sql`DELETE FROM coursekit_migrations WHERE migration_id = 10`
+          yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 12`
+          yield* sql`DROP TABLE coursekit.provider_cooldowns`
+          yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 11`
+          yield* sql`DROP TABLE coursekit.course_search_documents`
+          yield* sql`DROP FUNCTION coursekit.coursekit_follow_course() CASCADE`
+          yield* sql`DROP FUNCTION coursekit.coursekit_search_document_visibility()`
+          yield* sql`DROP FUNCTION coursekit.coursekit_visible_from(text, timestamptz)`
+          yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 10`
           const applied = yield* sql.withTransaction(migrate)
-          assert.deepStrictEqual(applied, [[10, "course_search"], [11, "provider_cooldowns"], [12, "catalogue_version_per_statement"]])
+          assert.deepStrictEqual(applied, [
+            [10, "course_search"],
+            [11, "provider_cooldowns"],
+            [12, "catalogue_version_per_statement"],
+            [13, "function_search_path"]
+          ])
           assert.deepStrictEqual(yield* idsFor(tag), [byRepo.id, bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} creme knead`), [bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} href`), [])
@@ -59,7 +65,7 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           // No statistics on the words: every query goes through the index (see the migration).
           const target = yield* sql<{ target: number }>`
             SELECT attstattarget::int AS target FROM pg_attribute
-            WHERE attrelid = 'course_search_documents'::regclass AND attname = 'document'`
+            WHERE attrelid = 'coursekit.course_search_documents'::regclass AND attname = 'document'`
           assert.strictEqual(target[0]!.target, 0)
         }))
 
@@ -72,29 +78,29 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           // What every start runs after the migrations (fresh: the suite's layer built it once already).
           yield* Effect.scoped(Layer.build(Layer.fresh(layerMigrations)))
           assert.deepStrictEqual(yield* idsFor(`${tag} first`), [id])
-          yield* sql`UPDATE courses SET title = ${`Renamed ${tag}`} WHERE id = ${id}`
+          yield* sql`UPDATE coursekit.courses SET title = ${`Renamed ${tag}`} WHERE id = ${id}`
           assert.deepStrictEqual(yield* idsFor(tag), [])
           assert.deepStrictEqual(yield* indexMissing, 1)
           assert.deepStrictEqual(yield* idsFor(`${tag} renamed first`), [id])
           assert.deepStrictEqual(yield* idsFor(`${tag} plain`), [])
           // Changes that leave the text as it was keep the document; its visibility
           // follows the course's at once.
-          yield* sql`UPDATE courses SET title = ${`Renamed ${tag}`}, thumbnail_key = NULL WHERE id = ${id}`
-          yield* sql`UPDATE courses SET status = 'published', publish_at = NULL WHERE id = ${id}`
+          yield* sql`UPDATE coursekit.courses SET title = ${`Renamed ${tag}`}, thumbnail_key = NULL WHERE id = ${id}`
+          yield* sql`UPDATE coursekit.courses SET status = 'published', publish_at = NULL WHERE id = ${id}`
           assert.deepStrictEqual(yield* idsFor(`${tag} renamed`), [id])
-          yield* sql`UPDATE courses SET status = 'draft' WHERE id = ${id}`
+          yield* sql`UPDATE coursekit.courses SET status = 'draft' WHERE id = ${id}`
           assert.deepStrictEqual(yield* idsFor(tag), [])
-          yield* sql`UPDATE courses SET status = 'published', publish_at = now() + interval '1 day' WHERE id = ${id}`
+          yield* sql`UPDATE coursekit.courses SET status = 'published', publish_at = now() + interval '1 day' WHERE id = ${id}`
           assert.deepStrictEqual(yield* idsFor(tag), [])
-          yield* sql`UPDATE courses SET publish_at = now() - interval '1 second' WHERE id = ${id}`
+          yield* sql`UPDATE coursekit.courses SET publish_at = now() - interval '1 second' WHERE id = ${id}`
           assert.deepStrictEqual(yield* idsFor(`${tag} renamed`), [id])
-          yield* sql`UPDATE courses SET content_html = '<p>second</p>' WHERE id = ${id}`
+          yield* sql`UPDATE coursekit.courses SET content_html = '<p>second</p>' WHERE id = ${id}`
           assert.deepStrictEqual(yield* idsFor(tag), [])
           yield* indexMissing
           assert.deepStrictEqual(yield* idsFor(`${tag} second`), [id])
           // Deleting the course deletes its document.
-          yield* sql`DELETE FROM courses WHERE id = ${id}`
-          const left = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM course_search_documents WHERE course_id = ${id}`
+          yield* sql`DELETE FROM coursekit.courses WHERE id = ${id}`
+          const left = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM coursekit.course_search_documents WHERE course_id = ${id}`
           assert.strictEqual(left[0]!.n, 0)
         }))
     })

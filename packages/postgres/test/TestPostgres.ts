@@ -19,9 +19,9 @@ const withDatabase = (url: string, database: string) => {
   return parsed.toString()
 }
 
-/** A layer with a fresh, migrated database on the test server; dropped on release. */
-export const layerTestDatabase = (serverUrl: string, options: { readonly timeout?: Duration.Input } = {}) =>
-  Layer.unwrap(Effect.gen(function*() {
+/** A fresh, empty database on the test server (nothing of Coursekit in it): its URL; dropped when the scope closes. */
+export const freshDatabaseUrl = (serverUrl: string) =>
+  Effect.gen(function*() {
     const name = `coursekit_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
     const admin = PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })
     const onAdmin = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
@@ -33,5 +33,19 @@ export const layerTestDatabase = (serverUrl: string, options: { readonly timeout
           Effect.orDie
         )
     )
-    return PgDatabase.layer({ url: Redacted.make(withDatabase(serverUrl, name)), maxConnections: 10, ...options })
-  }))
+    return withDatabase(serverUrl, name)
+  })
+
+/** A plain client of a fresh, empty database on the test server (not migrated); dropped on release. */
+export const layerFreshDatabase = (serverUrl: string) =>
+  Layer.unwrap(Effect.map(freshDatabaseUrl(serverUrl), (url) => PgClient.layer({ url: Redacted.make(url), maxConnections: 4 })))
+
+/** A layer with a fresh, migrated database on the test server; dropped on release. */
+export const layerTestDatabase = (
+  serverUrl: string,
+  options: { readonly timeout?: Duration.Input; readonly schema?: string } = {}
+) =>
+  Layer.unwrap(Effect.map(
+    freshDatabaseUrl(serverUrl),
+    (url) => PgDatabase.layer({ url: Redacted.make(url), maxConnections: 10, ...options })
+  ))

@@ -10,6 +10,7 @@ import { Effect, type Layer, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { viewerLessons } from "../src/PgLessonRepo.ts"
 import { publicCourseStatement } from "../src/PgPublicCourseRows.ts"
+import { PgSchema, type PgTables, tablesOf } from "../src/PgSchema.ts"
 
 /** Every `Output` list of a JSON plan, depth first. */
 const outputs = (plan: any): Array<Array<string>> => [
@@ -18,17 +19,17 @@ const outputs = (plan: any): Array<Array<string>> => [
 ]
 
 /** The JSON plan (EXPLAIN VERBOSE) of the statement `statementOf` builds. */
-const planOf = (statementOf: (sql: SqlClient.SqlClient) => Statement.Statement<unknown>) =>
+const planOf = (statementOf: (sql: SqlClient.SqlClient, t: PgTables) => Statement.Statement<unknown>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [text, params] = statementOf(sql).compile()
+    const [text, params] = statementOf(sql, tablesOf(sql, yield* PgSchema)).compile()
     const rows = yield* sql.unsafe<{ "QUERY PLAN": any }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${text}`, params)
     const raw = rows[0]!["QUERY PLAN"]
     return (typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan
   })
 
 const planOutputs = (courseId: CourseId, unlocked: boolean) =>
-  Effect.map(planOf((sql) => viewerLessons(sql, courseId, unlocked)), (plan) => outputs(plan).flat())
+  Effect.map(planOf((sql, t) => viewerLessons(sql, t, courseId, unlocked)), (plan) => outputs(plan).flat())
 
 /** The plan's nodes that scan `relation`, with their `Output` lists. */
 const scansOf = (plan: any, relation: string): Array<Array<string>> => [
@@ -36,7 +37,7 @@ const scansOf = (plan: any, relation: string): Array<Array<string>> => [
   ...((plan.Plans ?? []) as Array<unknown>).flatMap((child) => scansOf(child, relation))
 ]
 
-const statementPlan = (slug: string, viewer: Viewer) => planOf((sql) => publicCourseStatement(sql, slug, viewer))
+const statementPlan = (slug: string, viewer: Viewer) => planOf((sql, t) => publicCourseStatement(sql, t, slug, viewer))
 
 export const viewerQuerySuite = <E>(name: string, repos: Layer.Layer<LessonRepo | CourseRepo | MediaRepo | SqlClient.SqlClient, E>) => {
   describe(`public course lesson query: ${name}`, () => {

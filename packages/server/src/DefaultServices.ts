@@ -70,10 +70,20 @@ export type StartError =
 const layerDatabase = (settings: ServerSettings) =>
   Option.match(settings.databaseUrl, {
     onNone: () =>
-      PgliteDatabase.layer({ dataDir: join(settings.dataDir, "pglite"), timeout: settings.databaseTimeout }).pipe(
+      PgliteDatabase.layer({
+        dataDir: join(settings.dataDir, "pglite"),
+        timeout: settings.databaseTimeout,
+        schema: settings.databaseSchema
+      }).pipe(
         Layer.provide(Layer.effectDiscard(PrivateDirectory.ensure(settings.dataDir)).pipe(Layer.provide(NodeServices.layer)))
       ),
-    onSome: (url) => PgDatabase.layer({ url, maxConnections: settings.databasePoolSize, timeout: settings.databaseTimeout })
+    onSome: (url) =>
+      PgDatabase.layer({
+        url,
+        maxConnections: settings.databasePoolSize,
+        timeout: settings.databaseTimeout,
+        schema: settings.databaseSchema
+      })
   })
 
 const layerModel = (model: AiModelSettings): Layer.Layer<LlmProvider> => {

@@ -141,6 +141,8 @@ export interface ServerSettings {
   readonly databasePoolSize: number
   /** Deadline of each database call (`DATABASE_TIMEOUT_MS`), PostgreSQL or PGlite. */
   readonly databaseTimeout: Duration.Duration
+  /** The schema holding Coursekit's tables (`DATABASE_SCHEMA`, default `coursekit`), PostgreSQL or PGlite. */
+  readonly databaseSchema: string
   /**
    * Base URL of stored files (`CDN_URL`); absent means where the store serves them:
    * `<PUBLIC_URL>/files` for the local store, the bucket's URL for S3.
@@ -200,6 +202,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
   databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(PgDatabase.defaultPoolSize)),
   databaseTimeout: PgDatabase.timeoutConfig,
+  databaseSchema: PgDatabase.schemaConfig,
   cdnUrl: Config.URL("CDN_URL").pipe(Config.option),
   storage: storageConfig,
   thumbnailMaxBytes: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "UPLOAD_THUMBNAIL_MAX_BYTES").pipe(
@@ -246,6 +249,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     databaseUrl: raw.databaseUrl,
     databasePoolSize: raw.databasePoolSize,
     databaseTimeout: raw.databaseTimeout,
+    databaseSchema: raw.databaseSchema,
     cdnUrl: Option.map(raw.cdnUrl, (url) => trimSlash(url.toString())),
     storage: raw.storage,
     uploadLimits: { thumbnailMaxBytes: raw.thumbnailMaxBytes, mediaMaxBytes: raw.mediaMaxBytes, singlePutMaxBytes: raw.singlePutMaxBytes },

@@ -106,13 +106,13 @@ if (serverUrl !== undefined) {
 
           // What is stored: the model and where it is served, never a key; the end by the database's clock.
           const rows = yield* admin<{ key: string; left_s: number }>`
-            SELECT key, extract(epoch FROM until - now())::float8 AS left_s FROM provider_cooldowns`
+            SELECT key, extract(epoch FROM until - now())::float8 AS left_s FROM coursekit.provider_cooldowns`
           assert.deepStrictEqual(rows.map((row) => row.key), [`openai/gpt-test@${openai.baseUrl.replace(/\/+$/, "")}`])
           assert.isAbove(rows[0]!.left_s, 25)
           assert.notInclude(JSON.stringify(rows), "SECRET")
 
           // Once the cool-down is over (here: cut short in the table), both call the primary again.
-          yield* admin`UPDATE provider_cooldowns SET until = now() - interval '1 second'`
+          yield* admin`UPDATE coursekit.provider_cooldowns SET until = now() - interval '1 second'`
           for (const url of [b!, a!]) {
             const back = yield* generateAt(url)
             assert.strictEqual(back.reply.body.provider, "openai", url)

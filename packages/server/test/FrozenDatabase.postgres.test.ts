@@ -67,7 +67,7 @@ if (freezablePostgresAvailable()) {
           const locked = yield* Deferred.make<void>()
           const release = yield* Deferred.make<void>()
           const holder = yield* admin.withTransaction(Effect.gen(function*() {
-            yield* admin`SELECT id FROM lessons WHERE id = ${three} FOR UPDATE`
+            yield* admin`SELECT id FROM coursekit.lessons WHERE id = ${three} FOR UPDATE`
             yield* Deferred.succeed(locked, undefined)
             yield* Deferred.await(release)
           })).pipe(Effect.forkChild)
@@ -129,13 +129,13 @@ if (freezablePostgresAvailable()) {
 
           // The move that timed out was rolled back whole: no shift without the move.
           const order = yield* admin<{ id: number; position: number }>`
-            SELECT id, position FROM lessons WHERE course_id = ${course.id} ORDER BY position`
+            SELECT id, position FROM coursekit.lessons WHERE course_id = ${course.id} ORDER BY position`
           assert.deepStrictEqual(order.map((row) => [row.id, row.position]), [[one, 1], [two, 2], [three, 3]])
           // The create that timed out left nothing behind.
           const written = yield* admin<{ n: number }>`
-            SELECT count(*)::integer AS n FROM courses WHERE title = 'Written during the freeze'`
+            SELECT count(*)::integer AS n FROM coursekit.courses WHERE title = 'Written during the freeze'`
           assert.strictEqual(written[0]!.n, 0)
-          const catalogue = yield* admin<{ title: string }>`SELECT title FROM courses ORDER BY id`
+          const catalogue = yield* admin<{ title: string }>`SELECT title FROM coursekit.courses ORDER BY id`
           assert.deepStrictEqual(catalogue.map((row) => row.title), ["Before the freeze", "After the thaw"])
         }))
     })

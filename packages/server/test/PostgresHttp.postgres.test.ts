@@ -109,11 +109,11 @@ if (serverUrl !== undefined) {
     Effect.gen(function*() {
       const before = (yield* titlesAt(url, id))[0]
       const silent = `silent change ${++probes}`
-      yield* onCluster((sql) => sql`ALTER TABLE courses DISABLE TRIGGER courses_update_bumps_catalogue_version`)
-      yield* onCluster((sql) => sql`UPDATE courses SET title = ${silent} WHERE id = ${id}`)
-      yield* onCluster((sql) => sql`ALTER TABLE courses ENABLE TRIGGER courses_update_bumps_catalogue_version`)
+      yield* onCluster((sql) => sql`ALTER TABLE coursekit.courses DISABLE TRIGGER courses_update_bumps_catalogue_version`)
+      yield* onCluster((sql) => sql`UPDATE coursekit.courses SET title = ${silent} WHERE id = ${id}`)
+      yield* onCluster((sql) => sql`ALTER TABLE coursekit.courses ENABLE TRIGGER courses_update_bumps_catalogue_version`)
       const after = (yield* titlesAt(url, id))[0]
-      yield* onCluster((sql) => sql`UPDATE coursekit_catalogue_version SET version = version + 1`)
+      yield* onCluster((sql) => sql`UPDATE coursekit.coursekit_catalogue_version SET version = version + 1`)
       return { cached: after === before && after !== silent, silent }
     })
 
@@ -138,7 +138,7 @@ if (serverUrl !== undefined) {
           yield* callAt(a, "/courses", { method: "POST", admin: true, json: { title: "Second from A", content_html: "" } })
           assert.deepStrictEqual(yield* titlesAt(b, id), ["Renamed on A 19", "Second from A"])
           // A plain SQL change by another client reaches both at once.
-          yield* onCluster((sql) => sql`UPDATE courses SET title = 'By SQL' WHERE id = ${id}`)
+          yield* onCluster((sql) => sql`UPDATE coursekit.courses SET title = 'By SQL' WHERE id = ${id}`)
           assert.strictEqual((yield* titlesAt(a, id))[0], "By SQL")
           assert.strictEqual((yield* titlesAt(b, id))[0], "By SQL")
         }))
@@ -172,7 +172,7 @@ if (serverUrl !== undefined) {
           yield* callAt(a, "/courses", { method: "POST", admin: true, json: { title: "Scheduled", content_html: "", publish_at: soon } })
           // Both instances answer this page from their caches…
           for (const url of [a, b]) assert.isTrue((yield* servesFromCache(url, id)).cached)
-          yield* onCluster((sql) => sql`UPDATE courses SET title = 'Released' WHERE id = ${id}`)
+          yield* onCluster((sql) => sql`UPDATE coursekit.courses SET title = 'Released' WHERE id = ${id}`)
           // …which now hold it without the scheduled course…
           for (const url of [a, b]) assert.deepStrictEqual(yield* titlesAt(url, id), ["Released"])
           // …and show it from the instant on, with no write anywhere.
@@ -188,7 +188,7 @@ if (serverUrl !== undefined) {
           yield* onCluster((sql) => sql`
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid()`)
-          yield* onCluster((sql) => sql`UPDATE courses SET title = 'Changed while cut off' WHERE id = ${id}`)
+          yield* onCluster((sql) => sql`UPDATE coursekit.courses SET title = 'Changed while cut off' WHERE id = ${id}`)
           // Until the pool reconnects the answer is a 503 problem, never the old page.
           for (let attempt = 0;; attempt++) {
             const reply = yield* callAt(a, `/courses?cursor=${id}&limit=5`)

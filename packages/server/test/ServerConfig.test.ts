@@ -25,6 +25,7 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(Duration.toMillis(parsed.uploadSweepInterval), 600_000)
       assert.deepStrictEqual(parsed.databaseUrl, Option.none())
       assert.strictEqual(Duration.toMillis(parsed.databaseTimeout), 5_000)
+      assert.strictEqual(parsed.databaseSchema, "coursekit")
       assert.deepStrictEqual(parsed.adminTokens, [])
       assert.strictEqual(parsed.listCacheEntries, 10_000)
       assert.strictEqual(parsed.logLevel, "Info")
@@ -131,6 +132,16 @@ describe("ServerConfig.settings", () => {
       ) {
         const error = yield* Effect.flip(read({ [name]: value }))
         assert.include(String(error), name)
+      }
+    }))
+
+  it.effect("DATABASE_SCHEMA: a lower-case name of letters, digits and _; anything else is refused, naming the variable", () =>
+    Effect.gen(function*() {
+      assert.strictEqual((yield* read({ DATABASE_SCHEMA: "staging_2" })).databaseSchema, "staging_2")
+      for (const value of ["Staging", "tenant-a", "a.b", "pg_catalog", "9lives", "x".repeat(64), "a\u0000b"]) {
+        const error = yield* Effect.flip(read({ DATABASE_SCHEMA: value }))
+        assert.include(String(error), "DATABASE_SCHEMA")
+        assert.include(String(error), "is not a schema name Coursekit accepts")
       }
     }))
 

@@ -30,6 +30,7 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     databaseUrl: Option.none(),
     databasePoolSize: 4,
     databaseTimeout: Duration.seconds(5),
+    databaseSchema: "coursekit",
     cdnUrl: Option.none(),
     storage: StorageSettings.local({
       dir: join(dataDir, "storage"),

@@ -1,0 +1,91 @@
+/**
+ * The PostgreSQL schema that holds all of Coursekit: its tables, their sequences,
+ * indexes and triggers, its functions, and the migrations' bookkeeping. `coursekit`
+ * unless the database layer is given another (`schema` of `PgDatabase.layer` and
+ * `PgliteDatabase.layer`, `DATABASE_SCHEMA` in the standalone server). So Coursekit can
+ * share a host's database: the host's own `courses` or `lessons` tables are never read
+ * or written, and two instances with two schemas (two tenants, staging beside
+ * production) share nothing, the catalogue version included.
+ *
+ * Every statement names its tables through {@link PgTables}, so none depends on the
+ * connection's `search_path`. The functions that read tables pin their own
+ * (`SET search_path`, migration 0013): a trigger runs under whatever `search_path` its
+ * writer's session has.
+ *
+ * @since 0.3.0
+ */
+import { Context, Data, Layer } from "effect"
+import type { SqlClient, Statement } from "effect/sql"
+
+/** The schema when none is chosen. */
+export const defaultSchema = "coursekit"
+
+/**
+ * A schema name Coursekit accepts: lower-case letters, digits and `_`, not starting with
+ * a digit, at most 63 characters (PostgreSQL's limit), not `pg_…` (reserved for the
+ * system). Such a name needs no quoting, so it reads the same in SQL, in logs and in
+ * `psql`.
+ */
+export const schemaNamePattern = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/
+
+/** A schema name outside {@link schemaNamePattern}. */
+export class InvalidSchemaName extends Data.TaggedError("InvalidSchemaName")<{ readonly name: string }> {
+  override get message() {
+    return `${JSON.stringify(this.name)} is not a schema name Coursekit accepts: lower-case letters, digits and _, ` +
+      `starting with a letter or _, at most 63 characters, not pg_…`
+  }
+}
+
+/** `name` when it is one Coursekit accepts; throws {@link InvalidSchemaName} otherwise. */
+export const validSchemaName = (name: string): string => {
+  if (!schemaNamePattern.test(name)) throw new InvalidSchemaName({ name })
+  return name
+}
+
+/** The schema the repositories and migrations built after it use; {@link defaultSchema} unless a layer sets it. */
+export const PgSchema = Context.Reference<string>("@coursekit/postgres/PgSchema", {
+  defaultValue: () => defaultSchema
+})
+
+/** Sets the schema; throws {@link InvalidSchemaName} for a name outside {@link schemaNamePattern}. */
+export const layer = (schema: string): Layer.Layer<never> => Layer.succeed(PgSchema, validSchemaName(schema))
+
+/** Every table Coursekit creates, the migrations' bookkeeping last. */
+export const tableNames = [
+  "courses",
+  "coursekit_catalogue_version",
+  "upload_intents",
+  "media_files",
+  "lessons",
+  "purchases",
+  "sections",
+  "course_search_documents",
+  "provider_cooldowns",
+  "coursekit_migrations"
+] as const
+
+/** Every function Coursekit creates. */
+export const functionNames = [
+  "coursekit_bump_catalogue_version",
+  "coursekit_catalogue_token",
+  "coursekit_visible_from",
+  "coursekit_search_document_visibility",
+  "coursekit_follow_course",
+  "coursekit_bump_catalogue_version_if_changed"
+] as const
+
+/** Coursekit's tables and functions in one schema, each as an identifier for `sql`: `"schema"."table"`. */
+export type PgTables = { readonly [Name in (typeof tableNames)[number] | (typeof functionNames)[number]]: Statement.Identifier } & {
+  /** The schema itself. */
+  readonly schema: string
+  /** `"schema"."name"` as text, for functions that take a name (`pg_get_serial_sequence`). */
+  readonly qualified: (name: (typeof tableNames)[number]) => string
+}
+
+/** The qualified names of Coursekit's objects in `schema`. */
+export const tablesOf = (sql: SqlClient.SqlClient, schema: string): PgTables => {
+  const names = Object.fromEntries(
+    [...tableNames, ...functionNames].map((name) => [name, sql(`${schema}.${name}`)])
+  ) as { readonly [Name in (typeof tableNames)[number] | (typeof functionNames)[number]]: Statement.Identifier }
+  return { ...names, schema, qualified: (name) => `"${schema}"."${name}"` }
+}
