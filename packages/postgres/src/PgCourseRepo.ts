@@ -81,7 +81,8 @@ export const make = () => Effect.gen(function*() {
         SELECT nextval(pg_get_serial_sequence(${t.qualified("courses")}, 'id'))::integer AS id
       `)
       const base = course.slugBase === "" ? Slug.fallback(id) : course.slugBase
-      yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`coursekit/slug/${base}`}, 0))`
+      // Per schema: two instances sharing a database never wait on each other's slugs.
+      yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`coursekit/${t.schema}/slug/${base}`}, 0))`
       // Candidates are looked up by exact value, in batches: a long base is shortened to
       // fit its suffix, so a prefix match would miss some of them.
       let n = 1

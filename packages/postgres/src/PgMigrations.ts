@@ -29,7 +29,7 @@ import providerCooldowns from "./migrations/0011_provider_cooldowns.ts"
 import cataloguePerStatement from "./migrations/0012_catalogue_version_per_statement.ts"
 import functionSearchPath from "./migrations/0013_function_search_path.ts"
 import { indexMissing } from "./PgCourseSearch.ts"
-import { functionNames, PgSchema, tableNames } from "./PgSchema.ts"
+import * as PgSchema from "./PgSchema.ts"
 
 /** Every migration, keyed `<id>_<name>`. Append; never edit a released step. */
 export const migrations = {
@@ -55,43 +55,73 @@ export const migrationsTable = "coursekit_migrations"
 const runMigrator = Migrator.make({})
 
 /**
- * Moves a layout from before schemas into `schema`: when `public.coursekit_migrations`
- * exists and `schema` holds no Coursekit yet, every Coursekit table in `public` (with its
- * indexes, constraints, triggers and identity sequence) and every Coursekit function
- * there is moved by `ALTER … SET SCHEMA`. Rows, ids and applied migrations stay as they
- * were. Answers whether it moved anything. Nothing happens when `schema` is `public`.
+ * The step that created each of Coursekit's tables and functions: a layout from before
+ * schemas is moved only as far as its own applied steps made it, so a host's table that
+ * happens to bear a later step's name (`public.sections`) stays where it is.
+ */
+const createdBy: { readonly [Name in PgSchema.TableName | PgSchema.FunctionName]: number } = {
+  courses: 1,
+  coursekit_catalogue_version: 2,
+  coursekit_bump_catalogue_version: 2,
+  upload_intents: 3,
+  media_files: 3,
+  lessons: 4,
+  purchases: 4,
+  coursekit_catalogue_token: 8,
+  sections: 9,
+  course_search_documents: 10,
+  coursekit_visible_from: 10,
+  coursekit_search_document_visibility: 10,
+  coursekit_follow_course: 10,
+  provider_cooldowns: 11,
+  coursekit_bump_catalogue_version_if_changed: 12,
+  coursekit_migrations: 1
+}
+
+/** The last step of the layout before schemas: from 0013 on, Coursekit lives in its schema. */
+const lastStepBeforeSchemas = 12
+
+/**
+ * Moves a layout from before schemas into `schema`: Coursekit's tables in `public`, as
+ * an earlier version left them (`public.coursekit_migrations` whose last step is at most
+ * 0012), while `schema` holds no Coursekit yet. Each table its applied steps created
+ * (with its rows, indexes, constraints, triggers and identity sequence) and each of
+ * their functions is moved by `ALTER … SET SCHEMA`: nothing is copied and no id changes.
+ * A `public` that a current Coursekit runs in (`DATABASE_SCHEMA=public`: step 0013
+ * applied) is never taken. Reads only the catalog unless there is something to move, so
+ * a role without rights on `public` starts. Answers whether it moved anything.
  */
 export const adoptPublicLayout = (schema: string) =>
   Effect.gen(function*() {
     if (schema === "public") return false
     const sql = yield* SqlClient.SqlClient
-    const [layout] = yield* sql<{ readonly legacy: boolean; readonly current: boolean }>`
-      SELECT to_regclass('public.coursekit_migrations') IS NOT NULL AS legacy,
-             to_regclass(${`"${schema}".${migrationsTable}`}) IS NOT NULL AS current
+    // From the catalog, not `to_regclass`: naming `public.…` needs USAGE on it.
+    const found = yield* sql<{ readonly schema: string }>`
+      SELECT n.nspname AS schema FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relname = ${migrationsTable} AND c.relkind = 'r' AND n.nspname IN (${"public"}, ${schema})
     `
-    if (layout === undefined || !layout.legacy || layout.current) return false
-    const tables = yield* sql<{ readonly name: string }>`
+    if (found.length !== 1 || found[0]!.schema !== "public") return false
+    const [applied] = yield* sql<{ readonly last: number | null }>`
+      SELECT max(migration_id)::integer AS last FROM public.coursekit_migrations
+    `
+    const last = applied?.last ?? 0
+    if (last > lastStepBeforeSchemas) return false
+    const made = (name: PgSchema.TableName | PgSchema.FunctionName) => createdBy[name] <= last || name === migrationsTable
+    const tables = (yield* sql<{ readonly name: PgSchema.TableName }>`
       SELECT c.relname AS name FROM pg_class c
-      WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND c.relname IN ${sql.in(tableNames)}
-    `
+      WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND c.relname IN ${sql.in(PgSchema.tableNames)}
+    `).filter((table) => made(table.name))
     for (const { name } of tables) yield* sql`ALTER TABLE ${sql(`public.${name}`)} SET SCHEMA ${sql(schema)}`
-    const functions = yield* sql<{ readonly signature: string }>`
-      SELECT format('%I.%I(%s)', 'public', p.proname, pg_get_function_identity_arguments(p.oid)) AS signature
+    const functions = (yield* sql<{ readonly name: PgSchema.FunctionName; readonly signature: string }>`
+      SELECT p.proname AS name, format('%I.%I(%s)', 'public', p.proname, pg_get_function_identity_arguments(p.oid)) AS signature
       FROM pg_proc p
-      WHERE p.pronamespace = 'public'::regnamespace AND p.proname IN ${sql.in(functionNames)}
-    `
+      WHERE p.pronamespace = 'public'::regnamespace AND p.proname IN ${sql.in(PgSchema.functionNames)}
+    `).filter((fn) => made(fn.name))
     // A signature is PostgreSQL's own rendering of an existing function, quoted by format().
     for (const { signature } of functions) yield* sql.unsafe(`ALTER FUNCTION ${signature} SET SCHEMA "${schema}"`)
-    // A function that pinned its search_path (migration 0013, run while Coursekit lived in
-    // public) follows its tables.
-    const pinned = yield* sql<{ readonly signature: string }>`
-      SELECT format('%I.%I(%s)', ${schema}::text, p.proname, pg_get_function_identity_arguments(p.oid)) AS signature
-      FROM pg_proc p
-      WHERE p.pronamespace = to_regnamespace(${schema}) AND p.proname IN ${sql.in(functionNames)}
-        AND EXISTS (SELECT 1 FROM unnest(p.proconfig) AS setting WHERE setting LIKE 'search_path=%')
-    `
-    for (const { signature } of pinned) yield* sql.unsafe(`ALTER FUNCTION ${signature} SET search_path TO "${schema}", pg_temp`)
-    yield* Effect.logInfo(`Moved Coursekit's ${tables.length} tables and ${functions.length} functions from public into schema ${schema}`)
+    yield* Effect.logInfo(
+      `Moved Coursekit's ${tables.length} tables and ${functions.length} functions (steps 1 to ${last}) from public into schema ${schema}`
+    )
     return true
   })
 
@@ -99,6 +129,8 @@ export const adoptPublicLayout = (schema: string) =>
  * Applies pending migrations in Coursekit's schema (`PgSchema`), creating the schema when
  * missing and moving a layout from before schemas into it first; returns the ids and
  * names it applied. Runs in one transaction: a failure leaves the database as it was.
+ * Its `SET LOCAL search_path` lasts to the end of that transaction, so run it in a
+ * transaction of its own (as `layerMigrations` does), not inside one of yours.
  */
 export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
@@ -106,7 +138,7 @@ export const migrate: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const schema = yield* PgSchema
+  const schema = yield* PgSchema.PgSchema
   return yield* sql.withTransaction(Effect.gen(function*() {
     // Instances of any schema starting at once queue here, so that the schema's creation
     // and a move of the old layout happen once.
@@ -128,8 +160,10 @@ export const migrate: Effect.Effect<
  * session's `statement_timeout` (the request deadline): a step may rewrite a large table.
  * Then the courses written by plain SQL since the last start get their search documents
  * (`PgCourseSearch.indexMissing`: one query when there are none). Never shared between
- * builds (`Layer.fresh`): two instances of Coursekit in two schemas, built in one layer or
- * one inside the other, each migrate their own schema.
+ * builds (`Layer.fresh`): a database layer built around an application that builds
+ * Coursekit in another schema still migrates that schema too. (The repositories' layers
+ * are shared within one build as any layer is, so two schemas are two builds: one
+ * handler, or one `ManagedRuntime`, each.)
  */
 export const layerMigrations = Layer.fresh(Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

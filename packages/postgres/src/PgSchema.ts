@@ -22,17 +22,18 @@ export const defaultSchema = "coursekit"
 
 /**
  * A schema name Coursekit accepts: lower-case letters, digits and `_`, not starting with
- * a digit, at most 63 characters (PostgreSQL's limit), not `pg_…` (reserved for the
- * system). Such a name needs no quoting, so it reads the same in SQL, in logs and in
- * `psql`.
+ * a digit, at most 63 characters (PostgreSQL's limit), not `pg_…` or
+ * `information_schema` (the system's). Such a name has nothing to escape and no dot for
+ * a qualified name to split on; Coursekit quotes it in every statement, so even an SQL
+ * keyword (`user`) works.
  */
-export const schemaNamePattern = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/
+export const schemaNamePattern = /^(?!pg_|information_schema$)[a-z_][a-z0-9_]{0,62}$/
 
 /** A schema name outside {@link schemaNamePattern}. */
 export class InvalidSchemaName extends Data.TaggedError("InvalidSchemaName")<{ readonly name: string }> {
   override get message() {
     return `${JSON.stringify(this.name)} is not a schema name Coursekit accepts: lower-case letters, digits and _, ` +
-      `starting with a letter or _, at most 63 characters, not pg_…`
+      `starting with a letter or _, at most 63 characters, not pg_… or information_schema`
   }
 }
 
@@ -42,7 +43,11 @@ export const validSchemaName = (name: string): string => {
   return name
 }
 
-/** The schema the repositories and migrations built after it use; {@link defaultSchema} unless a layer sets it. */
+/**
+ * The schema the repositories and migrations built after it use; {@link defaultSchema}
+ * unless a layer sets it. Provide it to the migrations and the repositories alike (the
+ * database layers do): one without it uses `coursekit`.
+ */
 export const PgSchema = Context.Reference<string>("@coursekit/postgres/PgSchema", {
   defaultValue: () => defaultSchema
 })
@@ -64,6 +69,9 @@ export const tableNames = [
   "coursekit_migrations"
 ] as const
 
+/** The name of one of Coursekit's tables. */
+export type TableName = (typeof tableNames)[number]
+
 /** Every function Coursekit creates. */
 export const functionNames = [
   "coursekit_bump_catalogue_version",
@@ -74,18 +82,21 @@ export const functionNames = [
   "coursekit_bump_catalogue_version_if_changed"
 ] as const
 
+/** The name of one of Coursekit's functions. */
+export type FunctionName = (typeof functionNames)[number]
+
 /** Coursekit's tables and functions in one schema, each as an identifier for `sql`: `"schema"."table"`. */
-export type PgTables = { readonly [Name in (typeof tableNames)[number] | (typeof functionNames)[number]]: Statement.Identifier } & {
+export type PgTables = { readonly [Name in TableName | FunctionName]: Statement.Identifier } & {
   /** The schema itself. */
   readonly schema: string
   /** `"schema"."name"` as text, for functions that take a name (`pg_get_serial_sequence`). */
-  readonly qualified: (name: (typeof tableNames)[number]) => string
+  readonly qualified: (name: TableName) => string
 }
 
 /** The qualified names of Coursekit's objects in `schema`. */
 export const tablesOf = (sql: SqlClient.SqlClient, schema: string): PgTables => {
   const names = Object.fromEntries(
     [...tableNames, ...functionNames].map((name) => [name, sql(`${schema}.${name}`)])
-  ) as { readonly [Name in (typeof tableNames)[number] | (typeof functionNames)[number]]: Statement.Identifier }
+  ) as { readonly [Name in TableName | FunctionName]: Statement.Identifier }
   return { ...names, schema, qualified: (name) => `"${schema}"."${name}"` }
 }

@@ -8,8 +8,10 @@ import {
   purchaseRepoSuite,
   uploadRepoSuite
 } from "@coursekit/core/testing"
-import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { CourseRepo, publicAudience, publishedNow } from "@coursekit/core"
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgCourseRepo from "../src/PgCourseRepo.ts"
 import * as PgLessonRepo from "../src/PgLessonRepo.ts"
@@ -17,11 +19,48 @@ import * as PgProviderCooldowns from "../src/PgProviderCooldowns.ts"
 import * as PgPurchaseRepo from "../src/PgPurchaseRepo.ts"
 import * as PgUploadRepo from "../src/PgUploadRepo.ts"
 import { sharedDatabaseSuite } from "./SharedDatabaseSuite.ts"
-import { layerFreshDatabase, layerTestDatabase, postgresRequired, testDatabaseUrl } from "./TestPostgres.ts"
+import * as PgDatabase from "../src/PgDatabase.ts"
+import { freshDatabaseUrl, layerFreshDatabase, layerTestDatabase, postgresRequired, testDatabaseUrl } from "./TestPostgres.ts"
 
 if (testDatabaseUrl !== undefined) {
   const serverUrl = testDatabaseUrl
   sharedDatabaseSuite("PostgreSQL", () => layerFreshDatabase(serverUrl))
+
+  describe("Coursekit in a shared database: a role with no rights on public", () => {
+    it.effect("starts, migrates and serves in its own schema on a database whose public it may not even use", () =>
+      Effect.gen(function*() {
+        const onServer = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+          Effect.flatMap(SqlClient.SqlClient, statement).pipe(
+            Effect.provide(PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })),
+            Effect.orDie
+          )
+        // Roles belong to the cluster: made before the database, so it goes after it.
+        const role = `coursekit_restricted_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+        yield* Effect.acquireRelease(
+          onServer((sql) => sql`CREATE ROLE ${sql(role)} LOGIN`),
+          () => onServer((sql) => sql`DROP ROLE IF EXISTS ${sql(role)}`)
+        )
+        const url = yield* freshDatabaseUrl(serverUrl)
+        const asOwner = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+          Effect.flatMap(SqlClient.SqlClient, statement).pipe(
+            Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })),
+            Effect.orDie
+          )
+        yield* asOwner((sql) => sql`REVOKE ALL ON SCHEMA public FROM PUBLIC`)
+        yield* asOwner((sql) => sql.unsafe(`GRANT CREATE ON DATABASE "${new URL(url).pathname.slice(1)}" TO "${role}"`))
+        const asRole = new URL(url)
+        asRole.username = role
+        const titles = yield* Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          yield* repo.insert({ ...publishedNow, title: "Restricted", slugBase: "restricted", content_html: "" })
+          return (yield* repo.list({ cursor: undefined, limit: 10, audience: publicAudience })).rows.map((row) => row.title)
+        }).pipe(Effect.provide(PgCourseRepo.layer.pipe(Layer.provide(PgDatabase.layer({ url: Redacted.make(asRole.toString()), maxConnections: 2 })))))
+        assert.deepStrictEqual(titles, ["Restricted"])
+        // It could not have used public: it has no right there at all.
+        const usage = yield* asOwner((sql) => sql`SELECT has_schema_privilege(${role}, 'public', 'USAGE') AS usage`)
+        assert.deepStrictEqual(usage, [{ usage: false }])
+      }).pipe(Effect.scoped), 60_000)
+  })
 
   // The ports' conformance suites in a schema of its own, on a database whose `public`
   // holds a host's tables of the same names (and whose connections' search_path names

@@ -215,11 +215,46 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
         assert.deepStrictEqual(yield* coursekitObjectsIn("public"), [])
       }).pipe(Effect.provide(freshDatabase())), 60_000)
 
+    it.effect("an old layout is moved only as far as its own steps made it: a host's table bearing a later step's name stays in public", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // An earlier Coursekit at step 0008, and a host's own `sections` (Coursekit's come at 0009).
+        const upTo8 = Object.fromEntries(Object.entries(migrations).filter(([key]) => Number(key.slice(0, 4)) <= 8))
+        yield* Migrator.make({})({ loader: Migrator.fromRecord(upTo8), table: migrationsTable }).pipe(
+          Effect.provide(PgSchema.layer("public"))
+        )
+        yield* sql`CREATE TABLE public.sections (id integer PRIMARY KEY, note text)`
+        yield* sql`INSERT INTO public.sections VALUES (7, 'the host''s')`
+        yield* sql`INSERT INTO courses (title, slug, content_html) VALUES ('At step 8', 'at-step-8', '')`
+        yield* Effect.provide(
+          Effect.gen(function*() {
+            assert.deepStrictEqual(yield* listedTitles, ["At step 8"])
+          }),
+          coursekitIn(PgSchema.defaultSchema)
+        )
+        assert.deepStrictEqual(yield* coursekitObjectsIn("public"), ["sections"])
+        assert.deepStrictEqual(yield* coursekitObjectsIn("coursekit"), allOfCoursekit)
+        const hosts = yield* sql<{ readonly row: string }>`SELECT s::text AS row FROM public.sections s`
+        assert.deepStrictEqual(hosts.map((row) => row.row), ["(7,\"the host's\")"])
+      }).pipe(Effect.provide(freshDatabase())), 60_000)
+
+    it.effect("a public that a current Coursekit runs in (DATABASE_SCHEMA=public) is never taken by an instance of another schema", () =>
+      Effect.gen(function*() {
+        yield* Effect.provide(writeCourse("In public", "user-p" as UserId), coursekitIn("public"))
+        yield* Effect.provide(writeCourse("In tenant_b", "user-b" as UserId), coursekitIn("tenant_b"))
+        assert.deepStrictEqual(yield* Effect.provide(listedTitles, coursekitIn("public")), ["In public"])
+        assert.deepStrictEqual(yield* Effect.provide(listedTitles, coursekitIn("tenant_b")), ["In tenant_b"])
+        assert.deepStrictEqual(yield* coursekitObjectsIn("public"), allOfCoursekit)
+        // And a default-schema instance starting later does not take it either.
+        assert.deepStrictEqual(yield* Effect.provide(listedTitles, coursekitIn(PgSchema.defaultSchema)), [])
+        assert.deepStrictEqual(yield* coursekitObjectsIn("public"), allOfCoursekit)
+      }).pipe(Effect.provide(freshDatabase())), 60_000)
+
     it("a schema name outside lower-case letters, digits and _ is refused before anything runs", () => {
-      for (const bad of ["Coursekit", "tenant-a", "a.b", "1tenant", "pg_coursekit", "", "x".repeat(64), "a\u0000b", "\"x\""]) {
+      for (const bad of ["Coursekit", "tenant-a", "a.b", "1tenant", "pg_coursekit", "information_schema", "", "x".repeat(64), "a\u0000b", "\"x\""]) {
         assert.throws(() => PgSchema.layer(bad), /is not a schema name Coursekit accepts/, bad)
       }
-      for (const good of ["coursekit", "tenant_a", "_staging", "x".repeat(63)]) {
+      for (const good of ["coursekit", "tenant_a", "_staging", "user", "information_schema_2", "x".repeat(63)]) {
         assert.strictEqual(PgSchema.validSchemaName(good), good)
       }
     })
