@@ -171,7 +171,7 @@ try {
            repeat('<p>Lorem ipsum dolor sit amet, consectetur.</p>', 117),
            CASE WHEN i % 2 = 0 THEN 'courses/' || i || '/thumb.jpg' END
     FROM generate_series(1, ${courses}) AS i`)
-  await seeder.query("VACUUM ANALYZE courses")
+  await seeder.query("VACUUM ANALYZE coursekit.courses")
   const { rows } = await seeder.query("SELECT count(*)::int AS n, avg(length(content_html))::int AS body FROM coursekit.courses")
   await seeder.end()
   await stopServer(first)

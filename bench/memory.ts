@@ -109,12 +109,12 @@ try {
   const seeder = new pg.Client({ connectionString: databaseUrl })
   await seeder.connect()
   await seeder.query(seedCourses)
-  await seeder.query("VACUUM ANALYZE courses")
+  await seeder.query("VACUUM ANALYZE coursekit.courses")
   await seeder.end()
   await stopServer(await startServer("embedded", embedded.script, embedded.env, 4201))
   const db = await PGlite.create({ dataDir: join(dataDir, "pglite") })
   await db.exec(seedCourses)
-  await db.exec("VACUUM ANALYZE courses")
+  await db.exec("VACUUM ANALYZE coursekit.courses")
   await db.close()
   // Courses written by SQL are indexed for search by the next start: once, here, so the
   // starts measured below are ordinary ones.
