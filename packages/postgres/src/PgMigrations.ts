@@ -75,7 +75,8 @@ const createdBy: { readonly [Name in PgSchema.TableName | PgSchema.FunctionName]
   coursekit_follow_course: 10,
   provider_cooldowns: 11,
   coursekit_bump_catalogue_version_if_changed: 12,
-  coursekit_migrations: 1
+  // The migrator's own table, there before any step.
+  coursekit_migrations: 0
 }
 
 /** The last step of the layout before schemas: from 0013 on, Coursekit lives in its schema. */
@@ -106,7 +107,7 @@ export const adoptPublicLayout = (schema: string) =>
     `
     const last = applied?.last ?? 0
     if (last > lastStepBeforeSchemas) return false
-    const made = (name: PgSchema.TableName | PgSchema.FunctionName) => createdBy[name] <= last || name === migrationsTable
+    const made = (name: PgSchema.TableName | PgSchema.FunctionName) => createdBy[name] <= last
     const tables = (yield* sql<{ readonly name: PgSchema.TableName }>`
       SELECT c.relname AS name FROM pg_class c
       WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND c.relname IN ${sql.in(PgSchema.tableNames)}

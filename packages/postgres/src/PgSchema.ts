@@ -12,7 +12,7 @@
  * (`SET search_path`, migration 0013): a trigger runs under whatever `search_path` its
  * writer's session has.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { Context, Data, Layer } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
