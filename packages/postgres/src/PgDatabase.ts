@@ -73,9 +73,12 @@ export const timeoutRangeMillis = { minimum: 100, maximum: 600_000 } as const
 /** `DATABASE_SCHEMA`: the schema holding Coursekit's tables, default `coursekit`. */
 export const schemaConfig: Config.Config<string> = Config.String("DATABASE_SCHEMA").pipe(
   Config.withDefault(PgSchema.defaultSchema),
-  Config.flatMap((name) =>
-    PgSchema.schemaNamePattern.test(name) ? Config.succeed(name) : Config.fail(new ConfigProvider.SourceError({ message: `DATABASE_SCHEMA: ${new PgSchema.InvalidSchemaName({ name }).message}` }))
-  )
+  Config.flatMap((name) => {
+    const invalid = PgSchema.invalidSchemaName(name)
+    return invalid === undefined
+      ? Config.succeed(name)
+      : Config.fail(new ConfigProvider.SourceError({ message: `DATABASE_SCHEMA: ${invalid.message}` }))
+  })
 )
 
 /** `DATABASE_TIMEOUT_MS`: the deadline of each database call, in milliseconds. */

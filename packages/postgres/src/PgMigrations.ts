@@ -9,7 +9,7 @@
  * (`SET LOCAL`), so a released step keeps its text and still creates nothing outside it;
  * the connection's `search_path` is never read. A database laid out before schemas
  * (Coursekit's tables in `public`, found by `public.coursekit_migrations`) is moved into
- * the schema first, in the same transaction ({@link adoptPublicLayout}).
+ * the schema first, in the same transaction.
  *
  * @since 0.1.0
  */
@@ -92,7 +92,7 @@ const lastStepBeforeSchemas = 12
  * applied) is never taken. Reads only the catalog unless there is something to move, so
  * a role without rights on `public` starts. Answers whether it moved anything.
  */
-export const adoptPublicLayout = (schema: string) =>
+const adoptPublicLayout = (schema: string) =>
   Effect.gen(function*() {
     if (schema === "public") return false
     const sql = yield* SqlClient.SqlClient

@@ -42,36 +42,36 @@ export const makeStore = (): Effect.Effect<SharedCooldownStore<SqlError.SqlError
     const sql = yield* SqlClient.SqlClient
     const t = tablesOf(sql, yield* PgSchema)
     return {
-    remaining: (keys) => {
-      const byStored = new Map(keys.map((key) => [storedKey(key), key]))
-      return sql`
-        SELECT key, (extract(epoch FROM until - now()) * 1000)::float8 AS left_ms
-        FROM ${t.provider_cooldowns} WHERE key = ANY(${[...byStored.keys()]}::text[]) AND until > now()
-      `.pipe(
-        Effect.flatMap(decodeLeft),
-        Effect.map((rows): ReadonlyMap<string, number> => {
-          const left = new Map<string, number>()
-          for (const row of rows) {
-            const key = byStored.get(row.key)
-            if (key !== undefined && row.left_ms > 0) left.set(key, row.left_ms)
-          }
-          return left
-        })
-      )
-    },
-    // The later end wins. Rows whose cool-down is over are pruned on the way (the table
-    // holds one row per model at most); the key being written is left to the upsert,
-    // as one statement may not change a row twice.
-    coolDown: (key, forMillis) => {
-      const stored = storedKey(key)
-      return sql`
-        WITH pruned AS (DELETE FROM ${t.provider_cooldowns} WHERE until <= now() AND key <> ${stored})
-        INSERT INTO ${t.provider_cooldowns} (key, until)
-        VALUES (${stored}, now() + ${Math.min(forMillis, longestMillis)}::float8 * interval '1 millisecond')
-        ON CONFLICT (key) DO UPDATE SET until = greatest(provider_cooldowns.until, excluded.until)
-      `.pipe(Effect.asVoid)
-    },
-    clear: (key) => sql`DELETE FROM ${t.provider_cooldowns} WHERE key = ${storedKey(key)}`.pipe(Effect.asVoid)
+      remaining: (keys) => {
+        const byStored = new Map(keys.map((key) => [storedKey(key), key]))
+        return sql`
+          SELECT key, (extract(epoch FROM until - now()) * 1000)::float8 AS left_ms
+          FROM ${t.provider_cooldowns} WHERE key = ANY(${[...byStored.keys()]}::text[]) AND until > now()
+        `.pipe(
+          Effect.flatMap(decodeLeft),
+          Effect.map((rows): ReadonlyMap<string, number> => {
+            const left = new Map<string, number>()
+            for (const row of rows) {
+              const key = byStored.get(row.key)
+              if (key !== undefined && row.left_ms > 0) left.set(key, row.left_ms)
+            }
+            return left
+          })
+        )
+      },
+      // The later end wins. Rows whose cool-down is over are pruned on the way (the table
+      // holds one row per model at most); the key being written is left to the upsert,
+      // as one statement may not change a row twice.
+      coolDown: (key, forMillis) => {
+        const stored = storedKey(key)
+        return sql`
+          WITH pruned AS (DELETE FROM ${t.provider_cooldowns} WHERE until <= now() AND key <> ${stored})
+          INSERT INTO ${t.provider_cooldowns} (key, until)
+          VALUES (${stored}, now() + ${Math.min(forMillis, longestMillis)}::float8 * interval '1 millisecond')
+          ON CONFLICT (key) DO UPDATE SET until = greatest(provider_cooldowns.until, excluded.until)
+        `.pipe(Effect.asVoid)
+      },
+      clear: (key) => sql`DELETE FROM ${t.provider_cooldowns} WHERE key = ${storedKey(key)}`.pipe(Effect.asVoid)
     }
   })
 

@@ -37,9 +37,14 @@ export class InvalidSchemaName extends Data.TaggedError("InvalidSchemaName")<{ r
   }
 }
 
+/** Why `name` is not a schema name Coursekit accepts, or undefined when it is one. */
+export const invalidSchemaName = (name: string): InvalidSchemaName | undefined =>
+  schemaNamePattern.test(name) ? undefined : new InvalidSchemaName({ name })
+
 /** `name` when it is one Coursekit accepts; throws {@link InvalidSchemaName} otherwise. */
 export const validSchemaName = (name: string): string => {
-  if (!schemaNamePattern.test(name)) throw new InvalidSchemaName({ name })
+  const invalid = invalidSchemaName(name)
+  if (invalid !== undefined) throw invalid
   return name
 }
 

@@ -29,11 +29,12 @@ if (testDatabaseUrl !== undefined) {
   describe("Coursekit in a shared database: a role with no rights on public", () => {
     it.effect("starts, migrates and serves in its own schema on a database whose public it may not even use", () =>
       Effect.gen(function*() {
-        const onServer = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+        const on = (url: string) => (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
           Effect.flatMap(SqlClient.SqlClient, statement).pipe(
-            Effect.provide(PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })),
+            Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })),
             Effect.orDie
           )
+        const onServer = on(serverUrl)
         // Roles belong to the cluster: made before the database, so it goes after it.
         const role = `coursekit_restricted_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
         yield* Effect.acquireRelease(
@@ -41,11 +42,7 @@ if (testDatabaseUrl !== undefined) {
           () => onServer((sql) => sql`DROP ROLE IF EXISTS ${sql(role)}`)
         )
         const url = yield* freshDatabaseUrl(serverUrl)
-        const asOwner = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
-          Effect.flatMap(SqlClient.SqlClient, statement).pipe(
-            Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })),
-            Effect.orDie
-          )
+        const asOwner = on(url)
         yield* asOwner((sql) => sql`REVOKE ALL ON SCHEMA public FROM PUBLIC`)
         yield* asOwner((sql) => sql.unsafe(`GRANT CREATE ON DATABASE "${new URL(url).pathname.slice(1)}" TO "${role}"`))
         const asRole = new URL(url)

@@ -8,7 +8,9 @@ import { PgSchema } from "../PgSchema.ts"
  * host's, a `psql` session's), where an unqualified `coursekit_catalogue_version` would
  * name another table or none. Each function gets its own `search_path` (the schema, then
  * `pg_temp`, so no temporary table can stand in). `coursekit_visible_from` reads no table
- * and stays as it is, inlinable.
+ * and stays as it is, inlinable. The list is this step's own, not `PgSchema.functionNames`:
+ * a released step does the same work forever, and a later step's function does not
+ * exist yet when this one runs.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
