@@ -16,6 +16,7 @@ import {
 } from "./Course.ts"
 import { type CourseSearchRequest, type CourseSearchRow, scoreOf, type SearchDocument, searchDocument } from "./CourseSearch.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
+import { md5Hex } from "./internal/md5.ts"
 import { type CatalogueAudience, isVisibleAt, matchesStatusFilter } from "./Publishing.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 import * as Slug from "./Slug.ts"
@@ -84,8 +85,9 @@ const changedFields = RecordVariants.pick(CourseChanges)
  * once the change has committed. It also changes when a scheduled course becomes
  * visible (the earliest future `publish_at` of a published course is part of it, read
  * with the same clock as `list`), so a cache keyed on it shows the course from that
- * instant on, without any job or write. It never reveals that instant (it goes into
- * public ETags): the part standing for it is opaque, the same on every instance.
+ * instant on, without any job or write. It goes into public ETags, so it is opaque as a
+ * whole, the same on every instance: it reveals neither that instant nor how many
+ * changes were made (drafts included).
  */
 /** The in-memory layer's state: the courses, and the search words of each. */
 type State = {
@@ -225,13 +227,11 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return deleted
       })
 
-      // Scheduled instants as opaque tokens (versions go into public ETags, launch dates must not).
-      const releaseTokens = new Map<number, string>()
-      const releaseToken = (at: number) => {
-        let token = releaseTokens.get(at)
-        if (token === undefined) releaseTokens.set(at, token = globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16))
-        return token
-      }
+      // Versions go into public ETags: the counter (drafts count) and the next launch date
+      // appear only hashed with this layer's own secret salt, as the database hashes them
+      // with its `release_salt`. The last token is kept: most reads find the same state.
+      const salt = globalThis.crypto.randomUUID()
+      let last = { state: "", token: "" }
       function versionOf(current: State, at: DateTime.Utc) {
         const now = DateTime.toEpochMillis(at)
         let nextRelease = Infinity
@@ -240,7 +240,9 @@ export class CourseRepo extends Context.Service<CourseRepo, {
           const releaseAt = DateTime.toEpochMillis(record.publish_at)
           if (releaseAt > now && releaseAt < nextRelease) nextRelease = releaseAt
         }
-        return nextRelease === Infinity ? String(current.version) : `${current.version}.${releaseToken(nextRelease)}`
+        const state = `${current.version}:${nextRelease === Infinity ? "" : nextRelease}`
+        if (state !== last.state) last = { state, token: md5Hex(new TextEncoder().encode(`${salt}:${state}`)) }
+        return last.token
       }
       const version = Effect.gen(function*() {
         return versionOf(yield* Ref.get(state), yield* DateTime.now)

@@ -238,9 +238,10 @@ export const make = () => Effect.gen(function*() {
 
   // Bumped by the triggers of migration 0012 in the same transaction as every change; the
   // next scheduled release (one probe of the partial index of migration 0008) changes it
-  // when that instant passes. The instant is hashed with the database's own salt: the
-  // version is in public ETags, a hidden course's launch date must not be. The function
-  // (migration 0008) keeps its plans per session.
+  // when that instant passes. Counter and instant are hashed with the database's own salt
+  // (migration 0014): the version is in public ETags, and neither how many drafts were
+  // written nor a hidden course's launch date may be. The function (migration 0008) keeps
+  // its plans per session.
   const version = sql<{ version: string }>`
     SELECT ${t.coursekit_catalogue_token}() AS version
   `.pipe(

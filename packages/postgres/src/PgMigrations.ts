@@ -28,6 +28,7 @@ import courseSearch from "./migrations/0010_course_search.ts"
 import providerCooldowns from "./migrations/0011_provider_cooldowns.ts"
 import cataloguePerStatement from "./migrations/0012_catalogue_version_per_statement.ts"
 import functionSearchPath from "./migrations/0013_function_search_path.ts"
+import opaqueCatalogueToken from "./migrations/0014_opaque_catalogue_token.ts"
 import { indexMissing } from "./PgCourseSearch.ts"
 import * as PgSchema from "./PgSchema.ts"
 
@@ -45,7 +46,8 @@ export const migrations = {
   "0010_course_search": courseSearch,
   "0011_provider_cooldowns": providerCooldowns,
   "0012_catalogue_version_per_statement": cataloguePerStatement,
-  "0013_function_search_path": functionSearchPath
+  "0013_function_search_path": functionSearchPath,
+  "0014_opaque_catalogue_token": opaqueCatalogueToken
 }
 
 /** Table where applied migrations are recorded, in Coursekit's schema. */

@@ -36,7 +36,9 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           const tag = newTag()
           const byRepo = yield* (yield* CourseRepo).insert({ ...publishedNow, title: `Repo ${tag}`, slugBase: `repo-${tag}`, content_html: "" })
           const bySql = yield* insertBySql(`Crème ${tag}`, "<p>Knead <b>Cr</b>&egrave;me <a href=\"https://example.com\">here</a></p>")
-          // The database as it was before 0010 (and the steps after it).
+          // The database as it was before 0010 (and the steps after it; 0014 replaces its
+          // function whatever it finds).
+          yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 14`
           yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 13`
           yield* sql`DROP FUNCTION coursekit.coursekit_bump_catalogue_version_if_changed() CASCADE`
           yield* sql`
@@ -56,7 +58,8 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
             [10, "course_search"],
             [11, "provider_cooldowns"],
             [12, "catalogue_version_per_statement"],
-            [13, "function_search_path"]
+            [13, "function_search_path"],
+            [14, "opaque_catalogue_token"]
           ])
           assert.deepStrictEqual(yield* idsFor(tag), [byRepo.id, bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} creme knead`), [bySql])

@@ -176,7 +176,7 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
         const sql = yield* SqlClient.SqlClient
         // What an earlier Coursekit left: its twelve steps run in the connection's default
         // schema, public, and rows written there.
-        const { "0013_function_search_path": _, ...before } = migrations
+        const { "0013_function_search_path": _, "0014_opaque_catalogue_token": _14, ...before } = migrations
         yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: migrationsTable }).pipe(
           Effect.provide(PgSchema.layer("public"))
         )

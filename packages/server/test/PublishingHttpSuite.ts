@@ -326,7 +326,7 @@ export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<Te
           const at = new Date(Math.floor(Date.now() / 1000) * 1000 + 30_000)
           yield* createCourse({ publish_at: at.toISOString() })
           const etag = (yield* call("/courses")).headers.get("etag")!
-          assert.match(etag, /^"\d+\.[0-9a-f]{16}\.0\.10"$/)
+          assert.match(etag, /^"[0-9a-f]{32}\.0\.10"$/)
           for (const digits of [at.getTime() / 1000, at.getTime(), at.getTime() * 1000].map(String)) assert.notInclude(etag, digits)
         }))
 

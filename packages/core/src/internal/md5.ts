@@ -1,7 +1,8 @@
 /**
  * MD5 of bytes, lower-case hex (RFC 1321). The core runs without Node's `crypto`, and
- * Web Crypto has no MD5; the memory store needs it for the ETags S3 gives parts.
- * Not for security.
+ * Web Crypto has no MD5 (and only an asynchronous digest); the memory store needs it for
+ * the ETags S3 gives parts, the memory course repository to hash its version with a
+ * secret salt as the database does. Not for signatures.
  *
  * @internal
  */
