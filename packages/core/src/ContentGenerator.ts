@@ -17,7 +17,7 @@
  */
 import { Clock, Context, Duration, Effect, Exit, Layer, Queue, Schema, Stream } from "effect"
 import type { HtmlAllowList } from "./HtmlAllowList.ts"
-import { HtmlSanitizer } from "./HtmlSanitizer.ts"
+import { HtmlSanitizer, type HtmlTooComplex, type HtmlTooLong, type SanitizerOverloaded } from "./HtmlSanitizer.ts"
 import { storableText } from "./StorableText.ts"
 import { LlmFailure, LlmFailureKind, LlmProvider, type LlmUsage, LlmUsage as LlmUsageSchema } from "./LlmProvider.ts"
 import { cooldownKeys, ProviderCooldowns } from "./ProviderCooldowns.ts"
@@ -40,7 +40,7 @@ export const GenerateRequest = Schema.Struct({
 export type GenerateRequest = typeof GenerateRequest.Type
 
 /** How one attempt ended. */
-export const AttemptOutcome = Schema.Literals(["success", ...LlmFailureKind.literals, "empty_output", "cooling_down"])
+export const AttemptOutcome = Schema.Literals(["success", ...LlmFailureKind.literals, "empty_output", "too_long", "too_complex", "cooling_down"])
 export type AttemptOutcome = typeof AttemptOutcome.Type
 
 /** One try of one model. Never holds a key or the provider's own error text. */
@@ -171,6 +171,21 @@ export interface ContentGeneratorOptions {
   readonly maxCooldown?: Duration.Duration | undefined
   /** Longest a streamed answer may take in all, however steadily it comes. Default 10 minutes. */
   readonly streamTimeout?: Duration.Duration | undefined
+  /**
+   * Most bytes (UTF-8) of a model's answer that are read; a longer answer fails its
+   * attempt as `too_long`, a streamed one as soon as it passes the mark. Default 1,000,000.
+   */
+  readonly maxOutputBytes?: number | undefined
+}
+
+/** Bytes of `text` in UTF-8 (a lone surrogate as the three of U+FFFD), without encoding it. */
+export const utf8Length = (text: string): number => {
+  let bytes = text.length
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code >= 0x80) bytes += code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 1 : 2
+  }
+  return bytes
 }
 
 /** Outcomes after which a model is left alone for a while. */
@@ -203,15 +218,28 @@ export const costOf = (usage: LlmUsage | null, prices: LlmPrices | undefined): n
   return Math.round(dollars * 1e9) / 1e9
 }
 
+/** Why an attempt failed: the model's failure, or what its answer was refused for. */
+interface AttemptFailure {
+  readonly outcome: Exclude<AttemptOutcome, "success" | "empty_output" | "cooling_down">
+  readonly detail: string
+  readonly retryAfterMillis?: number | undefined
+}
+
+const llmFailure = (failure: LlmFailure): AttemptFailure => ({ outcome: failure.kind, detail: failure.detail, retryAfterMillis: failure.retryAfterMillis })
+
+const refusal = (refused: HtmlTooComplex | HtmlTooLong): AttemptFailure =>
+  refused._tag === "HtmlTooLong" ? { outcome: "too_long", detail: refused.message } : { outcome: "too_complex", detail: refused.message }
+
 /** Writes HTML content with the chain's models. */
 export class ContentGenerator extends Context.Service<ContentGenerator, {
-  generate(request: GenerateRequest): Effect.Effect<GeneratedContent, GenerationFailed | NoModelConfigured>
+  generate(request: GenerateRequest): Effect.Effect<GeneratedContent, GenerationFailed | NoModelConfigured | SanitizerOverloaded>
   /**
    * The same generation as events. Fails with `NoModelConfigured` before any event,
    * `GenerationFailed` when every model failed before any HTML went out, and
-   * `GenerationInterrupted` when a model failed after some did.
+   * `GenerationInterrupted` when a model failed after some did, and
+   * `SanitizerOverloaded` when the sanitizer had no room for the answer.
    */
-  stream(request: GenerateRequest): Stream.Stream<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured>
+  stream(request: GenerateRequest): Stream.Stream<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured | SanitizerOverloaded>
 }>()("@coursekit/core/ContentGenerator") {
   static readonly layerNoDeps = (
     options: ContentGeneratorOptions = {}
@@ -229,33 +257,52 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
         /** Each step's cool-down key, by step index. */
         const keys = cooldownKeys(chain.steps.map((step) => step.model))
         const streamTimeout = options.streamTimeout ?? Duration.minutes(10)
+        const maxOutputBytes = options.maxOutputBytes ?? 1_000_000
+        const tooLong = (bytes: number): AttemptFailure => ({
+          outcome: "too_long",
+          detail: `the answer passed ${maxOutputBytes} bytes${bytes > maxOutputBytes ? ` (${bytes} read)` : ""}; longer answers are not accepted`
+        })
 
         /** How one step's try ended: its HTML and usage, or why it failed (`sent`: whether HTML went out). */
         type Tried =
           | { readonly _tag: "Served"; readonly html: string; readonly usage: LlmUsage | null }
-          | { readonly _tag: "Failed"; readonly failure: LlmFailure; readonly usage: LlmUsage | null; readonly sent: boolean }
+          | { readonly _tag: "Failed"; readonly failure: AttemptFailure; readonly usage: LlmUsage | null; readonly sent: boolean }
           | { readonly _tag: "Empty"; readonly usage: LlmUsage | null }
 
         /** The whole answer of one model, sanitized. */
-        const tryWhole = (model: LlmProvider["Service"], prompt: string): Effect.Effect<Tried> =>
+        const tryWhole = (model: LlmProvider["Service"], prompt: string): Effect.Effect<Tried, SanitizerOverloaded> =>
           model.generate({ prompt, system }).pipe(
             Effect.timeoutOrElse({
               duration: timeout,
               orElse: () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `no answer within ${Duration.format(timeout)}` }))
             }),
-            Effect.flatMap((answer) =>
-              Effect.map(sanitizer.sanitizeModelOutput(answer.text), (html): Tried =>
-                html.trim() === "" ? { _tag: "Empty", usage: answer.usage } : { _tag: "Served", html, usage: answer.usage })
-            ),
-            Effect.catch((failure) => Effect.succeed<Tried>({ _tag: "Failed", failure, usage: null, sent: false }))
+            Effect.matchEffect({
+              onFailure: (failure) => Effect.succeed<Tried>({ _tag: "Failed", failure: llmFailure(failure), usage: null, sent: false }),
+              onSuccess: (answer): Effect.Effect<Tried, SanitizerOverloaded> => {
+                const bytes = utf8Length(answer.text)
+                if (bytes > maxOutputBytes) return Effect.succeed({ _tag: "Failed", failure: tooLong(bytes), usage: answer.usage, sent: false })
+                return sanitizer.sanitizeModelOutput(answer.text).pipe(
+                  Effect.map((html): Tried => html.trim() === "" ? { _tag: "Empty", usage: answer.usage } : { _tag: "Served", html, usage: answer.usage }),
+                  Effect.catchTags({
+                    HtmlTooComplex: (refused) => Effect.succeed<Tried>({ _tag: "Failed", failure: refusal(refused), usage: answer.usage, sent: false }),
+                    HtmlTooLong: (refused) => Effect.succeed<Tried>({ _tag: "Failed", failure: refusal(refused), usage: answer.usage, sent: false })
+                  })
+                )
+              }
+            })
           )
 
         /** One model's streamed answer, sanitized block by block into `emit`. */
-        const tryStreamed = (model: LlmProvider["Service"], prompt: string, emit: (event: GenerationEvent) => Effect.Effect<void>): Effect.Effect<Tried> =>
+        const tryStreamed = (
+          model: LlmProvider["Service"],
+          prompt: string,
+          emit: (event: GenerationEvent) => Effect.Effect<void>
+        ): Effect.Effect<Tried, SanitizerOverloaded> =>
           Effect.suspend(() => {
             const blocks = sanitizer.modelOutputBlocks()
             let usage: LlmUsage | null = null
             let sent = false
+            let bytes = 0
             const send = (pieces: ReadonlyArray<string>) =>
               Effect.forEach(pieces, (html) => {
                 sent = true
@@ -266,25 +313,28 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
                 duration: timeout,
                 orElse: () => Stream.fail(new LlmFailure({ kind: "timeout", detail: `nothing written for ${Duration.format(timeout)}` }))
               }),
-              Stream.runForEach((part) => {
+              Stream.runForEach((part): Effect.Effect<void, LlmFailure | AttemptFailure | HtmlTooComplex | HtmlTooLong | SanitizerOverloaded> => {
                 if (part._tag === "Usage") {
                   usage = part.usage
                   return Effect.void
                 }
-                return send(blocks.push(part.text))
+                bytes += utf8Length(part.text)
+                // Reading stops here: the model's stream is interrupted, its request aborted.
+                if (bytes > maxOutputBytes) return Effect.fail(tooLong(bytes))
+                return Effect.flatMap(blocks.push(part.text), send)
               }),
               Effect.timeoutOrElse({
                 duration: streamTimeout,
                 orElse: () => Effect.fail(new LlmFailure({ kind: "timeout", detail: `the answer took longer than ${Duration.format(streamTimeout)}` }))
               }),
-              Effect.flatMap(() => {
-                const end = blocks.end()
+              Effect.flatMap(() => blocks.end()),
+              Effect.flatMap((end) => {
                 if (end.diverged) {
                   // Never expected (modelOutputBlocks is property-tested); the reader must
                   // not take the pieces for the answer.
                   return Effect.succeed<Tried>({
                     _tag: "Failed",
-                    failure: new LlmFailure({ kind: "bad_response", detail: "the streamed HTML did not match the sanitized answer" }),
+                    failure: { outcome: "bad_response", detail: "the streamed HTML did not match the sanitized answer" },
                     usage,
                     sent: true
                   })
@@ -292,7 +342,12 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
                 if (end.html.trim() === "") return Effect.succeed<Tried>({ _tag: "Empty", usage })
                 return Effect.as(send(end.blocks), { _tag: "Served", html: end.html, usage } as Tried)
               }),
-              Effect.catch((failure) => Effect.succeed<Tried>({ _tag: "Failed", failure, usage, sent }))
+              Effect.catch((failure): Effect.Effect<Tried, SanitizerOverloaded> =>
+                "_tag" in failure
+                  ? failure._tag === "SanitizerOverloaded" ? Effect.fail(failure)
+                  : Effect.succeed({ _tag: "Failed", failure: failure._tag === "LlmFailure" ? llmFailure(failure) : refusal(failure), usage, sent })
+                  : Effect.succeed({ _tag: "Failed", failure, usage, sent })
+              )
             )
           })
 
@@ -303,7 +358,7 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
         const runChain = Effect.fnUntraced(function*(
           request: GenerateRequest,
           attempts: Array<GenerationAttempt>,
-          tryStep: (model: LlmProvider["Service"], prompt: string) => Effect.Effect<Tried>,
+          tryStep: (model: LlmProvider["Service"], prompt: string) => Effect.Effect<Tried, SanitizerOverloaded>,
           onAttempt: (attempt: GenerationAttempt) => Effect.Effect<void>
         ) {
           if (chain.steps.length === 0) return yield* new NoModelConfigured({ hint: chain.whenEmpty })
@@ -336,7 +391,7 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
             const end = yield* Clock.currentTimeMillis
             const [outcome, detail]: [AttemptOutcome, string | undefined] = tried._tag === "Served" ? ["success", undefined]
               : tried._tag === "Empty" ? ["empty_output", "nothing was left after sanitization"]
-              : [tried.failure.kind, tried.failure.detail]
+              : [tried.failure.outcome, tried.failure.detail]
             const attempt: GenerationAttempt = {
               provider: model.provider,
               model: model.model,
@@ -355,7 +410,7 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
               return { html: tried.html, provider: model.provider, model: model.model, attempts: [...attempts] } satisfies GeneratedContent
             }
             if (tried._tag === "Failed") {
-              if (coolingOutcomes.has(tried.failure.kind)) {
+              if (coolingOutcomes.has(tried.failure.outcome)) {
                 const wait = Math.min(tried.failure.retryAfterMillis ?? defaultCooldown, maxCooldown)
                 if (wait > 0) yield* cooldowns.coolDown(key, wait)
               }
@@ -374,7 +429,7 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
          */
         const runLogged = (
           request: GenerateRequest,
-          tryStep: (model: LlmProvider["Service"], prompt: string) => Effect.Effect<Tried>,
+          tryStep: (model: LlmProvider["Service"], prompt: string) => Effect.Effect<Tried, SanitizerOverloaded>,
           onAttempt: (attempt: GenerationAttempt) => Effect.Effect<void>
         ) => {
           const attempts: Array<GenerationAttempt> = []
@@ -403,8 +458,10 @@ export class ContentGenerator extends Context.Service<ContentGenerator, {
           )
         })
 
-        const stream = (request: GenerateRequest): Stream.Stream<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured> =>
-          Stream.callback<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured>((queue) => {
+        const stream = (
+          request: GenerateRequest
+        ): Stream.Stream<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured | SanitizerOverloaded> =>
+          Stream.callback<GenerationEvent, GenerationFailed | GenerationInterrupted | NoModelConfigured | SanitizerOverloaded>((queue) => {
             const emit = (event: GenerationEvent) => Effect.asVoid(Queue.offer(queue, event))
             return runLogged(request, (model, prompt) => tryStreamed(model, prompt, emit), (attempt) => emit({ _tag: "Attempt", attempt })).pipe(
               Effect.flatMap((content) => emit({ _tag: "Done", content })),

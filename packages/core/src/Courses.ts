@@ -26,7 +26,7 @@ import {
   searchTerms
 } from "./CourseSearch.ts"
 import { FileUrl } from "./FileUrl.ts"
-import { HtmlSanitizer } from "./HtmlSanitizer.ts"
+import { type HtmlRefused, HtmlSanitizer } from "./HtmlSanitizer.ts"
 import type { PersistenceError } from "./PersistenceError.ts"
 import type { CatalogueAudience } from "./Publishing.ts"
 import * as Slug from "./Slug.ts"
@@ -59,11 +59,11 @@ import { Uploads } from "./Uploads.ts"
  * person wrote) and stored as sanitized; what is read back is what was stored.
  */
 export class Courses extends Context.Service<Courses, {
-  create(input: CourseCreate): Effect.Effect<Course, PersistenceError>
+  create(input: CourseCreate): Effect.Effect<Course, HtmlRefused | PersistenceError>
   list(request: CoursePageRequest): Effect.Effect<CoursePage, PersistenceError>
   search(request: CourseSearchPageRequest): Effect.Effect<CourseSearchPage, InvalidSearchCursor | PersistenceError>
   get(id: CourseId, audience: CatalogueAudience): Effect.Effect<Course, CourseNotFound | PersistenceError>
-  update(id: CourseId, changes: CourseUpdate): Effect.Effect<Course, CourseNotFound | PersistenceError>
+  update(id: CourseId, changes: CourseUpdate): Effect.Effect<Course, CourseNotFound | HtmlRefused | PersistenceError>
   delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
 }>()("@coursekit/core/Courses") {

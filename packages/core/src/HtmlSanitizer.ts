@@ -15,52 +15,74 @@
  * gives what 2 → 3 → 2 would — one full tree walk fewer on every document.
  *
  * The result is idempotent: sanitizing it again changes nothing. Bad input gets a clean
- * result, never an error.
+ * result; only a document past the limits is refused: more elements than `maxElements`
+ * ({@link HtmlTooComplex}), or sanitized HTML longer than may be stored
+ * ({@link HtmlTooLong}). An adapter that runs the pipelines elsewhere (a worker thread)
+ * adds a time budget and a bounded queue ({@link SanitizerOverloaded}).
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
-import type { Root } from "hast"
-import { unified } from "unified"
+import { Context, Effect, Layer, Schema } from "effect"
 import { defaultAllowList, type HtmlAllowList } from "./HtmlAllowList.ts"
-import { rehypeEnforceAllowList } from "./html/rehypeEnforceAllowList.ts"
-import { rehypeNormalizeStructure } from "./html/rehypeNormalizeStructure.ts"
-import { rehypeParseFragment } from "./html/rehypeParseFragment.ts"
-import { modelOutputBlocks, type ModelOutputBlocks } from "./html/ModelOutputBlocks.ts"
-import { rehypeSerializeHtml, serializeHtml } from "./html/rehypeSerializeHtml.ts"
-import { rehypeStripModelWrapping, stripModelWrapping } from "./html/rehypeStripModelWrapping.ts"
+import { defaultHtmlLimits, type HtmlLimitExceeded, type HtmlLimits, makeHtmlPipelines } from "./html/HtmlPipelines.ts"
+import { type HtmlTaskRunner, modelOutputBlocks, type ModelOutputBlocks } from "./html/ModelOutputBlocks.ts"
 
-export type { ModelOutputBlocks } from "./html/ModelOutputBlocks.ts"
+export type { HtmlTaskRunner, ModelOutputBlocks } from "./html/ModelOutputBlocks.ts"
+export {
+  defaultHtmlLimits,
+  type HtmlLimitExceeded,
+  type HtmlLimits,
+  type HtmlPipelines,
+  type HtmlTask,
+  type HtmlTaskResult,
+  type HtmlTaskValue,
+  type TaskOf,
+  makeHtmlPipelines
+} from "./html/HtmlPipelines.ts"
 export { rehypeEnforceAllowList, toSanitizeSchema } from "./html/rehypeEnforceAllowList.ts"
 export { rehypeNormalizeStructure } from "./html/rehypeNormalizeStructure.ts"
 export { maxNestingDepth, rehypeParseFragment } from "./html/rehypeParseFragment.ts"
 export { rehypeSerializeHtml, serializeHtml } from "./html/rehypeSerializeHtml.ts"
 export { rehypeStripModelWrapping } from "./html/rehypeStripModelWrapping.ts"
 
-/** Builds the two pipelines for `allowList` once; they are reused for every call. */
-const makePipelines = (allowList: HtmlAllowList) => {
-  const authored = unified()
-    .use(rehypeParseFragment)
-    .use(rehypeEnforceAllowList(allowList))
-    .use(rehypeNormalizeStructure)
-    .use(rehypeSerializeHtml)
-    .freeze()
-  const modelOutput = unified()
-    .use(rehypeParseFragment)
-    .use(rehypeStripModelWrapping)
-    .use(rehypeEnforceAllowList(allowList))
-    .use(rehypeNormalizeStructure)
-    // Stage 3 can drop the last elements, leaving prose that was between elements at the
-    // edge; stripping again (a scan of the top level only) keeps the result idempotent.
-    .use(() => stripModelWrapping)
-    .freeze()
-  const modelOutputTree = (html: string) => modelOutput.runSync(modelOutput.parse(html)) as Root
-  return {
-    authored: (html: string) => String(authored.processSync(html)),
-    modelOutput: (html: string) => serializeHtml(modelOutputTree(html)),
-    modelOutputTree
+/**
+ * A document the sanitizer will not finish: more elements than its limit, longer to
+ * sanitize than its time budget, or more memory than a worker may use. Nothing is stored.
+ */
+export class HtmlTooComplex extends Schema.TaggedError<HtmlTooComplex>()("HtmlTooComplex", {
+  reason: Schema.Literals(["elements", "time", "memory"]),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return this.detail
   }
 }
+
+/** Sanitized HTML longer than may be stored (`limit` characters), so that every stored body can be written back. */
+export class HtmlTooLong extends Schema.TaggedError<HtmlTooLong>()("HtmlTooLong", {
+  length: Schema.Int,
+  limit: Schema.Int
+}) {
+  override get message(): string {
+    return `The HTML is ${this.length} characters once sanitized; at most ${this.limit} may be stored.`
+  }
+}
+
+/** Every sanitizer worker is busy and the queue is full: try again shortly. */
+export class SanitizerOverloaded extends Schema.TaggedError<SanitizerOverloaded>()("SanitizerOverloaded", {}) {
+  override get message(): string {
+    return "The HTML sanitizer is busy; try again shortly."
+  }
+}
+
+/** Why a document was not sanitized. */
+export type HtmlRefused = HtmlTooComplex | HtmlTooLong | SanitizerOverloaded
+
+/** The error of a pipeline's refusal. */
+export const refusalOf = (refused: HtmlLimitExceeded): HtmlTooComplex | HtmlTooLong =>
+  refused.reason === "length"
+    ? new HtmlTooLong({ length: refused.actual ?? refused.limit + 1, limit: refused.limit })
+    : new HtmlTooComplex({ reason: "elements", detail: `The HTML has more than ${refused.limit} elements.` })
 
 /**
  * Sanitizes HTML before it is stored. `sanitizeAuthored` is for HTML a person wrote
@@ -70,30 +92,51 @@ const makePipelines = (allowList: HtmlAllowList) => {
 export class HtmlSanitizer extends Context.Service<HtmlSanitizer, {
   /** What stage 3 keeps: model prompts describe it, so that less is removed. */
   readonly allowList: HtmlAllowList
-  sanitizeAuthored(html: string): Effect.Effect<string>
-  sanitizeModelOutput(html: string): Effect.Effect<string>
+  /** What every document is held to. */
+  readonly limits: HtmlLimits
+  sanitizeAuthored(html: string): Effect.Effect<string, HtmlRefused>
+  sanitizeModelOutput(html: string): Effect.Effect<string, HtmlRefused>
   /**
    * Sanitizes a model's answer as it streams in (all three stages): the blocks it hands
    * out concatenate to what `sanitizeModelOutput` answers for the whole answer.
    */
-  modelOutputBlocks(): ModelOutputBlocks
+  modelOutputBlocks(): ModelOutputBlocks<HtmlRefused>
 }>()("@coursekit/core/HtmlSanitizer") {
-  /** The pipeline with `allowList` (see {@link mergeAllowLists} to extend the default). */
-  static readonly layerWith = (allowList: HtmlAllowList): Layer.Layer<HtmlSanitizer> =>
-    Layer.sync(HtmlSanitizer, () => {
-      const pipelines = makePipelines(allowList)
-      return HtmlSanitizer.of({
-        allowList,
-        sanitizeAuthored: Effect.fn("HtmlSanitizer.sanitizeAuthored")(function*(html: string) {
-          return pipelines.authored(html)
-        }),
-        sanitizeModelOutput: Effect.fn("HtmlSanitizer.sanitizeModelOutput")(function*(html: string) {
-          return pipelines.modelOutput(html)
-        }),
-        modelOutputBlocks: () => modelOutputBlocks(pipelines.modelOutputTree)
-      })
+  /**
+   * The sanitizer over `run`, which runs the pipelines of `allowList` and `limits`
+   * somewhere: in process ({@link layerWith}) or on worker threads.
+   */
+  static readonly make = (allowList: HtmlAllowList, limits: HtmlLimits, run: HtmlTaskRunner<HtmlRefused>): HtmlSanitizer["Service"] =>
+    HtmlSanitizer.of({
+      allowList,
+      limits,
+      sanitizeAuthored: Effect.fn("HtmlSanitizer.sanitizeAuthored")(function*(html: string) {
+        return yield* run({ op: "authored", html })
+      }),
+      sanitizeModelOutput: Effect.fn("HtmlSanitizer.sanitizeModelOutput")(function*(html: string) {
+        return yield* run({ op: "modelOutput", html })
+      }),
+      modelOutputBlocks: () =>
+        modelOutputBlocks(run, { maxLength: limits.maxLength, tooLong: (length) => new HtmlTooLong({ length, limit: limits.maxLength }) })
     })
 
-  /** The pipeline with Coursekit's {@link defaultAllowList}. */
+  /**
+   * The pipeline with `allowList` (see {@link mergeAllowLists} to extend the default),
+   * run in process: on the calling fiber's thread, with no time budget. A Node server
+   * takes `WorkerHtmlSanitizer` from `@coursekit/server` instead, which runs the same
+   * pipelines off the event loop.
+   */
+  static readonly layerWith = (allowList: HtmlAllowList, limits: HtmlLimits = defaultHtmlLimits): Layer.Layer<HtmlSanitizer> =>
+    Layer.sync(HtmlSanitizer, () => {
+      const pipelines = makeHtmlPipelines(allowList, limits)
+      const run: HtmlTaskRunner<HtmlRefused> = (task) =>
+        Effect.suspend(() => {
+          const result = pipelines.run(task)
+          return result.ok ? Effect.succeed(result.value) : Effect.fail(refusalOf(result.refused))
+        })
+      return HtmlSanitizer.make(allowList, limits, run)
+    })
+
+  /** The pipeline with Coursekit's {@link defaultAllowList}, in process. */
   static readonly layer: Layer.Layer<HtmlSanitizer> = HtmlSanitizer.layerWith(defaultAllowList)
 }

@@ -7,7 +7,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { CourseId, CourseNotFound } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
-import { HtmlSanitizer } from "./HtmlSanitizer.ts"
+import { type HtmlRefused, HtmlSanitizer } from "./HtmlSanitizer.ts"
 import {
   type Lesson,
   type LessonCreate,
@@ -43,13 +43,13 @@ type PlacementError = VideoNotFound | PublicVideoOnPaidLesson | UnknownSection
  * play it now (`MediaUrls`: signed for a private file).
  */
 export class Lessons extends Context.Service<Lessons, {
-  create(courseId: CourseId, input: LessonCreate): Effect.Effect<Lesson, CourseNotFound | PlacementError | PersistenceError | StorageError>
+  create(courseId: CourseId, input: LessonCreate): Effect.Effect<Lesson, CourseNotFound | PlacementError | HtmlRefused | PersistenceError | StorageError>
   list(courseId: CourseId): Effect.Effect<ReadonlyArray<Lesson>, CourseNotFound | PersistenceError | StorageError>
   update(
     courseId: CourseId,
     id: LessonId,
     changes: LessonUpdate
-  ): Effect.Effect<Lesson, LessonNotFound | PlacementError | PersistenceError | StorageError>
+  ): Effect.Effect<Lesson, LessonNotFound | PlacementError | HtmlRefused | PersistenceError | StorageError>
   delete(courseId: CourseId, id: LessonId): Effect.Effect<void, LessonNotFound | PersistenceError>
   createSection(courseId: CourseId, input: SectionCreate): Effect.Effect<Section, CourseNotFound | PersistenceError>
   listSections(courseId: CourseId): Effect.Effect<ReadonlyArray<Section>, CourseNotFound | PersistenceError>

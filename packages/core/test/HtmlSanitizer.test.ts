@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { fromParse5 } from "hast-util-from-parse5"
 import type { Element, Root, RootContent } from "hast"
 import { parseFragment } from "parse5"
-import { defaultAllowList, HtmlSanitizer, mergeAllowLists } from "../src/index.ts"
+import { defaultAllowList, defaultHtmlLimits, HtmlSanitizer, mergeAllowLists } from "../src/index.ts"
 
 const withSanitizer = Effect.provide(HtmlSanitizer.layer)
 const authored = (html: string) =>
@@ -234,7 +234,7 @@ describe("HtmlSanitizer: inputs the property test once broke", () => {
 })
 
 describe("HtmlSanitizer: bad input gets a clean result", () => {
-  it.effect("empty, plain text, 10,000-deep nesting and a 5 MB document", () =>
+  it.effect("empty, plain text, 10,000-deep nesting and (with limits raised) a 5 MB document", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* authored(""), "")
       assert.strictEqual(yield* model("   "), "")
@@ -251,5 +251,39 @@ describe("HtmlSanitizer: bad input gets a clean result", () => {
       const cleaned = yield* authored(big)
       assert.notInclude(cleaned, "onclick")
       assert.strictEqual(cleaned, "<p class=\"font-bold\">lorem <b>ipsum</b> dolor</p>".repeat(90_000))
-    }).pipe(withSanitizer), 60_000)
+    }).pipe(Effect.provide(HtmlSanitizer.layerWith(defaultAllowList, { maxElements: 1_000_000, maxLength: 10_000_000 }))), 60_000)
+})
+
+describe("HtmlSanitizer: limits", () => {
+  it.effect("a document with more elements than maxElements is refused as too complex; one at the limit is sanitized", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      assert.strictEqual(sanitizer.limits.maxElements, 10)
+      assert.strictEqual(yield* sanitizer.sanitizeAuthored("<p>x</p>".repeat(10)), "<p>x</p>".repeat(10))
+      const refused = yield* Effect.flip(sanitizer.sanitizeAuthored("<p>x</p>".repeat(11)))
+      assert.strictEqual(refused._tag, "HtmlTooComplex")
+      assert.deepInclude(refused, { reason: "elements", detail: "The HTML has more than 10 elements." })
+      const model = yield* Effect.flip(sanitizer.sanitizeModelOutput("<b>".repeat(11)))
+      assert.strictEqual(model._tag, "HtmlTooComplex")
+    }).pipe(Effect.provide(HtmlSanitizer.layerWith(defaultAllowList, { maxElements: 10, maxLength: 1_000 }))))
+
+  it.effect("sanitized HTML longer than what may be stored is refused with its length, though the input was shorter", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      // Each `&` is written back as `&amp;`: 200 characters in, 992 out.
+      const input = "&".repeat(100) + "<p>" + "&".repeat(97)
+      assert.strictEqual(input.length, 200)
+      const refused = yield* Effect.flip(sanitizer.sanitizeAuthored(input))
+      assert.deepInclude(refused, { _tag: "HtmlTooLong", length: 992, limit: 300 })
+      assert.strictEqual(refused.message, "The HTML is 992 characters once sanitized; at most 300 may be stored.")
+      // Exactly at the limit is stored.
+      assert.strictEqual((yield* sanitizer.sanitizeAuthored("&".repeat(60))).length, 300)
+    }).pipe(Effect.provide(HtmlSanitizer.layerWith(defaultAllowList, { maxElements: 100, maxLength: 300 }))))
+
+  it.effect("the limits by default: 100,000 elements and the 1,000,000 characters content_html may have", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      assert.deepStrictEqual(sanitizer.limits, defaultHtmlLimits)
+      assert.deepStrictEqual(defaultHtmlLimits, { maxElements: 100_000, maxLength: 1_000_000 })
+    }).pipe(withSanitizer))
 })

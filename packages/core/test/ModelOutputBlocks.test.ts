@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { defaultAllowList, HtmlSanitizer } from "../src/index.ts"
+import { modelOutputBlocks, type HtmlTaskRunner } from "../src/html/ModelOutputBlocks.ts"
+import { defaultAllowList, HtmlSanitizer, type HtmlTask, makeHtmlPipelines } from "../src/index.ts"
 
 const withSanitizer = Effect.provide(HtmlSanitizer.layer)
 
@@ -10,9 +11,9 @@ const streamed = (sanitizer: HtmlSanitizer["Service"], chunks: ReadonlyArray<str
   const blocks = sanitizer.modelOutputBlocks()
   const during: Array<{ readonly afterChunk: number; readonly html: string }> = []
   chunks.forEach((chunk, index) => {
-    for (const html of blocks.push(chunk)) during.push({ afterChunk: index, html })
+    for (const html of Effect.runSync(blocks.push(chunk))) during.push({ afterChunk: index, html })
   })
-  const end = blocks.end()
+  const end = Effect.runSync(blocks.end())
   return { during, end, all: [...during.map((piece) => piece.html), ...end.blocks] }
 }
 
@@ -24,7 +25,7 @@ const lesson = "Sure! Here is your lesson:\n```html\n<h2>Ownership</h2>\n<p>Each
   "<p>Done.</p>\n```\nLet me know if you want more!"
 
 describe("HtmlSanitizer.modelOutputBlocks", () => {
-  it.effect("hands out each block once the next one starts, and the blocks concatenate to the whole answer sanitized", () =>
+  it.effect("hands out blocks while the answer streams, and the blocks concatenate to the whole answer sanitized", () =>
     Effect.gen(function*() {
       const sanitizer = yield* HtmlSanitizer
       const whole = yield* sanitizer.sanitizeModelOutput(lesson)
@@ -43,8 +44,8 @@ describe("HtmlSanitizer.modelOutputBlocks", () => {
       const heading = during.find((piece) => piece.html === "<h2>Ownership</h2>")
       assert.isDefined(heading)
       assert.isBelow(heading!.afterChunk, lesson.indexOf("</p>") / 5)
-      // The last block went out once the closing fence after it started; the sign-off never does.
-      assert.deepStrictEqual(end.blocks, [])
+      // Blocks went out during the answer, not all at its end.
+      assert.isAbove(during.length, 1)
     }).pipe(withSanitizer))
 
   it.effect("a lead-in and an opening fence are recognised before anything is handed out", () =>
@@ -52,13 +53,13 @@ describe("HtmlSanitizer.modelOutputBlocks", () => {
       const sanitizer = yield* HtmlSanitizer
       const blocks = sanitizer.modelOutputBlocks()
       const sent = [
-        ...blocks.push("Sure! Here is the lesson you asked for:\n"),
-        ...blocks.push("```html\n"),
-        ...blocks.push("<p>First</p>"),
-        ...blocks.push("<p>Second")
+        ...yield* blocks.push("Sure! Here is the lesson you asked for:\n"),
+        ...yield* blocks.push("```html\n"),
+        ...yield* blocks.push("<p>First</p>"),
+        ...yield* blocks.push("<p>Second")
       ]
       assert.deepStrictEqual(sent, ["<p>First</p>"])
-      const end = blocks.end()
+      const end = yield* blocks.end()
       assert.deepStrictEqual(end.blocks, ["<p>Second</p>"])
       assert.strictEqual(end.html, "<p>First</p><p>Second</p>")
     }).pipe(withSanitizer))
@@ -226,4 +227,52 @@ describe("HtmlSanitizer.modelOutputBlocks: properties", () => {
       assert.strictEqual(all.join(""), yield* sanitizer.sanitizeModelOutput(answer))
       assert.isAtLeast(during.length, 15, `${during.length} of ${all.length} blocks went out before the end`)
     }).pipe(withSanitizer))
+})
+
+describe("modelOutputBlocks: the work stays linear in the answer's size", () => {
+  /** Streams `chunks` through the pipelines, counting what the rounds read. */
+  const measured = (chunks: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const pipelines = makeHtmlPipelines(defaultAllowList, { maxElements: 10_000_000, maxLength: 100_000_000 })
+      const reads: Array<number> = []
+      const run: HtmlTaskRunner<never> = (task) =>
+        Effect.sync(() => {
+          const any = task as HtmlTask
+          if (any.op === "streamRound") reads.push(any.text.length)
+          const result = pipelines.run(task)
+          if (!result.ok) throw new Error(`refused: ${result.refused.reason}`)
+          return result.value
+        })
+      const blocks = modelOutputBlocks(run, { maxLength: 100_000_000, tooLong: () => new Error("too long") as never })
+      let during = 0
+      for (const chunk of chunks) during += (yield* blocks.push(chunk)).length
+      const end = yield* blocks.end()
+      const whole = pipelines.run({ op: "modelOutput", html: chunks.join("") })
+      return { reads, during, end, whole: whole.ok ? whole.value : "" }
+    })
+
+  it.effect("misnested formatting elements that never close (one top-level node): the rounds read at most twice the answer and 4 KiB", () =>
+    Effect.gen(function*() {
+      const answer = "<b><p>x".repeat(30_000)
+      const { reads, end, whole } = yield* measured(cut(answer, 2_000))
+      const read = reads.reduce((sum, length) => sum + length, 0)
+      assert.isAtMost(read, 2 * answer.length + 4096)
+      // Rounds still ran (nothing settled: the whole answer is one element).
+      assert.isAbove(reads.length, 3)
+      assert.isFalse(end.diverged)
+      assert.strictEqual(end.html, whole)
+    }), 60_000)
+
+  it.effect("a long lesson written block by block: each round reads from the last cut, a few blocks, not the answer so far", () =>
+    Effect.gen(function*() {
+      const answer = Array.from({ length: 2_000 }, (_, i) => `<h2>Part ${i}</h2><p>Each value has <b>one</b> owner, ${i}.</p><ul><li>move</li></ul>\n`).join("")
+      assert.isAbove(answer.length, 150_000)
+      const { reads, during, end, whole } = yield* measured(cut(answer, 20))
+      const read = reads.reduce((sum, length) => sum + length, 0)
+      assert.isAtMost(read, 2 * answer.length + 4096)
+      assert.isAtMost(Math.max(...reads), 1_000)
+      assert.isFalse(end.diverged)
+      assert.strictEqual(end.html, whole)
+      assert.isAbove(during, 5_900)
+    }), 60_000)
 })

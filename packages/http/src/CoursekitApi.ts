@@ -150,13 +150,13 @@ export class CoursesApi extends HttpApiGroup.make("courses")
     HttpApiEndpoint.post("create", "/courses", {
       payload: CourseCreate,
       success: HttpApiSchema.WithHeaders(Course, { location: Schema.String }).pipe(HttpApiSchema.status(201)),
-      error: problemsFor("PersistenceError")
+      error: problemsFor("HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Create a course; the slug is generated from the title"),
     HttpApiEndpoint.patch("update", "/courses/:id", {
       params: { id: CourseIdParam },
       payload: CourseUpdate,
       success: Course,
-      error: problemsFor("CourseNotFound", "PersistenceError")
+      error: problemsFor("CourseNotFound", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a course's title or body; the slug stays"),
     HttpApiEndpoint.delete("delete", "/courses/:id", {
       params: { id: CourseIdParam },
@@ -332,7 +332,7 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
       params: { id: CourseIdParam },
       payload: LessonCreate,
       success: Lesson.pipe(HttpApiSchema.status(201)),
-      error: problemsFor("CourseNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "PersistenceError", "StorageError")
+      error: problemsFor("CourseNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Add a lesson (at the end, or at position)").annotate(
       OpenApi.Description,
       `${lessonBodies} A position shifts the lessons from there on; past the end means the end.`
@@ -349,7 +349,7 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
       params: lessonPath,
       payload: LessonUpdate,
       success: Lesson,
-      error: problemsFor("LessonNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "PersistenceError", "StorageError")
+      error: problemsFor("LessonNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a lesson, or move it to another position or section").annotate(
       OpenApi.Description,
       `${lessonBodies} Positions stay 1…n: moving a lesson shifts those between; past the end means last. ` +
@@ -458,7 +458,7 @@ export class AiApi extends HttpApiGroup.make("ai")
     HttpApiEndpoint.post("generate", "/admin/ai/generate", {
       payload: GenerateRequest,
       success: GeneratedContent,
-      error: problemsFor("GenerationFailed", "GenerationInterrupted", "NoModelConfigured")
+      error: problemsFor("GenerationFailed", "GenerationInterrupted", "NoModelConfigured", "SanitizerOverloaded")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Write HTML learning content with the configured language models").annotate(
       OpenApi.Description,
       "The models are tried in order (AI_PRIMARY_*, then AI_SECONDARY_*), each within AI_TIMEOUT_MS. The next one " +

@@ -14,6 +14,8 @@ import type {
   FileTooLarge,
   GenerationFailed,
   GenerationInterrupted,
+  HtmlTooComplex,
+  HtmlTooLong,
   InvalidSearchCursor,
   LessonNotFound,
   MediaInUse,
@@ -25,6 +27,7 @@ import type {
   PartOutOfRange,
   PartRejected,
   PublicVideoOnPaidLesson,
+  SanitizerOverloaded,
   SectionNotEmpty,
   SectionNotFound,
   StorageError,
@@ -78,6 +81,9 @@ export type DomainError =
   | GenerationInterrupted
   | NoModelConfigured
   | InvalidSearchCursor
+  | HtmlTooComplex
+  | HtmlTooLong
+  | SanitizerOverloaded
 
 /** How one error becomes a problem: the problem class (for the contract) and the instance. */
 interface ProblemRule<E> {
@@ -174,6 +180,21 @@ export const domainProblems = {
     problem: ValidationProblem,
     // As a query that fails its schema is answered: the issue names the parameter.
     render: (error) => new ValidationProblem({ detail: `Invalid request query: query.cursor: ${error.message}`, errors: [{ path: "query.cursor", message: error.message }] })
+  },
+  HtmlTooComplex: {
+    problem: UnprocessableContent,
+    // The core says which HTML; every HTML field of the API is content_html.
+    render: (error) => unprocessableAt("body.content_html", error.message)
+  },
+  HtmlTooLong: {
+    problem: UnprocessableContent,
+    render: (error) => unprocessableAt("body.content_html", error.message)
+  },
+  SanitizerOverloaded: {
+    problem: ServiceUnavailable,
+    // Retry-After goes on every 503 (the edge middleware).
+    render: (error) => new ServiceUnavailable({ detail: `${error.message} Nothing was stored.` }),
+    log: () => Effect.logWarning("the HTML sanitizer's queue is full")
   },
   GenerationFailed: {
     problem: BadGateway,

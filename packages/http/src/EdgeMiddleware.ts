@@ -22,6 +22,10 @@ import { RouteTable } from "./RouteTable.ts"
 /** The detail of a 500: the cause goes to the log only, never into an answer. */
 export const unexpectedErrorDetail = "An unexpected error occurred. It has been logged."
 
+/** The `Retry-After` of every 503, in seconds: long enough for a busy queue to drain, short against an outage's first minute. */
+export const retryAfterSeconds = 2
+const retryAfter = { "retry-after": String(retryAfterSeconds) }
+
 /** A problem response with the status's title. */
 export const problem = (status: number, detail: string) => ProblemDetails.toResponse(problemBody(status, detail))
 
@@ -127,9 +131,11 @@ export const layer = HttpRouter.middleware(
         const finish = (response: HttpServerResponse.HttpServerResponse) => {
           logged(response.status)
           const caching = readers.cachingOf(request, response)
-          return caching === undefined
+          // Every 503 is a dependency (or Coursekit itself) that is down or busy now: say when to retry.
+          const retry = response.status === 503 && response.headers["retry-after"] === undefined ? retryAfter : undefined
+          return caching === undefined && retry === undefined
             ? HttpServerResponse.setHeader(response, "x-request-id", requestId)
-            : HttpServerResponse.setHeaders(response, { ...caching, "x-request-id": requestId })
+            : HttpServerResponse.setHeaders(response, { ...caching, ...retry, "x-request-id": requestId })
         }
         // A bug in finishing the answer itself (the route table, the caching headers) is
         // still one logged 500 with the request's id, never an unlogged one.

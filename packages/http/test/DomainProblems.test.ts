@@ -5,6 +5,8 @@ import {
   FileTooLarge,
   GenerationFailed,
   GenerationInterrupted,
+  HtmlTooComplex,
+  HtmlTooLong,
   InvalidSearchCursor,
   type LessonId,
   LessonNotFound,
@@ -17,6 +19,7 @@ import {
   PartRejected,
   PersistenceError,
   PublicVideoOnPaidLesson,
+  SanitizerOverloaded,
   StorageError,
   UnsupportedFileType,
   UploadExpired,
@@ -58,7 +61,10 @@ const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { reado
   GenerationFailed: new GenerationFailed({ attempts: [] }),
   GenerationInterrupted: new GenerationInterrupted({ provider: "openai", model: "m", outcome: "network_error", attempts: [] }),
   NoModelConfigured: new NoModelConfigured({ hint: "Set AI_PRIMARY_PROVIDER." }),
-  InvalidSearchCursor: new InvalidSearchCursor()
+  InvalidSearchCursor: new InvalidSearchCursor(),
+  HtmlTooComplex: new HtmlTooComplex({ reason: "elements", detail: "The HTML has more than 100000 elements." }),
+  HtmlTooLong: new HtmlTooLong({ length: 1_000_001, limit: 1_000_000 }),
+  SanitizerOverloaded: new SanitizerOverloaded()
 }
 
 const expectedStatus: { readonly [Tag in DomainError["_tag"]]: number } = {
@@ -86,7 +92,10 @@ const expectedStatus: { readonly [Tag in DomainError["_tag"]]: number } = {
   PersistenceError: 503,
   StorageError: 503,
   NoModelConfigured: 503,
-  InvalidSearchCursor: 400
+  InvalidSearchCursor: 400,
+  HtmlTooComplex: 422,
+  HtmlTooLong: 422,
+  SanitizerOverloaded: 503
 }
 
 describe("DomainProblems: the table of the core's errors", () => {

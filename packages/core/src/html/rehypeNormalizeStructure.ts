@@ -44,7 +44,8 @@ const inlineTags = new Set([
   "wbr"
 ])
 
-const isBlock = (node: RootContent | ElementContent | undefined) =>
+/** Whether `node` is a block: an element outside the inline tags. */
+export const isBlock = (node: RootContent | ElementContent | undefined) =>
   node !== undefined && node.type === "element" && !inlineTags.has(node.tagName)
 
 const hasProperties = (element: Element) => {

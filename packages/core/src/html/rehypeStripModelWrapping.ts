@@ -19,5 +19,15 @@ export const stripModelWrapping = (tree: Root): void => {
   tree.children = tree.children.filter((node, index) => node.type !== "text" || (index > first && index < last))
 }
 
+/**
+ * Only the lead-in: the text before the first tag. For the first window of a streamed
+ * answer, whose end is not the answer's end (prose there may be between elements).
+ */
+export const stripLeadIn = (tree: Root): void => {
+  const first = tree.children.findIndex((node) => node.type === "element")
+  if (first <= 0) return
+  tree.children = tree.children.filter((node, index) => node.type !== "text" || index > first)
+}
+
 /** The unified plugin. */
 export const rehypeStripModelWrapping = () => stripModelWrapping

@@ -1,0 +1,276 @@
+/**
+ * The sanitization pipelines as plain synchronous functions over one allow-list and its
+ * limits, with no Effect in them: `HtmlSanitizer.layer` runs them in process, and a
+ * worker thread (`@coursekit/server`'s `WorkerHtmlSanitizer`) runs the same functions
+ * off the event loop. Every entry is one {@link HtmlTask} in, one {@link HtmlTaskResult}
+ * out, so that both sides speak plain, cloneable data.
+ *
+ * Limits: a document may hold at most `maxElements` elements after parsing (deeper
+ * nesting than {@link maxNestingDepth} is flattened to text, as before), and its
+ * sanitized HTML at most `maxLength` characters — what may be stored, so that a stored
+ * body can always be read and written back unchanged.
+ *
+ * A streamed answer is sanitized in windows ({@link StreamRound}): each window is parsed
+ * once from where the last one was cut, and a window is cut where both the parser and
+ * the sanitizer start afresh, so the work over a whole answer stays linear in its size.
+ *
+ * @since 0.2.0
+ */
+import type { Root } from "hast"
+import { type DefaultTreeAdapterMap, type InsertionMode, Parser, type Token, TokenizerMode } from "parse5"
+import { unified } from "unified"
+import { defaultAllowList, type HtmlAllowList } from "../HtmlAllowList.ts"
+import { ElementBudget, nodesToHast, TooManyElements } from "./parse5ToHast.ts"
+import { rehypeEnforceAllowList } from "./rehypeEnforceAllowList.ts"
+import { isBlock, rehypeNormalizeStructure } from "./rehypeNormalizeStructure.ts"
+import { maxNestingDepth } from "./rehypeParseFragment.ts"
+import { serializeHtml } from "./rehypeSerializeHtml.ts"
+import { stripLeadIn, stripModelWrapping } from "./rehypeStripModelWrapping.ts"
+
+/** The limits every document is held to. */
+export interface HtmlLimits {
+  /** Most elements a document may hold after parsing. */
+  readonly maxElements: number
+  /** Most characters the sanitized HTML may have: what may be stored. */
+  readonly maxLength: number
+}
+
+/** Coursekit's limits: 100,000 elements, and the 1,000,000 characters a stored body may have. */
+export const defaultHtmlLimits: HtmlLimits = { maxElements: 100_000, maxLength: 1_000_000 }
+
+/**
+ * Where a streamed answer's next window starts: the parser's insertion mode at the cut
+ * (a number of parse5's `InsertionMode`), or none for the answer's first window.
+ */
+export type StreamStart = number | undefined
+
+/** One piece of work for the pipelines. */
+export type HtmlTask =
+  | { readonly op: "authored"; readonly html: string }
+  | { readonly op: "modelOutput"; readonly html: string }
+  /** A whole model answer, sanitized, as its top-level blocks. */
+  | { readonly op: "modelOutputPieces"; readonly html: string }
+  /** One window of a streamed answer: the text from the last cut on. */
+  | { readonly op: "streamRound"; readonly text: string; readonly start: StreamStart }
+
+/** The task of `op`. */
+export type TaskOf<Op extends HtmlTask["op"]> = Extract<HtmlTask, { readonly op: Op }>
+
+/** What one window of a streamed answer gave. */
+export interface StreamRound {
+  /** The window's settled blocks, sanitized, up to its last element. */
+  readonly pieces: ReadonlyArray<string>
+  /**
+   * Where the next window starts (an offset into the window's text) and the parser's
+   * state there, when every piece is final whatever follows; else none.
+   */
+  readonly cut: { readonly offset: number; readonly start: number } | undefined
+}
+
+/** What the task's op answers. */
+export interface HtmlTaskValue {
+  readonly authored: string
+  readonly modelOutput: string
+  readonly modelOutputPieces: ReadonlyArray<string>
+  readonly streamRound: StreamRound
+}
+
+/** Why a document was refused: too many elements, or too long once sanitized. */
+export interface HtmlLimitExceeded {
+  readonly reason: "elements" | "length"
+  readonly limit: number
+  /** For `length`: the sanitized length. */
+  readonly actual?: number | undefined
+}
+
+/** A task's answer. */
+export type HtmlTaskResult<Op extends HtmlTask["op"] = HtmlTask["op"]> =
+  | { readonly ok: true; readonly value: HtmlTaskValue[Op] }
+  | { readonly ok: false; readonly refused: HtmlLimitExceeded }
+
+type Parse5Node = DefaultTreeAdapterMap["childNode"]
+type Parse5Element = DefaultTreeAdapterMap["element"]
+
+/**
+ * parse5's parser, noting each point between two tokens where it is back in a state a
+ * fresh fragment parser can be put in: nothing open, no formatting element to reopen,
+ * no form, no pending table text, the tokenizer reading data. Only there may a stream
+ * be cut and the rest parsed on its own. parse5 exports `Parser` (marked internal); the
+ * fields read here are pinned by its version and the stream's property tests.
+ */
+class CheckpointParser extends Parser<DefaultTreeAdapterMap> {
+  /** Clean points: source offset → the insertion mode there. */
+  readonly clean = new Map<number, InsertionMode>()
+
+  private note(token: Token.TagToken | Token.CommentToken): void {
+    const location = token.location
+    if (
+      location === null ||
+      this.openElements.stackTop !== 0 ||
+      this.activeFormattingElements.newest !== null ||
+      this.formElement !== null ||
+      this.pendingCharacterTokens.length > 0 ||
+      this.skipNextNewLine ||
+      this.tokenizer.state !== TokenizerMode.DATA ||
+      this.tmplInsertionModeStack.length !== 1 ||
+      this.tmplInsertionModeStack[0] !== this.insertionMode
+    ) return
+    this.clean.set(location.endOffset, this.insertionMode)
+  }
+
+  override onStartTag(token: Token.TagToken): void {
+    super.onStartTag(token)
+    this.note(token)
+  }
+
+  override onEndTag(token: Token.TagToken): void {
+    super.onEndTag(token)
+    this.note(token)
+  }
+
+  override onComment(token: Token.CommentToken): void {
+    super.onComment(token)
+    this.note(token)
+  }
+}
+
+/** A fragment parser (a template's content, as `parseFragment` uses) put in `start`'s state. */
+const parserAt = (start: StreamStart): CheckpointParser => {
+  const parser = CheckpointParser.getFragmentParser<DefaultTreeAdapterMap>(null, { sourceCodeLocationInfo: true }) as CheckpointParser
+  if (start !== undefined) {
+    parser.insertionMode = start as InsertionMode
+    parser.tmplInsertionModeStack = [start as InsertionMode]
+  }
+  return parser
+}
+
+/** The top-level nodes a parser built (children of its fake root). */
+const topLevelOf = (parser: Parser<DefaultTreeAdapterMap>): Array<Parse5Node> => (parser.openElements.items[0] as Parse5Element).childNodes
+
+/**
+ * How many of the top-level nodes are final: those before the one holding the open
+ * elements (the parser adds only there, and after it: fostered content, reopened
+ * formatting elements, a new node), or before the last when nothing is open (text there
+ * grows). While that node is a table, what does not belong in it goes just before it
+ * (text there grows), so the node before it is not final either.
+ */
+const settledCount = (parser: Parser<DefaultTreeAdapterMap>, nodes: ReadonlyArray<Parse5Node>): number => {
+  if (parser.openElements.stackTop === 0) return Math.max(0, nodes.length - 1)
+  const root = parser.openElements.items[0]
+  // The first open element is not always top-level: `</form>` leaves what is open in a form open.
+  let open = parser.openElements.items[1] as Parse5Node
+  while (open.parentNode !== null && open.parentNode !== root) open = open.parentNode as Parse5Node
+  const index = nodes.lastIndexOf(open)
+  if (index === -1) return 0
+  return Math.max(0, open.nodeName === "table" ? index - 1 : index)
+}
+
+/** Where a parsed node's source ends, if the parser read it there (not one it made up). */
+const endOf = (node: Parse5Node): number | undefined => node.sourceCodeLocation?.endOffset
+
+/**
+ * Serialized top-level nodes of `tree`: all of them, or (`settled`) those up to its last
+ * element. Prose after it may be a sign-off, and an answer part with no element at all
+ * may be a lead-in (stage 1 keeps the prose of an answer with no tag).
+ */
+const piecesOf = (tree: Root, settled: boolean): Array<string> => {
+  let end = tree.children.length
+  if (settled) while (end > 0 && tree.children[end - 1]!.type !== "element") end--
+  return tree.children.slice(0, end).map((child) => serializeHtml({ type: "root", children: [child] }))
+}
+
+/** The pipelines for `allowList`, holding every document to `limits`. */
+export const makeHtmlPipelines = (allowList: HtmlAllowList = defaultAllowList, limits: HtmlLimits = defaultHtmlLimits) => {
+  // Stage 3 before stage 2: the structure pass then also cleans what the allow-list removed.
+  const authored = unified().use(rehypeEnforceAllowList(allowList)).use(rehypeNormalizeStructure).freeze()
+  const modelOutput = unified()
+    .use(() => stripModelWrapping)
+    .use(rehypeEnforceAllowList(allowList))
+    .use(rehypeNormalizeStructure)
+    // Stage 3 can drop the last elements, leaving prose that was between elements at the
+    // edge; stripping again (a scan of the top level only) keeps the result idempotent.
+    .use(() => stripModelWrapping)
+    .freeze()
+  // A streamed answer's first window: its end is not the answer's, so only the lead-in goes.
+  const firstWindow = unified()
+    .use(() => stripLeadIn)
+    .use(rehypeEnforceAllowList(allowList))
+    .use(rehypeNormalizeStructure)
+    .use(() => stripLeadIn)
+    .freeze()
+
+  const treeOf = (nodes: ReadonlyArray<Parse5Node>) => nodesToHast(nodes, maxNestingDepth, new ElementBudget(limits.maxElements))
+
+  const parseWhole = (html: string): Array<Parse5Node> => {
+    const parser = Parser.getFragmentParser<DefaultTreeAdapterMap>()
+    parser.tokenizer.write(html, true)
+    return parser.getFragment().childNodes
+  }
+
+  const bounded = (html: string): string => {
+    if (html.length > limits.maxLength) throw new TooLong(html.length)
+    return html
+  }
+
+  const sanitizeAuthored = (html: string): string => bounded(serializeHtml(authored.runSync(treeOf(parseWhole(html))) as Root))
+
+  const sanitizeModelOutputTree = (html: string): Root => modelOutput.runSync(treeOf(parseWhole(html))) as Root
+
+  const modelOutputPieces = (html: string): Array<string> => {
+    const pieces = piecesOf(sanitizeModelOutputTree(html), false)
+    bounded(pieces.join(""))
+    return pieces
+  }
+
+  /**
+   * One window of a streamed answer. The window's settled top-level nodes are sanitized
+   * (stages 3 and 2, and for the answer's first window stage 1's lead-in: only it can
+   * hold one; a sign-off is prose after the last element, which is held back anyway). It is cut after them when its output
+   * ends with a block element and the parser was clean where their source ends: after a
+   * block, the sanitizer trims, merges and unwraps as at the start of a document, and a
+   * clean parser reads what follows as a fresh one put in the same mode does.
+   */
+  const streamRound = (text: string, start: StreamStart): StreamRound => {
+    const parser = parserAt(start)
+    parser.tokenizer.write(text, false)
+    const nodes = topLevelOf(parser)
+    const settled = settledCount(parser, nodes)
+    if (settled === 0) return { pieces: [], cut: undefined }
+    const tree = (start === undefined ? firstWindow : authored).runSync(treeOf(nodes.slice(0, settled))) as Root
+    const pieces = piecesOf(tree, true)
+    const lastOut = tree.children.at(-1)
+    const end = endOf(nodes[settled - 1]!)
+    const mode = end === undefined ? undefined : parser.clean.get(end)
+    const cut = lastOut !== undefined && isBlock(lastOut) && end !== undefined && mode !== undefined ? { offset: end, start: mode } : undefined
+    return { pieces, cut }
+  }
+
+  const run = <Op extends HtmlTask["op"]>(task: TaskOf<Op>): HtmlTaskResult<Op> => {
+    const any = task as HtmlTask
+    try {
+      const value = any.op === "authored" ? sanitizeAuthored(any.html)
+        : any.op === "modelOutput" ? bounded(serializeHtml(sanitizeModelOutputTree(any.html)))
+        : any.op === "modelOutputPieces" ? modelOutputPieces(any.html)
+        : streamRound(any.text, any.start)
+      return { ok: true, value: value as HtmlTaskValue[Op] }
+    } catch (error) {
+      if (error instanceof TooManyElements) return { ok: false, refused: { reason: "elements", limit: limits.maxElements } }
+      if (error instanceof TooLong) return { ok: false, refused: { reason: "length", limit: limits.maxLength, actual: error.length } }
+      throw error
+    }
+  }
+
+  return { allowList, limits, run }
+}
+
+/** The pipelines {@link makeHtmlPipelines} builds. */
+export type HtmlPipelines = ReturnType<typeof makeHtmlPipelines>
+
+/** Sanitized HTML longer than `maxLength`. */
+class TooLong extends Error {
+  readonly length: number
+  constructor(length: number) {
+    super(`${length} characters once sanitized`)
+    this.length = length
+  }
+}
