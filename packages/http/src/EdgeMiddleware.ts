@@ -8,8 +8,8 @@
  *
  * @since 0.1.0
  */
-import { ByteSize, Cause, Context, Effect } from "effect"
-import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { ByteSize, Cause, Context, Effect, Exit, Stream } from "effect"
+import { HttpBody, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { CatalogueReaders } from "./CatalogueAuthLive.ts"
 import { CourseListCache } from "./CourseListCache.ts"
 import { PublicCoursePages } from "./PublicCoursePages.ts"
@@ -92,6 +92,33 @@ const asProblem = (response: HttpServerResponse.HttpServerResponse) => {
 }
 
 /**
+ * The status a streamed body's log line says, by how the body ended: the response's own
+ * when it was sent whole, 499 when its reader left (or the server's shutdown cut it), as
+ * for a request abandoned before its answer, and 500 when producing it failed.
+ */
+const statusAtEnd = (exit: Exit.Exit<unknown, unknown>, status: number) =>
+  Exit.isSuccess(exit) ? status : Cause.hasInterruptsOnly(exit.cause) ? 499 : 500
+
+/**
+ * `response`, logged by `logged`: now, or — for a body streamed after the headers (the
+ * AI event stream, a file) — as that body ends, since the route's success says nothing
+ * of whether its reader stayed to the end.
+ */
+const loggedWhenSent = (
+  response: HttpServerResponse.HttpServerResponse,
+  method: string,
+  logged: (status: number) => void
+): HttpServerResponse.HttpServerResponse => {
+  const body = response.body
+  if (body._tag !== "Stream" || HttpServerResponse.omitsBody(response, method === "HEAD")) {
+    logged(response.status)
+    return response
+  }
+  const ended = Stream.onExit(body.stream, (exit) => Effect.sync(() => logged(statusAtEnd(exit, response.status))))
+  return HttpServerResponse.setBody(response, HttpBody.stream(ended, body.contentType, body.contentLength))
+}
+
+/**
  * The global middleware: add it beside the routes (`Layer.mergeAll(routes, layer)`), and
  * provide `RouteTable.layer` to both.
  */
@@ -129,13 +156,13 @@ export const layer = HttpRouter.middleware(
           })
         // One log line and one copy of the headers: this runs on every response.
         const finish = (response: HttpServerResponse.HttpServerResponse) => {
-          logged(response.status)
           const caching = readers.cachingOf(request, response)
           // Every 503 is a dependency (or Coursekit itself) that is down or busy now: say when to retry.
           const retry = response.status === 503 && response.headers["retry-after"] === undefined ? retryAfter : undefined
-          return caching === undefined && retry === undefined
+          const answered = caching === undefined && retry === undefined
             ? HttpServerResponse.setHeader(response, "x-request-id", requestId)
             : HttpServerResponse.setHeaders(response, { ...caching, ...retry, "x-request-id": requestId })
+          return loggedWhenSent(answered, request.method, logged)
         }
         // A bug in finishing the answer itself (the route table, the caching headers) is
         // still one logged 500 with the request's id, never an unlogged one.

@@ -1,7 +1,7 @@
 import { MemoryCoursekit } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Logger, References } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Context, Duration, Effect, Layer, Logger, References, Stream } from "effect"
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, type RequestLogEntry, RequestLogger, RouteTable, ViewerResolver } from "../src/index.ts"
 
 // Settled when the route that never answers has started.
@@ -34,7 +34,19 @@ const makeHandler = (
     Layer.mergeAll(
       CoursekitHttp.layerRoutes,
       HttpRouter.add("GET", "/explode", Effect.die(new Error("password=hunter2 at db.internal:5432"))),
-      HttpRouter.add("GET", "/forever", Effect.andThen(Effect.sync(() => started.resolve()), Effect.never))
+      HttpRouter.add("GET", "/forever", Effect.andThen(Effect.sync(() => started.resolve()), Effect.never)),
+      // A body streamed after the headers, as the AI event stream is: `count` chunks, or endless.
+      HttpRouter.add(
+        "GET",
+        "/ticks",
+        Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+          const count = Number(new URL(request.url, "http://test").searchParams.get("count") ?? Infinity)
+          return HttpServerResponse.stream(
+            Stream.encodeText(Stream.take(Stream.tick(Duration.millis(10)).pipe(Stream.map(() => "tick\n")), count)),
+            { contentType: "text/plain" }
+          )
+        })
+      )
     ).pipe(
       Layer.provide([
         MemoryCoursekit.layerMemory(),
@@ -114,6 +126,33 @@ describe("edge middleware", () => {
       for (let turn = 0; turn < 100 && logged.length === 0; turn++) yield* Effect.promise(() => new Promise((done) => setTimeout(done, 5)))
       yield* Effect.promise(dispose)
       assert.deepStrictEqual(logged.map(({ method, path, status }) => ({ method, path, status })), [{ method: "GET", path: "/forever", status: 499 }])
+    }))
+
+  it.live("a streamed body is logged as it ends: with the response's status when read to the end, 499 when its reader leaves mid-way", () =>
+    Effect.gen(function*() {
+      const logged: Array<RequestLogEntry> = []
+      const { handler, dispose } = makeHandler(logged)
+      const whole = yield* Effect.promise(() => handler(new Request("http://test/ticks?count=3")))
+      assert.strictEqual(whole.status, 200)
+      // The headers are out, the body is not: nothing is logged yet.
+      assert.deepStrictEqual(logged, [])
+      assert.strictEqual(yield* Effect.promise(() => whole.text()), "tick\ntick\ntick\n")
+      assert.deepStrictEqual(logged.map(({ path, status }) => ({ path, status })), [{ path: "/ticks", status: 200 }])
+      assert.strictEqual(whole.headers.get("x-request-id"), logged[0]!.requestId)
+
+      const endless = yield* Effect.promise(() => handler(new Request("http://test/ticks")))
+      const reader = endless.body!.getReader()
+      yield* Effect.promise(() => reader.read())
+      yield* Effect.promise(() => reader.cancel())
+      for (let turn = 0; turn < 100 && logged.length === 1; turn++) yield* Effect.sleep(Duration.millis(5))
+      // A HEAD sends no body: logged at once.
+      const head = yield* Effect.promise(() => handler(new Request("http://test/ticks", { method: "HEAD" })))
+      assert.strictEqual(head.status, 200)
+      yield* Effect.promise(dispose)
+      assert.deepStrictEqual(logged.slice(1).map(({ method, path, status }) => ({ method, path, status })), [
+        { method: "GET", path: "/ticks", status: 499 },
+        { method: "HEAD", path: "/ticks", status: 200 }
+      ])
     }))
 
   it.effect("with no admin token configured every write is refused", () =>

@@ -332,4 +332,83 @@ describe("POST /admin/ai/generate: the standalone process", () => {
       assert.notInclude(logs, geminiKey)
       assert.notInclude(logs, "SECRET")
     }).pipe(Effect.scoped), 60_000)
+
+  it.live("an event stream is logged as it ends: 499 when its reader leaves mid-stream, 200 when read to the end", () =>
+    Effect.gen(function*() {
+      const openai = yield* FakeOpenAiServer.start({ model: "gpt-env" })
+      const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "ai-stream-log-"))
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          startServerProcess({
+            DATA_DIR: dataDir,
+            ADMIN_TOKENS: adminToken,
+            LOG_LEVEL: "Info",
+            AI_PRIMARY_PROVIDER: "openai",
+            AI_PRIMARY_MODEL: "gpt-env",
+            AI_PRIMARY_API_KEY: openAiKey,
+            AI_PRIMARY_BASE_URL: openai.baseUrl
+          })
+        ),
+        (started) =>
+          Effect.promise(async () => {
+            started.child.kill("SIGTERM")
+            await started.exit
+          })
+      )
+      const lesson = Array.from({ length: 20 }, (_, i) => `<h2>Part ${i + 1}</h2><p>Each value has one owner.</p>`).join("\n")
+      /** Streams a generation under request id `id`; with `leaveAfterFirstEvent`, goes away after the first event. */
+      const stream = (id: string, leaveAfterFirstEvent: boolean) =>
+        Effect.promise(async () => {
+          const controller = new AbortController()
+          const response = await fetch(`${server.url}/admin/ai/generate`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json", accept: "text/event-stream", "x-request-id": id },
+            body: JSON.stringify({ prompt: "A lesson" }),
+            signal: controller.signal
+          })
+          const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+          let text = ""
+          while (true) {
+            const { value, done } = await reader.read()
+            if (done) break
+            text += value
+            if (leaveAfterFirstEvent && text.includes("\n\n")) {
+              controller.abort()
+              break
+            }
+          }
+          return { status: response.status, text }
+        })
+      /** The request log lines of request `id`, once there is one (they are written as the request ends). */
+      const requestLines = (id: string) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < 100; i++) {
+            const lines = server.output.filter((line) => line.includes(`"requestId":"${id}"`) && line.includes(`"durationMs"`))
+            if (lines.length > 0) {
+              // Anything written late would be a second line: give it a moment.
+              yield* Effect.sleep(Duration.millis(300))
+              return server.output.filter((line) => line.includes(`"requestId":"${id}"`) && line.includes(`"durationMs"`)).map((line) => JSON.parse(line))
+            }
+            yield* Effect.sleep(Duration.millis(50))
+          }
+          return []
+        })
+
+      // About 2 s of model output: the reader leaves after the first block.
+      openai.script.answerWith(ModelAnswer.text(lesson, { chunkChars: 10, chunkDelayMs: 20 }))
+      const left = yield* stream("stream-left-mid-way", true)
+      assert.strictEqual(left.status, 200)
+      assert.match(left.text, /^event: html\n/)
+      const leftLines = yield* requestLines("stream-left-mid-way")
+      assert.deepStrictEqual(leftLines.map((line) => [line.message, line.annotations.status]), [["POST /admin/ai/generate 499", 499]])
+      // The generation's own line (this process's first) still says how it ended.
+      const generations = server.output.filter((line) => line.includes("language model generation"))
+      assert.deepStrictEqual(generations.map((line) => JSON.parse(line).message[1].outcome), ["interrupted"])
+
+      openai.script.answerWith(ModelAnswer.text("<p>Short.</p>", { chunkChars: 4, chunkDelayMs: 5 }))
+      const read = yield* stream("stream-read-to-the-end", false)
+      assert.include(read.text, "event: done")
+      const readLines = yield* requestLines("stream-read-to-the-end")
+      assert.deepStrictEqual(readLines.map((line) => [line.message, line.annotations.status]), [["POST /admin/ai/generate 200", 200]])
+    }).pipe(Effect.scoped), 60_000)
 })
