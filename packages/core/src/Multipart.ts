@@ -8,6 +8,7 @@
  */
 import { Schema } from "effect"
 import { maxPartCount, minPartSize } from "./ObjectStore.ts"
+import { storableText } from "./StorableText.ts"
 import { ContentType, FileName, MediaVisibility, SizeBytes } from "./Upload.ts"
 
 /** How long a multipart upload stays open: long enough for 50 GiB over a slow line. */
@@ -101,12 +102,35 @@ export const MultipartStatus = Schema.Struct({
 }).annotate({ identifier: "MultipartStatus" })
 export type MultipartStatus = typeof MultipartStatus.Type
 
+/**
+ * The index of the first of `parts` listed out of ascending `part_number` order (its
+ * number not above the one before it, so a part named twice too), or `undefined` when
+ * they ascend. A completion lists its parts so, as S3 requires (`InvalidPartOrder`).
+ */
+export const firstPartOutOfOrder = (parts: ReadonlyArray<{ readonly part_number: number }>): number | undefined => {
+  for (let index = 1; index < parts.length; index++) {
+    if (parts[index]!.part_number <= parts[index - 1]!.part_number) return index
+  }
+  return undefined
+}
+
+// A list out of order is a malformed request (a 400 naming the part), not a part storage
+// lacks: a client that sorts its list completes.
+const inAscendingOrder = Schema.makeFilter<ReadonlyArray<{ readonly part_number: number }>>((parts) => {
+  const index = firstPartOutOfOrder(parts)
+  return index === undefined ? undefined : {
+    path: [index, "part_number"],
+    issue: "parts must be listed in ascending part_number order, each part once: " +
+      `part ${parts[index]!.part_number} follows part ${parts[index - 1]!.part_number}`
+  }
+})
+
 /** `POST /admin/media/multipart/{upload_id}/complete`. */
 export const MultipartCompleteRequest = Schema.Struct({
   parts: Schema.Array(Schema.Struct({
     part_number: PartNumber,
-    etag: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(128))
-  })).check(Schema.isMinLength(1, { message: "name every part" }), Schema.isMaxLength(maxPartCount))
+    etag: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(128), storableText("etag"))
+  })).check(Schema.isMinLength(1, { message: "name every part" }), Schema.isMaxLength(maxPartCount), inAscendingOrder)
 }).annotate({ identifier: "MultipartCompleteRequest" })
 export type MultipartCompleteRequest = typeof MultipartCompleteRequest.Type
 
@@ -148,7 +172,10 @@ export class PartOutOfRange extends Schema.TaggedError<PartOutOfRange>()(
   }
 }
 
-/** Completion refused: a part is missing, not the one uploaded, or too small. Nothing changed. */
+/**
+ * Completion refused: a part is missing, not the one uploaded, or too small, or the list
+ * is out of order (which the request's schema refuses first). Nothing changed.
+ */
 export class PartRejected extends Schema.TaggedError<PartRejected>()(
   "PartRejected",
   {

@@ -18,6 +18,7 @@ import { LessonRepo } from "./LessonRepo.ts"
 import { MediaRepo } from "./MediaRepo.ts"
 import { MediaUrls } from "./MediaUrls.ts"
 import {
+  firstPartOutOfOrder,
   MultipartCompleted,
   type MultipartCompleteRequest,
   type MultipartCreateRequest,
@@ -410,14 +411,14 @@ export class Uploads extends Context.Service<Uploads, {
           if (DateTime.isGreaterThanOrEqualTo(yield* DateTime.now, DateTime.addDuration(open.intent.expires_at, grace))) {
             return yield* new UploadExpired({ file_key: open.intent.key })
           }
-          // Every part, once, in order: 1…part_count.
-          for (const [index, part] of request.parts.entries()) {
-            if (part.part_number !== index + 1) {
-              return yield* part.part_number > index + 1
-                ? new PartRejected({ reason: "missing_or_wrong_etag", part_number: index + 1 })
-                : new PartRejected({ reason: "not_in_order", part_number: part.part_number })
-            }
+          // Every part, once, in order: 1…part_count. Out of order is said so (the request's
+          // schema says it first); in order, the first number that skips one names a part missing.
+          const unordered = firstPartOutOfOrder(request.parts)
+          if (unordered !== undefined) {
+            return yield* new PartRejected({ reason: "not_in_order", part_number: request.parts[unordered]!.part_number })
           }
+          const skipped = request.parts.findIndex((part, index) => part.part_number !== index + 1)
+          if (skipped !== -1) return yield* new PartRejected({ reason: "missing_or_wrong_etag", part_number: skipped + 1 })
           if (request.parts.length < open.partCount) {
             return yield* new PartRejected({ reason: "missing_or_wrong_etag", part_number: request.parts.length + 1 })
           }

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Cause, Duration, Effect, Exit, Layer, Option, Schema, SchemaIssue } from "effect"
 import { TestClock } from "effect/testing"
 import {
   Courses,
@@ -10,6 +10,7 @@ import {
   MediaRepo,
   MediaUrls,
   MemoryObjectStore,
+  MultipartCompleteRequest,
   type MultipartUpload,
   ObjectStore,
   partCountFor,
@@ -50,6 +51,41 @@ const putParts = (upload: MultipartUpload, file: Uint8Array, numbers: ReadonlyAr
   })
 
 const allParts = (upload: MultipartUpload) => Array.from({ length: upload.part_count }, (_, i) => i + 1)
+
+describe("multipart uploads: the completion request", () => {
+  const decode = (parts: ReadonlyArray<{ part_number: number; etag: string }>) =>
+    Exit.match(Schema.decodeUnknownExit(MultipartCompleteRequest)({ parts }), {
+      onSuccess: () => [],
+      onFailure: (cause) => {
+        const issue = Cause.squash(cause) as Schema.SchemaError
+        return SchemaIssue.makeFormatterStandardSchemaV1()(issue.issue).issues.map((entry) => ({
+          path: (entry.path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment),
+          message: entry.message
+        }))
+      }
+    })
+  const etag = "\"0123456789abcdef0123456789abcdef\""
+
+  it("lists its parts in ascending part_number order, each once: the first part out of place is named", () => {
+    const ascending = "parts must be listed in ascending part_number order, each part once"
+    assert.deepStrictEqual(decode([1, 2, 4].map((n) => ({ part_number: n, etag }))), [])
+    assert.deepStrictEqual(decode([2, 1, 3].map((n) => ({ part_number: n, etag }))), [
+      { path: ["parts", 1, "part_number"], message: `${ascending}: part 1 follows part 2` }
+    ])
+    assert.deepStrictEqual(decode([1, 2, 2, 3].map((n) => ({ part_number: n, etag }))), [
+      { path: ["parts", 2, "part_number"], message: `${ascending}: part 2 follows part 2` }
+    ])
+  })
+
+  it("refuses an ETag the database could not store, as every text input", () => {
+    for (const unstorable of ["\"a\u0000b\"", "\"a\ud800b\"", "\udc00"]) {
+      assert.deepStrictEqual(decode([{ part_number: 1, etag: unstorable }]), [
+        { path: ["parts", 0, "etag"], message: "etag must not contain NUL characters or unpaired surrogates" }
+      ], JSON.stringify(unstorable))
+    }
+    assert.deepStrictEqual(decode([{ part_number: 1, etag: "\"\ud83d\ude00\"" }]), [], "a surrogate pair is text")
+  })
+})
 
 describe("multipart uploads: the part plan", () => {
   it("whole MiB, at least 5 MiB, at most 10,000 parts", () => {
@@ -124,7 +160,9 @@ describe("multipart uploads (Uploads, memory store)", () => {
         [named([1, 2, 3]), "PartRejected", "missing_or_wrong_etag", 3],
         [named([1, 2]), "PartRejected", "missing_or_wrong_etag", 3],
         [named([1, 3]), "PartRejected", "missing_or_wrong_etag", 2],
-        [named([2, 1, 3]), "PartRejected", "missing_or_wrong_etag", 1],
+        // Out of order is said so, naming the first part out of place, before any part is missed.
+        [named([2, 1, 3]), "PartRejected", "not_in_order", 1],
+        [named([1, 3, 2]), "PartRejected", "not_in_order", 2],
         [named([1, 1, 2, 3]), "PartRejected", "not_in_order", 1],
         [named([1, 2, 3], (n) => n === 2 ? "\"0123456789abcdef0123456789abcdef\"" : etags.get(n) ?? "x"), "PartRejected", "missing_or_wrong_etag", 2]
       ]

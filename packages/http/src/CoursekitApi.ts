@@ -303,10 +303,11 @@ export class MultipartApi extends HttpApiGroup.make("multipart")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Assemble the parts into the media file; the same answer as finalize-upload")
       .annotate(
         OpenApi.Description,
-        "Name every part 1…part_count once, in order, with the ETag its PUT answered. A missing, wrong or too small " +
-          "part is a 409 naming it (part_number), and nothing changes. The object is assembled, HEADed, its size taken " +
-          "from storage and recorded; completing again answers the same record. Accepted until the grace period " +
-          "(UPLOAD_GRACE_PERIOD) after expires_at ends, then 410 and nothing is assembled."
+        "Name every part 1…part_count once, in order, with the ETag its PUT answered. A list out of ascending " +
+          "part_number order (or naming a part twice) is a 400 naming the first part out of place (errors[].path). A " +
+          "missing, wrong or too small part is a 409 naming it (part_number), and nothing changes. The object is " +
+          "assembled, HEADed, its size taken from storage and recorded; completing again answers the same record. " +
+          "Accepted until the grace period (UPLOAD_GRACE_PERIOD) after expires_at ends, then 410 and nothing is assembled."
       ),
     HttpApiEndpoint.delete("abort", "/admin/media/multipart/:upload_id", {
       params: multipartPath,

@@ -3,7 +3,8 @@
  * bodies an unpaired surrogate — with a 400 problem that names the input, before any I/O.
  * The endpoints and their inputs are read from the server's own OpenAPI document, so a
  * new endpoint or field is covered as soon as it exists (and fails here until it has an
- * example body). Ids have one spelling: anything but the canonical decimal is a 400.
+ * example body), the fields of objects in arrays too. Ids have one spelling: anything but
+ * the canonical decimal is a 400.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -65,11 +66,30 @@ const operationsOf = (document: any): Array<Operation> =>
     }))
   )
 
-/** The body fields that accept text. */
-const textFields = (document: any, schemaName: string): Array<string> =>
-  Object.entries(document.components.schemas[schemaName].properties as Record<string, any>)
-    .filter(([, schema]) => schema.type === "string" || (schema.anyOf ?? []).some((branch: any) => branch.type === "string"))
-    .map(([name]) => name)
+/**
+ * Where the body of `schemaName` accepts text, as paths into it: its own fields, and the
+ * fields of the objects in its arrays (`["parts", 0, "etag"]`: the first element's).
+ */
+const textFields = (document: any, schemaName: string): Array<ReadonlyArray<string | number>> => {
+  const resolved = (schema: any): any => schema.$ref === undefined ? schema : resolved(document.components.schemas[schema.$ref.split("/").pop()])
+  const within = (schema: any, path: ReadonlyArray<string | number>): Array<ReadonlyArray<string | number>> => {
+    const object = resolved(schema)
+    if (object.type === "array") return within(object.items, [...path, 0])
+    if (object.type === "string" || (object.anyOf ?? []).some((branch: any) => resolved(branch).type === "string")) return [path]
+    if (object.properties === undefined) return []
+    return Object.entries(object.properties as Record<string, any>).flatMap(([name, field]) => within(field, [...path, name]))
+  }
+  return within(document.components.schemas[schemaName], [])
+}
+
+/** `body` with `value` at `path` (which it holds already: the valid body has every array's first element). */
+const withValueAt = (body: Record<string, unknown>, path: ReadonlyArray<string | number>, value: string): Record<string, unknown> => {
+  const copy = structuredClone(body)
+  let target: any = copy
+  for (const step of path.slice(0, -1)) target = target[step]
+  target[path.at(-1)!] = value
+  return copy
+}
 
 const urlOf = (operation: Operation, values: Record<string, string>) => {
   const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => values[name]!)
@@ -114,9 +134,9 @@ describe("text the database cannot store, in every input of every endpoint", () 
               const reply = yield* call(urlOf(operation, defaults(operation)), {
                 method: operation.method,
                 admin: operation.admin,
-                json: { ...body, [field]: bad }
+                json: withValueAt(body!, field, bad)
               })
-              expect400(reply, `body.${field}`, `${operation.method} ${operation.path} ${field} ${JSON.stringify(bad)}`)
+              expect400(reply, ["body", ...field].join("."), `${operation.method} ${operation.path} ${field.join(".")} ${JSON.stringify(bad)}`)
             }
           }
         }

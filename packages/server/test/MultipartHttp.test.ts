@@ -151,7 +151,7 @@ describe("multipart uploads over HTTP (PGlite, local disk)", () => {
         assert.strictEqual((yield* mediaKeys).filter((key) => key === created.file_key).length, 1)
       }))
 
-    it.effect("complete refusals name the part and change nothing: a wrong ETag, a missing part, parts out of order or twice, one too many", () =>
+    it.effect("complete refusals name the part and change nothing: a wrong ETag, a missing part, one too many; parts out of order or twice, or an unstorable ETag, are 400s", () =>
       Effect.gen(function*() {
         const created = yield* start()
         const etags = yield* uploadParts(created.upload_id, file, partSize, [1, 2, 3])
@@ -174,9 +174,18 @@ describe("multipart uploads over HTTP (PGlite, local disk)", () => {
         // A missing part, in the middle or at the end.
         yield* refused([{ part_number: 1, etag: etags.get(1)! }, { part_number: 3, etag: etags.get(3)! }], 409, 2)
         yield* refused([{ part_number: 1, etag: etags.get(1)! }, { part_number: 2, etag: etags.get(2)! }], 409, 3)
-        // Out of order, or a part twice.
-        yield* refused([2, 1, 3].map((n) => ({ part_number: n, etag: etags.get(n)! })), 409, 1)
-        yield* refused([1, 2, 2, 3].map((n) => ({ part_number: n, etag: etags.get(n)! })), 409, 2)
+        // Out of order, or a part twice: the list is wrong, not storage (S3's InvalidPartOrder, 400).
+        const ascending = "parts must be listed in ascending part_number order, each part once"
+        const unordered = yield* refused([2, 1, 3].map((n) => ({ part_number: n, etag: etags.get(n)! })), 400)
+        assert.deepStrictEqual(unordered.body.errors, [{ path: "body.parts.1.part_number", message: `${ascending}: part 1 follows part 2` }])
+        assert.strictEqual(unordered.body.detail, `Invalid request body: body.parts.1.part_number: ${ascending}: part 1 follows part 2`)
+        const twice = yield* refused([1, 2, 2, 3].map((n) => ({ part_number: n, etag: etags.get(n)! })), 400)
+        assert.deepStrictEqual(twice.body.errors, [{ path: "body.parts.2.part_number", message: `${ascending}: part 2 follows part 2` }])
+        // An ETag the database could not store is refused like every other text input.
+        for (const etag of ["\"a\u0000b\"", "\"a\ud800b\""]) {
+          const unstorable = yield* refused([{ part_number: 1, etag }, { part_number: 2, etag: etags.get(2)! }, { part_number: 3, etag: etags.get(3)! }], 400)
+          assert.deepStrictEqual(unstorable.body.errors, [{ path: "body.parts.0.etag", message: "etag must not contain NUL characters or unpaired surrogates" }])
+        }
         // A part past the last: the problem names this request's field.
         const extra = yield* refused([...allParts(etags), { part_number: 4, etag: etags.get(3)! }], 422)
         assert.deepStrictEqual(extra.body.errors.map((error: { path: string }) => error.path), ["body.parts"])
