@@ -6,8 +6,16 @@
  * paragraphs, style/id/onclick, utility classes and iframes (YouTube and Vimeo players
  * with extra attributes and fallback text, and look-alike hosts). Prints docs/s and the
  * ratios to sanitize-html. Target (issues #3, #13): Coursekit ≥ 1.0× sanitize-html.
+ *
+ * Coursekit is measured twice (issue #30): in process (`HtmlSanitizer.layer`, on the
+ * thread the others run on) and on the server's pool of worker processes
+ * (`WorkerHtmlSanitizer`, SANITIZER_WORKERS of them, documents kept in flight), which is
+ * what `npm start` runs. Then the pathological shapes of the outside probe, one row each:
+ * how long each contender takes per document, what Coursekit answers, and the longest
+ * the main thread's event loop waited while the pool worked.
  */
 import { defaultAllowList, HtmlSanitizer } from "@coursekit/core"
+import { WorkerHtmlSanitizer } from "@coursekit/server"
 import DOMPurify from "dompurify"
 import { Effect } from "effect"
 import { JSDOM } from "jsdom"
@@ -156,4 +164,84 @@ for (const [name, list] of rates) {
   console.log(`${name.padEnd(22)} ${median(list).toFixed(0).padStart(7)} ${ratio.toFixed(2).padStart(16)}`)
 }
 const ratio = median(rates.get("coursekit (3 stages)")!.map((rate, round) => rate / reference[round]!))
-console.log(`\ntarget: coursekit ≥ 1.0× sanitize-html (${ratio.toFixed(2)}×): ${ratio >= 1 ? "met" : "MISSED"}`)
+
+// --- the worker pool ------------------------------------------------------------------
+const workers = Number(process.env.SANITIZER_WORKERS ?? 2)
+const onPool = <A>(use: (sanitizer: HtmlSanitizer["Service"]) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    return yield* use(yield* HtmlSanitizer)
+  }).pipe(Effect.provide(WorkerHtmlSanitizer.layer({
+    workers,
+    limits: { maxElements: 100_000, maxLength: 10_000_000 },
+    timeBudget: "60 seconds"
+  })))))
+
+/** Docs/s through the pool in `milliseconds`, `workers * 2` documents in flight. */
+const measurePool = (sanitizer: HtmlSanitizer["Service"], milliseconds: number) =>
+  Effect.promise(async () => {
+    let docs = 0
+    let next = 0
+    const start = performance.now()
+    const lane = async () => {
+      while (performance.now() - start < milliseconds) {
+        await Effect.runPromise(sanitizer.sanitizeModelOutput(corpus[next++ % corpus.length]!))
+        docs++
+      }
+    }
+    await Promise.all(Array.from({ length: workers * 2 }, lane))
+    return docs / ((performance.now() - start) / 1000)
+  })
+
+const poolRates: Array<number> = []
+const poolReference: Array<number> = []
+await onPool((sanitizer) =>
+  Effect.gen(function*() {
+    yield* measurePool(sanitizer, 500) // warm-up: the workers load and compile
+    for (let round = 0; round < rounds; round++) {
+      poolRates.push(yield* measurePool(sanitizer, (seconds * 1000) / rounds))
+      poolReference.push(measure(contenders[1]![1], (seconds * 1000) / rounds))
+    }
+  })
+)
+const poolRatio = median(poolRates.map((rate, round) => rate / poolReference[round]!))
+console.log(`${`coursekit, ${workers} workers`.padEnd(22)} ${median(poolRates).toFixed(0).padStart(7)} ${poolRatio.toFixed(2).padStart(16)}`)
+console.log(`\ntarget: coursekit ≥ 1.0× sanitize-html — in process ${ratio.toFixed(2)}×: ${ratio >= 1 ? "met" : "MISSED"}; ` +
+  `on the worker pool ${poolRatio.toFixed(2)}×: ${poolRatio >= 1 ? "met" : "MISSED"}`)
+
+// --- pathological shapes -----------------------------------------------------------------
+const shapes: ReadonlyArray<readonly [string, string]> = [
+  ["misnested <b><p>x, 1 MB", "<b><p>x".repeat(142_857)],
+  ["misnested inline, 0.9 MB", "<a><b><i><u><s>x</a>".repeat(47_000)],
+  ["deep tables, 1 MB", "<table><tr><td>".repeat(66_000)],
+  ["90,000 attributes", `<p ${Array.from({ length: 90_000 }, (_, i) => `a${i}=x`).join(" ")}>x</p>`],
+  ["14,000 embeds", "<iframe src=\"https://www.youtube.com/embed/dQw4w9WgXcQ\"></iframe>".repeat(14_000)]
+]
+const timed = <A>(run: () => A): [number, A] => {
+  const start = performance.now()
+  const value = run()
+  return [performance.now() - start, value]
+}
+const outcome = (exit: { readonly _tag: string; readonly value?: unknown; readonly cause?: unknown }) =>
+  exit._tag === "Success" ? `${String(exit.value).length} chars` : String((exit.cause as { reasons?: Array<{ error?: { _tag?: string } }> }).reasons?.[0]?.error?._tag ?? "failed")
+console.log("\npathological shape          sanitize-html ms  in process ms  pool ms  pool answer            loop's longest wait ms")
+await onPool((sanitizer) =>
+  Effect.gen(function*() {
+    yield* sanitizer.sanitizeAuthored("<p>warm</p>")
+    for (const [name, html] of shapes) {
+      const [referenceMs] = timed(() => sanitizeHtml(html, sanitizeHtmlOptions))
+      const [localMs] = timed(() => Effect.runSyncExit(coursekit.sanitizeAuthored(html)))
+      let last = performance.now()
+      let longest = 0
+      const timer = setInterval(() => {
+        const now = performance.now()
+        longest = Math.max(longest, now - last)
+        last = now
+      }, 1)
+      const start = performance.now()
+      const exit = yield* Effect.exit(sanitizer.sanitizeAuthored(html))
+      const poolMs = performance.now() - start
+      clearInterval(timer)
+      console.log(`${name.padEnd(28)} ${referenceMs.toFixed(0).padStart(13)} ${localMs.toFixed(0).padStart(14)} ${poolMs.toFixed(0).padStart(8)}  ${outcome(exit as never).padEnd(22)} ${longest.toFixed(1).padStart(10)}`)
+    }
+  })
+)

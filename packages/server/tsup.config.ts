@@ -1,3 +1,4 @@
 import { packageBuild } from "../../tsup.base.ts"
 
-export default packageBuild(["src/index.ts", "src/main.ts"])
+// The sanitizer's worker thread is a module of its own (WorkerHtmlSanitizer loads it by path).
+export default packageBuild(["src/index.ts", "src/main.ts", "src/htmlSanitizerWorker.ts"])

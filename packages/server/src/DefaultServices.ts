@@ -19,8 +19,8 @@ import {
   ContentGenerator,
   Deadline,
   FileUrl,
+  defaultHtmlLimits,
   MediaUrls,
-  HtmlSanitizer,
   Lessons,
   LlmChain,
   type LlmProvider,
@@ -54,6 +54,7 @@ import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { join } from "node:path"
 import * as PrivateDirectory from "./PrivateDirectory.ts"
 import * as SecretFile from "./SecretFile.ts"
+import * as WorkerHtmlSanitizer from "./WorkerHtmlSanitizer.ts"
 import { aiConfigurationHint, type AiModelSettings, type ServerSettings, settings as readSettings, type StorageSettings } from "./ServerConfig.ts"
 
 /** Why the default services could not start. */
@@ -106,13 +107,23 @@ const layerCooldowns = (settings: ServerSettings) =>
 
 /** `POST /admin/ai/generate`: the configured models, in order (none: a 503 naming the variables). */
 const layerContentGenerator = (settings: ServerSettings) =>
-  ContentGenerator.layerNoDeps({ timeout: settings.aiTimeout, cooldown: settings.aiCooldown }).pipe(
+  ContentGenerator.layerNoDeps({ timeout: settings.aiTimeout, cooldown: settings.aiCooldown, maxOutputBytes: settings.aiMaxOutputBytes }).pipe(
     Layer.provide(LlmChain.layer(
       settings.aiModels.map((model) => ({ model: layerModel(model), prices: Option.getOrUndefined(model.prices) })),
       { whenEmpty: aiConfigurationHint }
     )),
     Layer.provide(layerCooldowns(settings))
   )
+
+/** Every stored HTML body and every model answer is sanitized in worker processes, off the event loop. */
+const layerSanitizer = (settings: ServerSettings) =>
+  WorkerHtmlSanitizer.layer({
+    limits: { ...defaultHtmlLimits, maxElements: settings.sanitizer.maxElements },
+    workers: settings.sanitizer.workers,
+    maxQueue: settings.sanitizer.maxQueue,
+    timeBudget: settings.sanitizer.timeBudget,
+    idleTimeout: settings.sanitizer.idleTimeout
+  })
 
 const layerReadiness = (settings: ServerSettings) =>
   Layer.effect(
@@ -226,7 +237,7 @@ export const coreLayers = (settings: ServerSettings, publicUrl: () => string): C
       PublicCourses.layerNoDeps,
       Purchases.layerNoDeps,
       layerContentGenerator(settings)
-    ).pipe(Layer.provideMerge(Uploads.layerNoDeps(uploads)), Layer.provide(HtmlSanitizer.layer)),
+    ).pipe(Layer.provideMerge(Uploads.layerNoDeps(uploads)), Layer.provide(layerSanitizer(settings))),
     layerReadiness(settings)
   ).pipe(
     Layer.provide(MediaUrls.layer({ ttl: settings.mediaUrlTtl })),

@@ -175,8 +175,26 @@ export interface ServerSettings {
   readonly aiTimeout: Duration.Duration
   /** How long a model that failed with 429, 5xx or a time-out is skipped, without `Retry-After` (`AI_COOLDOWN_MS`). */
   readonly aiCooldown: Duration.Duration
+  /** Most bytes of a model's answer that are read (`AI_MAX_OUTPUT_BYTES`). */
+  readonly aiMaxOutputBytes: number
+  /** The HTML sanitizer's worker processes and bounds (`SANITIZER_*`). */
+  readonly sanitizer: SanitizerSettings
   /** Least severe level logged; request lines are `Info`. */
   readonly logLevel: LogLevel.LogLevel
+}
+
+/** The HTML sanitizer's worker processes and bounds. */
+export interface SanitizerSettings {
+  /** Worker processes (`SANITIZER_WORKERS`). */
+  readonly workers: number
+  /** Sanitizations that may wait for a worker; one more is a 503 (`SANITIZER_QUEUE`). */
+  readonly maxQueue: number
+  /** Longest one sanitization may run; past it 422 (`SANITIZER_TIME_BUDGET_MS`). */
+  readonly timeBudget: Duration.Duration
+  /** How long an idle worker lives before it ends and returns its memory (`SANITIZER_IDLE_MS`). */
+  readonly idleTimeout: Duration.Duration
+  /** Most elements a document may have after parsing (`SANITIZER_MAX_ELEMENTS`). */
+  readonly maxElements: number
 }
 
 
@@ -234,6 +252,24 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   aiCooldownMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 3_600_000 })), "AI_COOLDOWN_MS").pipe(
     Config.withDefault(60_000)
   ),
+  aiMaxOutputBytes: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000 })), "AI_MAX_OUTPUT_BYTES").pipe(
+    Config.withDefault(1_000_000)
+  ),
+  sanitizerWorkers: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })), "SANITIZER_WORKERS").pipe(
+    Config.withDefault(2)
+  ),
+  sanitizerQueue: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 })), "SANITIZER_QUEUE").pipe(
+    Config.withDefault(64)
+  ),
+  sanitizerTimeBudgetMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 600_000 })), "SANITIZER_TIME_BUDGET_MS").pipe(
+    Config.withDefault(2_000)
+  ),
+  sanitizerIdleMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400_000 })), "SANITIZER_IDLE_MS").pipe(
+    Config.withDefault(10_000)
+  ),
+  sanitizerMaxElements: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000_000 })), "SANITIZER_MAX_ELEMENTS").pipe(
+    Config.withDefault(100_000)
+  ),
   logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info"))
 }).pipe(Config.map((raw) => {
   const publicUrl = Option.match(raw.publicUrl, {
@@ -271,6 +307,14 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     aiModels: raw.aiModels,
     aiTimeout: Duration.millis(raw.aiTimeoutMs),
     aiCooldown: Duration.millis(raw.aiCooldownMs),
+    aiMaxOutputBytes: raw.aiMaxOutputBytes,
+    sanitizer: {
+      workers: raw.sanitizerWorkers,
+      maxQueue: raw.sanitizerQueue,
+      timeBudget: Duration.millis(raw.sanitizerTimeBudgetMs),
+      idleTimeout: Duration.millis(raw.sanitizerIdleMs),
+      maxElements: raw.sanitizerMaxElements
+    },
     logLevel: raw.logLevel
   }
 }))

@@ -49,6 +49,8 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     aiModels: [],
     aiTimeout: Duration.seconds(30),
     aiCooldown: Duration.seconds(60),
+    aiMaxOutputBytes: 1_000_000,
+    sanitizer: { workers: 2, maxQueue: 64, timeBudget: Duration.seconds(2), idleTimeout: Duration.seconds(10), maxElements: 100_000 },
     logLevel: "Warn",
     ...overrides
   }

@@ -17,9 +17,11 @@
  * @since 0.2.0
  */
 import type { Root } from "hast"
-import { type DefaultTreeAdapterMap, type InsertionMode, Parser, type Token, TokenizerMode } from "parse5"
+import { type DefaultTreeAdapterMap, defaultTreeAdapter, type InsertionMode, Parser, type Token, TokenizerMode, type TreeAdapter } from "parse5"
 import { unified } from "unified"
 import { defaultAllowList, type HtmlAllowList } from "../HtmlAllowList.ts"
+
+export type { HtmlAllowList } from "../HtmlAllowList.ts"
 import { ElementBudget, nodesToHast, TooManyElements } from "./parse5ToHast.ts"
 import { rehypeEnforceAllowList } from "./rehypeEnforceAllowList.ts"
 import { isBlock, rehypeNormalizeStructure } from "./rehypeNormalizeStructure.ts"
@@ -92,20 +94,44 @@ type Parse5Node = DefaultTreeAdapterMap["childNode"]
 type Parse5Element = DefaultTreeAdapterMap["element"]
 
 /**
+ * parse5's tree adapter, counting the elements the parser makes: past `max` the parse
+ * stops (a throw through parse5), so a document of a million elements never becomes a
+ * tree of a million elements — the memory and time a parse takes stay bounded.
+ */
+const countingAdapter = (max: number): TreeAdapter<DefaultTreeAdapterMap> => {
+  // The parser makes three elements of its own first (the context, a document, a root).
+  let made = -3
+  return {
+    ...defaultTreeAdapter,
+    createElement: (tagName, namespaceURI, attrs) => {
+      if (++made > max) throw new TooManyElements(max)
+      return defaultTreeAdapter.createElement(tagName, namespaceURI, attrs)
+    }
+  }
+}
+
+/** A point where a stream may be cut: the source offset, and the insertion mode there. */
+interface Clean {
+  readonly offset: number
+  readonly mode: InsertionMode
+}
+
+/**
  * parse5's parser, noting each point between two tokens where it is back in a state a
  * fresh fragment parser can be put in: nothing open, no formatting element to reopen,
  * no form, no pending table text, the tokenizer reading data. Only there may a stream
- * be cut and the rest parsed on its own. parse5 exports `Parser` (marked internal); the
- * fields read here are pinned by its version and the stream's property tests.
+ * be cut and the rest parsed on its own. Each point is noted under the number of
+ * top-level nodes then, the latest one winning: cutting after the first `k` nodes is
+ * safe where the parser was clean with exactly `k` (tokens after it that made no node
+ * were ignored ones). parse5 exports `Parser` (marked internal); the fields read here
+ * are pinned by its version and the stream's property tests.
  */
 class CheckpointParser extends Parser<DefaultTreeAdapterMap> {
-  /** Clean points: source offset → the insertion mode there. */
-  readonly clean = new Map<number, InsertionMode>()
+  /** Clean points by the number of top-level nodes there. */
+  readonly clean = new Map<number, Clean>()
 
-  private note(token: Token.TagToken | Token.CommentToken): void {
-    const location = token.location
+  private note(): void {
     if (
-      location === null ||
       this.openElements.stackTop !== 0 ||
       this.activeFormattingElements.newest !== null ||
       this.formElement !== null ||
@@ -115,28 +141,33 @@ class CheckpointParser extends Parser<DefaultTreeAdapterMap> {
       this.tmplInsertionModeStack.length !== 1 ||
       this.tmplInsertionModeStack[0] !== this.insertionMode
     ) return
-    this.clean.set(location.endOffset, this.insertionMode)
+    // The token's last character (a `>`) is the current one.
+    const offset = this.tokenizer.preprocessor.offset + 1
+    this.clean.set((this.openElements.items[0] as Parse5Element).childNodes.length, { offset, mode: this.insertionMode })
   }
 
   override onStartTag(token: Token.TagToken): void {
     super.onStartTag(token)
-    this.note(token)
+    this.note()
   }
 
   override onEndTag(token: Token.TagToken): void {
     super.onEndTag(token)
-    this.note(token)
+    this.note()
   }
 
   override onComment(token: Token.CommentToken): void {
     super.onComment(token)
-    this.note(token)
+    this.note()
   }
 }
 
-/** A fragment parser (a template's content, as `parseFragment` uses) put in `start`'s state. */
-const parserAt = (start: StreamStart): CheckpointParser => {
-  const parser = CheckpointParser.getFragmentParser<DefaultTreeAdapterMap>(null, { sourceCodeLocationInfo: true }) as CheckpointParser
+/**
+ * A fragment parser (a template's content, as `parseFragment` uses) put in `start`'s
+ * state, making at most `maxElements` elements.
+ */
+const parserAt = (start: StreamStart, maxElements: number): CheckpointParser => {
+  const parser = CheckpointParser.getFragmentParser<DefaultTreeAdapterMap>(null, { treeAdapter: countingAdapter(maxElements) }) as CheckpointParser
   if (start !== undefined) {
     parser.insertionMode = start as InsertionMode
     parser.tmplInsertionModeStack = [start as InsertionMode]
@@ -164,9 +195,6 @@ const settledCount = (parser: Parser<DefaultTreeAdapterMap>, nodes: ReadonlyArra
   if (index === -1) return 0
   return Math.max(0, open.nodeName === "table" ? index - 1 : index)
 }
-
-/** Where a parsed node's source ends, if the parser read it there (not one it made up). */
-const endOf = (node: Parse5Node): number | undefined => node.sourceCodeLocation?.endOffset
 
 /**
  * Serialized top-level nodes of `tree`: all of them, or (`settled`) those up to its last
@@ -202,7 +230,7 @@ export const makeHtmlPipelines = (allowList: HtmlAllowList = defaultAllowList, l
   const treeOf = (nodes: ReadonlyArray<Parse5Node>) => nodesToHast(nodes, maxNestingDepth, new ElementBudget(limits.maxElements))
 
   const parseWhole = (html: string): Array<Parse5Node> => {
-    const parser = Parser.getFragmentParser<DefaultTreeAdapterMap>()
+    const parser = Parser.getFragmentParser<DefaultTreeAdapterMap>(null, { treeAdapter: countingAdapter(limits.maxElements) })
     parser.tokenizer.write(html, true)
     return parser.getFragment().childNodes
   }
@@ -231,7 +259,7 @@ export const makeHtmlPipelines = (allowList: HtmlAllowList = defaultAllowList, l
    * clean parser reads what follows as a fresh one put in the same mode does.
    */
   const streamRound = (text: string, start: StreamStart): StreamRound => {
-    const parser = parserAt(start)
+    const parser = parserAt(start, limits.maxElements)
     parser.tokenizer.write(text, false)
     const nodes = topLevelOf(parser)
     const settled = settledCount(parser, nodes)
@@ -239,9 +267,8 @@ export const makeHtmlPipelines = (allowList: HtmlAllowList = defaultAllowList, l
     const tree = (start === undefined ? firstWindow : authored).runSync(treeOf(nodes.slice(0, settled))) as Root
     const pieces = piecesOf(tree, true)
     const lastOut = tree.children.at(-1)
-    const end = endOf(nodes[settled - 1]!)
-    const mode = end === undefined ? undefined : parser.clean.get(end)
-    const cut = lastOut !== undefined && isBlock(lastOut) && end !== undefined && mode !== undefined ? { offset: end, start: mode } : undefined
+    const clean = parser.clean.get(settled)
+    const cut = lastOut !== undefined && isBlock(lastOut) && clean !== undefined ? { offset: clean.offset, start: clean.mode } : undefined
     return { pieces, cut }
   }
 
