@@ -43,6 +43,8 @@ const assertDeadlineProblem = (name: string, answer: { readonly elapsed: Duratio
   assert.strictEqual(reply.status, 503, `${name}: ${reply.text}`)
   assert.strictEqual(reply.headers.get("content-type"), "application/problem+json", name)
   assert.strictEqual(reply.body.status, 503, name)
+  // A dependency that is down: the client is told when to try again.
+  assert.strictEqual(reply.headers.get("retry-after"), "2", name)
   assert.isAtMost(Duration.toMillis(elapsed), Duration.toMillis(Duration.sum(deadline, margin)), `${name} answered late`)
 }
 
