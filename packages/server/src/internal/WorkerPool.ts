@@ -44,6 +44,9 @@ export interface WorkerPoolOptions {
   readonly maxHeapMb: number
 }
 
+/** `--inspect`, `--inspect-brk=…`, `--inspect-port`, `--debug…`. */
+const debuggerFlag = /^--(inspect|debug)/
+
 interface Job {
   readonly task: unknown
   readonly resolve: (value: unknown) => void
@@ -119,9 +122,10 @@ export class WorkerPool {
 
   private spawn(): void {
     // This process's flags (a loader, export conditions) so that the worker loads its
-    // module as this one does; structured clone on the channel, as between threads.
+    // module as this one does — but not a debugger's, whose port the server holds;
+    // structured clone on the channel, as between threads.
     const worker = fork(this.options.file, [], {
-      execArgv: [...process.execArgv, `--max-old-space-size=${this.options.maxHeapMb}`],
+      execArgv: [...process.execArgv.filter((flag) => !debuggerFlag.test(flag)), `--max-old-space-size=${this.options.maxHeapMb}`],
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
