@@ -8,6 +8,7 @@ import { defaultMediaUrlTtl, defaultSinglePutMaxBytes, defaultUploadLimits, type
 import { PgDatabase } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { Config, ConfigProvider, Data, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
+import { defaultWorkers as defaultSanitizerWorkers } from "./WorkerHtmlSanitizer.ts"
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "")
 
@@ -256,7 +257,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     Config.withDefault(1_000_000)
   ),
   sanitizerWorkers: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })), "SANITIZER_WORKERS").pipe(
-    Config.withDefault(2)
+    Config.withDefault(defaultSanitizerWorkers())
   ),
   sanitizerQueue: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 })), "SANITIZER_QUEUE").pipe(
     Config.withDefault(64)
