@@ -61,8 +61,6 @@ const maxPageSize = 1000
 // (parsers trim the ends, which would break the exact match the receiver checks).
 const headerValue = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/
 
-const encodeKey = (key: string) => key.split("/").map(encodeURIComponent).join("/")
-
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "")
 
 const startError = (reason: string) => new StorageError({ operation: "start", cause: new Error(reason) })
@@ -144,7 +142,7 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       const signature = UrlSignature.signPut(secret, put)
       const headers = presignedPutHeaders({ contentType: request.contentType, contentLength: length })
       return {
-        url: `${uploadBase()}/${encodeKey(request.key)}?${UrlSignature.putQueryString(put, signature)}`,
+        url: `${uploadBase()}/${UrlSignature.putTarget(put, signature)}`,
         headers,
         expiresAt: DateTime.makeUnsafe(expires * 1000)
       }
@@ -159,7 +157,7 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       const get: UrlSignature.SignedGet = { key: request.key, expires }
       const signature = UrlSignature.signGet(secret, get)
       return {
-        url: `${publicBase()}/${encodeKey(request.key)}?${UrlSignature.getQueryString(get, signature)}`,
+        url: `${publicBase()}/${UrlSignature.getTarget(get, signature)}`,
         expiresAt: DateTime.makeUnsafe(expires * 1000)
       } satisfies PresignedGet
     })
@@ -201,7 +199,7 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       }
       const signature = UrlSignature.signPart(secret, part)
       return {
-        url: `${uploadBase()}/${encodeKey(request.key)}?${UrlSignature.partQueryString(part, signature)}`,
+        url: `${uploadBase()}/${UrlSignature.partTarget(part, signature)}`,
         headers: presignedPartHeaders(request),
         expiresAt: DateTime.makeUnsafe(expires * 1000)
       }
@@ -312,7 +310,7 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       delete: delete_,
       list,
       removeIncomplete,
-      publicUrl: (key) => `${publicBase()}/${encodeKey(key)}`,
+      publicUrl: (key) => `${publicBase()}/${UrlSignature.keyPath(key)}`,
       check
     })
     const uploads = uploadsFromDisk(disk, { secret, maxUploadBytes })

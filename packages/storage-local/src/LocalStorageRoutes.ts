@@ -70,13 +70,21 @@ const storageUnavailable = (error: unknown) =>
 /** The key in the matched path, percent-decoded by the router. */
 const keyParam = Effect.map(HttpRouter.params, (params) => params["*"] ?? "")
 
-const upload = (uploads: LocalUploads["Service"]) =>
+/**
+ * What follows `base` (the routes' `<path>/`) in `url`, exactly as received: the key's
+ * path still percent-encoded, and the query. A URL that does not start with `base` as
+ * written (its base spelled otherwise) is all of it, which no signed form equals.
+ */
+const targetOf = (url: string, base: string) => url.startsWith(base) ? url.slice(base.length) : url
+
+const upload = (uploads: LocalUploads["Service"], base: string) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = yield* keyParam
     const query = yield* HttpServerRequest.ParsedSearchParams
+    const target = targetOf(request.url, base)
     if (UrlSignature.claimsPart(query)) {
-      return yield* uploads.receivePart({ key, query, headers: request.headers, body: request.stream }).pipe(
+      return yield* uploads.receivePart({ key, query, target, headers: request.headers, body: request.stream }).pipe(
         Effect.map((part) =>
           HttpServerResponse.empty({
             status: 200,
@@ -90,7 +98,7 @@ const upload = (uploads: LocalUploads["Service"]) =>
         })
       )
     }
-    return yield* uploads.receive({ key, query, headers: request.headers, body: request.stream }).pipe(
+    return yield* uploads.receive({ key, query, target, headers: request.headers, body: request.stream }).pipe(
       Effect.as(HttpServerResponse.empty({ status: 200 })),
       Effect.catchTags({
         UploadRefused: (refused) => Effect.succeed(problem(refused.status, refused.detail)),
@@ -153,14 +161,14 @@ const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
 
 const notFound = () => problem(404, "No file is stored under this address.")
 
-const serve = (uploads: LocalUploads["Service"], served: ServedKeys["Service"]) =>
+const serve = (uploads: LocalUploads["Service"], served: ServedKeys["Service"], base: string) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = yield* keyParam
     const query = yield* HttpServerRequest.ParsedSearchParams
     // Before the file is looked at: without a valid signature, whether a private key
     // exists is not told.
-    const access = yield* uploads.authorizeRead({ key, query })
+    const access = yield* uploads.authorizeRead({ key, query, target: targetOf(request.url, base) })
     // The file stays open until the request's scope closes, after the body is sent. An
     // invalid key (NUL, traversal) is None here, before anything else is asked.
     const opened = yield* uploads.open(key)
@@ -215,7 +223,8 @@ export const layer = (
   return HttpRouter.use(Effect.fnUntraced(function*(router) {
     const uploads = yield* LocalUploads
     const served = yield* ServedKeys
-    yield* router.add("PUT", uploadPath, upload(uploads))
-    yield* router.add("GET", filesPath, serve(uploads, served))
+    // The wildcards' bases (`/storage/`): what follows them is each request's target.
+    yield* router.add("PUT", uploadPath, upload(uploads, uploadPath.slice(0, -1)))
+    yield* router.add("GET", filesPath, serve(uploads, served, filesPath.slice(0, -1)))
   }))
 }

@@ -28,6 +28,12 @@ export interface IncomingUpload {
   readonly key: string
   /** The URL's decoded query (`expires`, `type`, `length`, `signature`). */
   readonly query: UrlSignature.Query
+  /**
+   * What followed the upload base URL in the request, exactly as received: the key's
+   * path, still percent-encoded, and the query (`media/a%20b.mp4?expires=…`). It must be
+   * the URL as the store signed it, in no other spelling.
+   */
+  readonly target: string
   /** The request headers; names are matched case-insensitively. */
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly body: UploadBody
@@ -56,6 +62,7 @@ export type RefusalReason =
   | "LengthMismatch" //      400: Content-Length is malformed or below the signed length
   | "Incomplete" //          400: the body ended (or failed) before Content-Length bytes
   | "BadSignature" //        403: the signature is missing, malformed or wrong
+  | "NotSignedForm" //       403: signed, but spelled otherwise than the store wrote the URL
   | "Expired" //             403: the URL's `expires` has passed
   | "TypeMismatch" //        403: Content-Type is not the signed type
   | "Conflict" //            409: another key's file or directory is in the way
@@ -71,6 +78,7 @@ const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 404 | 409 | 411 | 413
   LengthMismatch: 400,
   Incomplete: 400,
   BadSignature: 403,
+  NotSignedForm: 403,
   Expired: 403,
   TypeMismatch: 403,
   Conflict: 409,
@@ -105,6 +113,11 @@ export interface IncomingRead {
   readonly key: string
   /** The URL's decoded query (`expires` and `signature` when the URL is signed). */
   readonly query: UrlSignature.Query
+  /**
+   * What followed the files base URL in the request, exactly as received (see
+   * {@link IncomingUpload.target}): a signed read must be in its signed form.
+   */
+  readonly target: string
 }
 
 /**
@@ -119,6 +132,7 @@ export type ReadAccess =
 export type ReadRefusalReason =
   | "Private" //       the key is under `private/` and the URL carries no signature
   | "BadSignature" //  a signature is claimed (`expires` or `signature`) but missing, malformed or wrong
+  | "NotSignedForm" // signed, but spelled otherwise than the store wrote the URL
   | "Expired" //       the URL's `expires` has passed
 
 /** The store refused a read (403); nothing of the file was read. */
@@ -190,6 +204,13 @@ export interface UploadSettings {
   /** The cap when no length is signed. */
   readonly maxUploadBytes: number
 }
+
+/**
+ * The detail of a signed URL in another spelling. One file, one URL: a parameter added or
+ * moved, or the key percent-encoded otherwise, would give caches a new entry per spelling.
+ */
+const notSignedForm = "The URL is not in its signed form: use it exactly as issued, with no parameter added, removed or " +
+  "reordered, nothing percent-encoded otherwise and no trailing slash."
 
 const header = (headers: IncomingUpload["headers"], name: string): string | undefined => {
   const exact = headers[name]
@@ -298,6 +319,7 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     if (claimed === undefined || !UrlSignature.verifyPut(settings.secret, claimed.put, claimed.signature)) {
       return yield* refuse("BadSignature", "The upload URL is not signed for this request: use the URL exactly as issued.")
     }
+    if (upload.target !== UrlSignature.putTarget(claimed.put, claimed.signature)) return yield* refuse("NotSignedForm", notSignedForm)
     const signed = claimed.put
     if ((yield* Clock.currentTimeMillis) >= signed.expires * 1000) {
       return yield* refuse("Expired", "The upload URL has expired: request a new one.")
@@ -475,6 +497,7 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     if (claimed === undefined || !UrlSignature.verifyPart(settings.secret, claimed.part, claimed.signature)) {
       return yield* refuse("BadSignature", "The part URL is not signed for this request: use the URL exactly as issued.")
     }
+    if (upload.target !== UrlSignature.partTarget(claimed.part, claimed.signature)) return yield* refuse("NotSignedForm", notSignedForm)
     const signed = claimed.part
     if ((yield* Clock.currentTimeMillis) >= signed.expires * 1000) {
       return yield* refuse("Expired", "The part URL has expired: request a new one.")
@@ -552,6 +575,7 @@ export const fromDisk = (disk: LocalDisk.LocalDisk, settings: UploadSettings): L
     if (claimed === undefined || !UrlSignature.verifyGet(settings.secret, claimed.get, claimed.signature)) {
       return yield* refuse("BadSignature", "The URL is not signed for this file: use the URL exactly as issued.")
     }
+    if (read.target !== UrlSignature.getTarget(claimed.get, claimed.signature)) return yield* refuse("NotSignedForm", notSignedForm)
     const expiresAt = claimed.get.expires * 1000
     if ((yield* Clock.currentTimeMillis) >= expiresAt) return yield* refuse("Expired", "The URL has expired: ask for a new one.")
     return { _tag: "Signed", expiresAt: DateTime.makeUnsafe(expiresAt) } satisfies ReadAccess

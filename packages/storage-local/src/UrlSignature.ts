@@ -27,7 +27,12 @@
  * ```
  *
  * Key and type are percent-encoded (`encodeURIComponent`) in the strings, so no field
- * can carry a line break into another. Internal to the package.
+ * can carry a line break into another.
+ *
+ * A URL is accepted only as the store writes it ({@link putTarget}, {@link partTarget},
+ * {@link getTarget}: each key segment percent-encoded by `encodeURIComponent`, the
+ * parameters above in that order and no other), so one file has one URL and caches keep
+ * one entry for it. Internal to the package.
  *
  * @since 0.1.0
  */
@@ -121,6 +126,9 @@ export const signGet = (secret: Redacted.Redacted<string>, get: SignedGet): stri
 export const verifyGet = (secret: Redacted.Redacted<string>, get: SignedGet, signature: string): boolean =>
   matches(secret, getCanonicalString(get), signature)
 
+/** `key` as a URL's path writes it: each segment percent-encoded (`encodeURIComponent`). */
+export const keyPath = (key: string): string => key.split("/").map(encodeURIComponent).join("/")
+
 const queryOf = (fields: ReadonlyArray<readonly [string, string]>) =>
   fields.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join("&")
 
@@ -146,6 +154,18 @@ export const partQueryString = (part: SignedPart, signature: string): string =>
 /** The query of the read URL for `get`. */
 export const getQueryString = (get: SignedGet, signature: string): string =>
   queryOf([["expires", String(get.expires)], ["signature", signature]])
+
+/**
+ * What follows the upload base URL in the upload URL for `put`: `<key path>?<query>`,
+ * as the store writes it and the only text the receiver accepts.
+ */
+export const putTarget = (put: SignedPut, signature: string): string => `${keyPath(put.key)}?${putQueryString(put, signature)}`
+
+/** What follows the upload base URL in the part URL for `part` (see {@link putTarget}). */
+export const partTarget = (part: SignedPart, signature: string): string => `${keyPath(part.key)}?${partQueryString(part, signature)}`
+
+/** What follows the files base URL in the read URL for `get` (see {@link putTarget}). */
+export const getTarget = (get: SignedGet, signature: string): string => `${keyPath(get.key)}?${getQueryString(get, signature)}`
 
 /** A decoded query, as routers hand it over (a repeated parameter is an array). */
 export type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>

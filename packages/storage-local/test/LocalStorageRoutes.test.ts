@@ -4,7 +4,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, Option } from "effect"
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { eventually, layerServed, raw, startAbandonedUpload, temporaryFiles, TestStorage } from "./TestStorage.ts"
+import { eventually, layerServed, raw, type RawReply, startAbandonedUpload, temporaryFiles, TestStorage } from "./TestStorage.ts"
 
 const maxUploadBytes = 64 * 1024
 
@@ -572,6 +572,52 @@ describe("LocalStorageRoutes: reads", () => {
           assert.include(JSON.parse(late.body).detail, "expired")
           assert.strictEqual((yield* raw({ method: "GET", path: pathOf(signed.url) })).status, 200, "the URL as issued")
         }
+      }))
+
+    it.effect("a signed URL is accepted only as issued: a parameter added, the parameters reordered, the path re-encoded or a trailing slash is a 403 saying so", () =>
+      Effect.gen(function*() {
+        const store = yield* ObjectStore
+        const notSignedForm = "The URL is not in its signed form"
+        /** Other spellings of `issued` (a path and query) that name the same key and fields. */
+        const respellings = (issued: string) => {
+          const [path, query] = issued.split("?") as [string, string]
+          return [
+            `${issued}&x=1`,
+            `${path}?${query.split("&").reverse().join("&")}`,
+            `${path.replace("/media/", "/%6dedia/")}?${query}`,
+            `${path}/?${query}`
+          ]
+        }
+        const assertRefused = (reply: RawReply, spelling: string) => {
+          assertRawProblem(reply, 403, spelling)
+          assert.include(JSON.parse(reply.body).detail, notSignedForm, spelling)
+        }
+        const random = Math.random().toString(36).slice(2, 10)
+        // Reads, of a private and a public key.
+        for (const key of [`private/media/${random}/clip.mp4`, `media/${random}/clip.mp4`]) {
+          yield* storeText(key, "the bytes")
+          const issued = pathOf((yield* signedGet(key)).url)
+          for (const spelling of respellings(issued)) {
+            const reply = yield* raw({ method: "GET", path: spelling })
+            assertRefused(reply, spelling)
+            assert.notInclude(reply.body, "the bytes")
+          }
+          assert.strictEqual((yield* raw({ method: "GET", path: issued })).body, "the bytes", "the URL as issued")
+        }
+        // An upload, and a part of a multipart upload: nothing lands but at the URL as issued.
+        const key = `media/${random}/upload.mp4`
+        const put = yield* presign(key, "video/mp4", 3)
+        const uploadId = yield* store.createMultipart({ key: `${key}.parts`, contentType: "video/mp4" })
+        const part = yield* store.presignPart({ key: `${key}.parts`, uploadId, partNumber: 1, contentLength: 3, expiresIn: Duration.minutes(5) })
+        for (const signed of [put, part]) {
+          const issued = pathOf(signed.url)
+          for (const spelling of respellings(issued)) {
+            assertRefused(yield* raw({ method: "PUT", path: spelling, headers: signed.headers, chunks: [bytes("new")] }), spelling)
+          }
+          assert.strictEqual((yield* raw({ method: "PUT", path: issued, headers: signed.headers, chunks: [bytes("new")] })).status, 200, issued)
+        }
+        assert.deepStrictEqual(Option.map(yield* store.head(key), (head) => head.size), Option.some(3))
+        assert.deepStrictEqual(Option.map(yield* store.listParts(`${key}.parts`, uploadId), (parts) => parts.map((held) => held.partNumber)), Option.some([1]))
       }))
 
     it.effect("a PUT signature does not read and a GET signature does not upload", () =>
