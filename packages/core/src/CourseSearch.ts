@@ -147,11 +147,19 @@ export const SearchCursorFromString = Schema.String.check(Schema.isMaxLength(64)
   )
 )
 
-/** The cursor of `text`, or none when it is not one this service wrote. */
-export const decodeSearchCursor: (text: string) => Option.Option<SearchCursor> = Schema.decodeUnknownOption(SearchCursorFromString)
-
 /** `cursor` as the text a client sends back. */
 export const encodeSearchCursor: (cursor: SearchCursor) => string = Schema.encodeSync(SearchCursorFromString)
+
+const decodeCursorText = Schema.decodeUnknownOption(SearchCursorFromString)
+
+/**
+ * The cursor of `text`, or none when it is not one this service wrote: exactly the text
+ * {@link encodeSearchCursor} writes. Base64 decoding also reads other spellings of it
+ * (padded, other unused bits in the last character, line breaks); each would be another
+ * URL for the same page, so they are refused.
+ */
+export const decodeSearchCursor = (text: string): Option.Option<SearchCursor> =>
+  Option.filter(decodeCursorText(text), (cursor) => encodeSearchCursor(cursor) === text)
 
 /** A request for rows of search results (see `CourseRepo.search`). */
 export interface CourseSearchRequest {

@@ -73,6 +73,16 @@ describe("search cursors", () => {
   ])("refuse %j", (text) => {
     assert.isTrue(Option.isNone(decodeSearchCursor(text)))
   })
+
+  it("are read only as written: another spelling of the same cursor is refused", () => {
+    const text = encodeSearchCursor({ score: 7, id: 42 as CourseId })
+    assert.strictEqual(text, "Ny40Mg")
+    // Padded, other unused low bits in the last character, a line break: each decodes to "7.42".
+    for (const spelling of [`${text}==`, `${text.slice(0, -1)}h`, `${text.slice(0, 2)}\n${text.slice(2)}`]) {
+      assert.isTrue(Option.isNone(decodeSearchCursor(spelling)), JSON.stringify(spelling))
+    }
+    assert.isTrue(Option.isSome(decodeSearchCursor(text)))
+  })
 })
 
 describe("htmlText", () => {
