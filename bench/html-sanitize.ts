@@ -19,6 +19,7 @@ import { WorkerHtmlSanitizer } from "@coursekit/server"
 import DOMPurify from "dompurify"
 import { Effect } from "effect"
 import { JSDOM } from "jsdom"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import sanitizeHtml from "sanitize-html"
 import { seededRandom } from "./measure.ts"
 
@@ -230,17 +231,13 @@ await onPool((sanitizer) =>
     yield* sanitizer.sanitizeAuthored("<p>warm</p>")
     for (const [name, html] of shapes) {
       // The pool first: the garbage of the in-process runs would be collected during it.
-      let last = performance.now()
-      let longest = 0
-      const timer = setInterval(() => {
-        const now = performance.now()
-        longest = Math.max(longest, now - last)
-        last = now
-      }, 1)
+      const delay = monitorEventLoopDelay({ resolution: 1 })
+      delay.enable()
       const start = performance.now()
       const exit = yield* Effect.exit(sanitizer.sanitizeAuthored(html))
       const poolMs = performance.now() - start
-      clearInterval(timer)
+      delay.disable()
+      const longest = delay.max / 1e6
       const [referenceMs] = timed(() => sanitizeHtml(html, sanitizeHtmlOptions))
       const [localMs] = timed(() => Effect.runSyncExit(coursekit.sanitizeAuthored(html)))
       console.log(`${name.padEnd(28)} ${referenceMs.toFixed(0).padStart(13)} ${localMs.toFixed(0).padStart(14)} ${poolMs.toFixed(0).padStart(8)}  ${outcome(exit as never).padEnd(22)} ${longest.toFixed(1).padStart(10)}`)
