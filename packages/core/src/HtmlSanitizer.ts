@@ -17,7 +17,7 @@
  * The result is idempotent: sanitizing it again changes nothing. Bad input gets a clean
  * result; only a document past the limits is refused: more elements than `maxElements`
  * ({@link HtmlTooComplex}), or sanitized HTML longer than may be stored
- * ({@link HtmlTooLong}). An adapter that runs the pipelines elsewhere (a worker thread)
+ * ({@link HtmlTooLong}). An adapter that runs the pipelines elsewhere (a worker process)
  * adds a time budget and a bounded queue ({@link SanitizerOverloaded}).
  *
  * @since 0.1.0
@@ -58,13 +58,15 @@ export class HtmlTooComplex extends Schema.TaggedError<HtmlTooComplex>()("HtmlTo
   }
 }
 
-/** Sanitized HTML longer than may be stored (`limit` characters), so that every stored body can be written back. */
+/**
+ * Sanitized HTML longer than may be stored (`limit` characters), so that every stored
+ * body can be written back. The serializer stops at the limit: how much longer is not known.
+ */
 export class HtmlTooLong extends Schema.TaggedError<HtmlTooLong>()("HtmlTooLong", {
-  length: Schema.Int,
   limit: Schema.Int
 }) {
   override get message(): string {
-    return `The HTML is ${this.length} characters once sanitized; at most ${this.limit} may be stored.`
+    return `Once sanitized, the HTML is longer than the ${this.limit} characters that may be stored.`
   }
 }
 
@@ -81,7 +83,7 @@ export type HtmlRefused = HtmlTooComplex | HtmlTooLong | SanitizerOverloaded
 /** The error of a pipeline's refusal. */
 export const refusalOf = (refused: HtmlLimitExceeded): HtmlTooComplex | HtmlTooLong =>
   refused.reason === "length"
-    ? new HtmlTooLong({ length: refused.actual ?? refused.limit + 1, limit: refused.limit })
+    ? new HtmlTooLong({ limit: refused.limit })
     : new HtmlTooComplex({ reason: "elements", detail: `The HTML has more than ${refused.limit} elements.` })
 
 /**
@@ -104,7 +106,7 @@ export class HtmlSanitizer extends Context.Service<HtmlSanitizer, {
 }>()("@coursekit/core/HtmlSanitizer") {
   /**
    * The sanitizer over `run`, which runs the pipelines of `allowList` and `limits`
-   * somewhere: in process ({@link layerWith}) or on worker threads.
+   * somewhere: in process ({@link layerWith}) or in worker processes.
    */
   static readonly make = (allowList: HtmlAllowList, limits: HtmlLimits, run: HtmlTaskRunner<HtmlRefused>): HtmlSanitizer["Service"] =>
     HtmlSanitizer.of({
@@ -116,8 +118,7 @@ export class HtmlSanitizer extends Context.Service<HtmlSanitizer, {
       sanitizeModelOutput: Effect.fn("HtmlSanitizer.sanitizeModelOutput")(function*(html: string) {
         return yield* run({ op: "modelOutput", html })
       }),
-      modelOutputBlocks: () =>
-        modelOutputBlocks(run, { maxLength: limits.maxLength, tooLong: (length) => new HtmlTooLong({ length, limit: limits.maxLength }) })
+      modelOutputBlocks: () => modelOutputBlocks(run, limits.maxLength)
     })
 
   /**

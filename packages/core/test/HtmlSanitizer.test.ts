@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { fromParse5 } from "hast-util-from-parse5"
 import type { Element, Root, RootContent } from "hast"
 import { parseFragment } from "parse5"
-import { defaultAllowList, defaultHtmlLimits, HtmlSanitizer, mergeAllowLists } from "../src/index.ts"
+import { defaultAllowList, defaultHtmlLimits, HtmlSanitizer, HtmlTooLong, mergeAllowLists } from "../src/index.ts"
 
 const withSanitizer = Effect.provide(HtmlSanitizer.layer)
 const authored = (html: string) =>
@@ -274,11 +274,22 @@ describe("HtmlSanitizer: limits", () => {
       const input = "&".repeat(100) + "<p>" + "&".repeat(97)
       assert.strictEqual(input.length, 200)
       const refused = yield* Effect.flip(sanitizer.sanitizeAuthored(input))
-      assert.deepInclude(refused, { _tag: "HtmlTooLong", length: 992, limit: 300 })
-      assert.strictEqual(refused.message, "The HTML is 992 characters once sanitized; at most 300 may be stored.")
+      assert.deepInclude(refused, { _tag: "HtmlTooLong", limit: 300 })
+      assert.strictEqual(refused.message, "Once sanitized, the HTML is longer than the 300 characters that may be stored.")
       // Exactly at the limit is stored.
       assert.strictEqual((yield* sanitizer.sanitizeAuthored("&".repeat(60))).length, 300)
     }).pipe(Effect.provide(HtmlSanitizer.layerWith(defaultAllowList, { maxElements: 100, maxLength: 300 }))))
+
+  it.effect("HTML that would grow enormous (a long attribute on an element the parser reopens in every block) stops at the limit: too long, not a crash", () =>
+    Effect.gen(function*() {
+      const sanitizer = yield* HtmlSanitizer
+      // 960,020 characters and 90,003 elements: each <p>y reopens the <a> with its 600 KB title.
+      const html = `<p><a title="${"A".repeat(600_000)}">x</p>` + "<p>y</p>".repeat(45_000)
+      const refused = yield* Effect.flip(sanitizer.sanitizeAuthored(html))
+      assert.deepStrictEqual(refused, new HtmlTooLong({ limit: 1_000_000 }))
+      const model = yield* Effect.flip(sanitizer.sanitizeModelOutput(html))
+      assert.strictEqual(model._tag, "HtmlTooLong")
+    }).pipe(withSanitizer), 60_000)
 
   it.effect("the limits by default: 100,000 elements and the 1,000,000 characters content_html may have", () =>
     Effect.gen(function*() {

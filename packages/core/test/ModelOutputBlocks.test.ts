@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { modelOutputBlocks, type HtmlTaskRunner } from "../src/html/ModelOutputBlocks.ts"
-import { defaultAllowList, HtmlSanitizer, type HtmlTask, makeHtmlPipelines } from "../src/index.ts"
+import { defaultAllowList, HtmlSanitizer, type HtmlTask, HtmlTooLong, makeHtmlPipelines } from "../src/index.ts"
 
 const withSanitizer = Effect.provide(HtmlSanitizer.layer)
 
@@ -230,25 +230,27 @@ describe("HtmlSanitizer.modelOutputBlocks: properties", () => {
 })
 
 describe("modelOutputBlocks: the work stays linear in the answer's size", () => {
-  /** Streams `chunks` through the pipelines, counting what the rounds read. */
-  const measured = (chunks: ReadonlyArray<string>) =>
+  /** Streams `chunks` through the pipelines, counting what the rounds read and sent back. */
+  const measured = (chunks: ReadonlyArray<string>, limits = { maxElements: 10_000_000, maxLength: 100_000_000 }) =>
     Effect.gen(function*() {
-      const pipelines = makeHtmlPipelines(defaultAllowList, { maxElements: 10_000_000, maxLength: 100_000_000 })
+      const pipelines = makeHtmlPipelines(defaultAllowList, limits)
       const reads: Array<number> = []
-      const run: HtmlTaskRunner<never> = (task) =>
-        Effect.sync(() => {
+      const returned: Array<number> = []
+      const run: HtmlTaskRunner<HtmlTooLong> = (task) =>
+        Effect.suspend(() => {
           const any = task as HtmlTask
           if (any.op === "streamRound") reads.push(any.text.length)
           const result = pipelines.run(task)
-          if (!result.ok) throw new Error(`refused: ${result.refused.reason}`)
-          return result.value
+          if (!result.ok) return result.refused.reason === "length" ? Effect.fail(new HtmlTooLong({ limit: limits.maxLength })) : Effect.die(result.refused)
+          if (any.op === "streamRound") returned.push((result.value as { pieces: ReadonlyArray<string> }).pieces.join("").length)
+          return Effect.succeed(result.value)
         })
-      const blocks = modelOutputBlocks(run, { maxLength: 100_000_000, tooLong: () => new Error("too long") as never })
+      const blocks = modelOutputBlocks(run, limits.maxLength)
       let during = 0
       for (const chunk of chunks) during += (yield* blocks.push(chunk)).length
       const end = yield* blocks.end()
       const whole = pipelines.run({ op: "modelOutput", html: chunks.join("") })
-      return { reads, during, end, whole: whole.ok ? whole.value : "" }
+      return { reads, returned, during, end, whole: whole.ok ? whole.value : "" }
     })
 
   it.effect("misnested formatting elements that never close (one top-level node): the rounds read at most twice the answer and 4 KiB", () =>
@@ -274,5 +276,36 @@ describe("modelOutputBlocks: the work stays linear in the answer's size", () => 
       assert.isFalse(end.diverged)
       assert.strictEqual(end.html, whole)
       assert.isAbove(during, 5_900)
+    }), 60_000)
+
+  it.effect("a round sends back only the blocks not sent yet, and refuses HTML past what the answer may store (an uncut window whose output grows)", () =>
+    Effect.gen(function*() {
+      // An open <a> with a 49 KB title is reopened in every later block: no cut, and HTML far past the limit.
+      const answer = `<p><a title="${"A".repeat(49_000)}">x</p>` + "<p>y</p>".repeat(6_000)
+      const pipelines = makeHtmlPipelines(defaultAllowList, { maxElements: 10_000_000, maxLength: 1_000_000 })
+      const returned: Array<number> = []
+      const run: HtmlTaskRunner<HtmlTooLong> = (task) =>
+        Effect.suspend(() => {
+          const result = pipelines.run(task)
+          if (!result.ok) return Effect.fail(new HtmlTooLong({ limit: 1_000_000 }))
+          if ((task as HtmlTask).op === "streamRound") returned.push((result.value as { pieces: ReadonlyArray<string> }).pieces.join("").length)
+          return Effect.succeed(result.value)
+        })
+      const blocks = modelOutputBlocks(run, 1_000_000)
+      const refused = yield* Effect.flip(Effect.forEach(cut(answer, 1_000), (chunk) => blocks.push(chunk), { discard: true }))
+      assert.deepStrictEqual(refused, new HtmlTooLong({ limit: 1_000_000 }))
+      // Rounds went out, and all of them together sent no more than the limit.
+      assert.isAtLeast(returned.length, 1)
+      assert.isAtMost(returned.reduce((sum, length) => sum + length, 0), 1_000_000)
+    }), 60_000)
+
+  it.effect("an answer whose 200,000 blocks go out in one round is handed out whole", () =>
+    Effect.gen(function*() {
+      // Prose with no tag (no round runs), then 99,000 blocks in one piece.
+      const answer = "x".repeat(500_000) + "<hr>x".repeat(99_000)
+      const { during, end, whole } = yield* measured([answer.slice(0, 500_000), answer.slice(500_000)])
+      assert.isFalse(end.diverged)
+      assert.strictEqual(end.html, whole)
+      assert.isAbove(during + end.blocks.length, 99_000)
     }), 60_000)
 })

@@ -63,7 +63,7 @@ const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { reado
   NoModelConfigured: new NoModelConfigured({ hint: "Set AI_PRIMARY_PROVIDER." }),
   InvalidSearchCursor: new InvalidSearchCursor(),
   HtmlTooComplex: new HtmlTooComplex({ reason: "elements", detail: "The HTML has more than 100000 elements." }),
-  HtmlTooLong: new HtmlTooLong({ length: 1_000_001, limit: 1_000_000 }),
+  HtmlTooLong: new HtmlTooLong({ limit: 1_000_000 }),
   SanitizerOverloaded: new SanitizerOverloaded()
 }
 

@@ -1,14 +1,15 @@
 /**
  * The sanitization pipelines as plain synchronous functions over one allow-list and its
  * limits, with no Effect in them: `HtmlSanitizer.layer` runs them in process, and a
- * worker thread (`@coursekit/server`'s `WorkerHtmlSanitizer`) runs the same functions
+ * worker process (`@coursekit/server`'s `WorkerHtmlSanitizer`) runs the same functions
  * off the event loop. Every entry is one {@link HtmlTask} in, one {@link HtmlTaskResult}
  * out, so that both sides speak plain, cloneable data.
  *
- * Limits: a document may hold at most `maxElements` elements after parsing (deeper
- * nesting than {@link maxNestingDepth} is flattened to text, as before), and its
- * sanitized HTML at most `maxLength` characters — what may be stored, so that a stored
- * body can always be read and written back unchanged.
+ * Limits: a document may hold at most `maxElements` elements after parsing (the parser
+ * stops there; deeper nesting than {@link maxNestingDepth} is flattened to text, as
+ * before), and its sanitized HTML at most `maxLength` characters — what may be stored, so
+ * that a stored body can always be read and written back unchanged (the serializer stops
+ * there, so a tree whose HTML would be enormous never becomes that string).
  *
  * A streamed answer is sanitized in windows ({@link StreamRound}): each window is parsed
  * once from where the last one was cut, and a window is cut where both the parser and
@@ -26,7 +27,7 @@ import { ElementBudget, nodesToHast, TooManyElements } from "./parse5ToHast.ts"
 import { rehypeEnforceAllowList } from "./rehypeEnforceAllowList.ts"
 import { isBlock, rehypeNormalizeStructure } from "./rehypeNormalizeStructure.ts"
 import { maxNestingDepth } from "./rehypeParseFragment.ts"
-import { serializeHtml } from "./rehypeSerializeHtml.ts"
+import { SerializedTooLong, serializeHtml } from "./rehypeSerializeHtml.ts"
 import { stripLeadIn, stripModelWrapping } from "./rehypeStripModelWrapping.ts"
 
 /** The limits every document is held to. */
@@ -52,16 +53,32 @@ export type HtmlTask =
   | { readonly op: "modelOutput"; readonly html: string }
   /** A whole model answer, sanitized, as its top-level blocks. */
   | { readonly op: "modelOutputPieces"; readonly html: string }
-  /** One window of a streamed answer: the text from the last cut on. */
-  | { readonly op: "streamRound"; readonly text: string; readonly start: StreamStart }
+  /**
+   * One window of a streamed answer: the text from the last cut on. `sent` characters of
+   * the window's HTML went out already (`sentHash` is their {@link fnv1a}), and at most
+   * `room` more may follow in the whole answer.
+   */
+  | {
+    readonly op: "streamRound"
+    readonly text: string
+    readonly start: StreamStart
+    readonly sent: number
+    readonly sentHash: number
+    readonly room: number
+  }
 
 /** The task of `op`. */
 export type TaskOf<Op extends HtmlTask["op"]> = Extract<HtmlTask, { readonly op: Op }>
 
 /** What one window of a streamed answer gave. */
 export interface StreamRound {
-  /** The window's settled blocks, sanitized, up to its last element. */
+  /**
+   * The window's settled blocks, sanitized, up to its last element, after the `sent`
+   * characters that went out already (the first may be the rest of a block).
+   */
   readonly pieces: ReadonlyArray<string>
+  /** Whether the window's HTML still starts with what went out (its hash matched `sentHash`). */
+  readonly extends: boolean
   /**
    * Where the next window starts (an offset into the window's text) and the parser's
    * state there, when every piece is final whatever follows; else none.
@@ -81,8 +98,19 @@ export interface HtmlTaskValue {
 export interface HtmlLimitExceeded {
   readonly reason: "elements" | "length"
   readonly limit: number
-  /** For `length`: the sanitized length. */
-  readonly actual?: number | undefined
+}
+
+/**
+ * FNV-1a (32 bits) of `text`'s UTF-16 code units, continuing from `hash`: a cheap check
+ * that two sides hold the same text, kept up to date as text is appended.
+ */
+export const fnv1a = (text: string, hash = 0x811c9dc5): number => {
+  let h = hash
+  for (let index = 0; index < text.length; index++) {
+    h ^= text.charCodeAt(index)
+    h = Math.imul(h, 0x01000193) >>> 0
+  }
+  return h
 }
 
 /** A task's answer. */
@@ -199,12 +227,20 @@ const settledCount = (parser: Parser<DefaultTreeAdapterMap>, nodes: ReadonlyArra
 /**
  * Serialized top-level nodes of `tree`: all of them, or (`settled`) those up to its last
  * element. Prose after it may be a sign-off, and an answer part with no element at all
- * may be a lead-in (stage 1 keeps the prose of an answer with no tag).
+ * may be a lead-in (stage 1 keeps the prose of an answer with no tag). Past `limit`
+ * characters in all, {@link SerializedTooLong}.
  */
-const piecesOf = (tree: Root, settled: boolean): Array<string> => {
+const piecesOf = (tree: Root, settled: boolean, limit: number): Array<string> => {
   let end = tree.children.length
   if (settled) while (end > 0 && tree.children[end - 1]!.type !== "element") end--
-  return tree.children.slice(0, end).map((child) => serializeHtml({ type: "root", children: [child] }))
+  const pieces: Array<string> = []
+  let length = 0
+  for (let index = 0; index < end; index++) {
+    const piece = serializeHtml({ type: "root", children: [tree.children[index]!] }, limit - length)
+    length += piece.length
+    pieces.push(piece)
+  }
+  return pieces
 }
 
 /** The pipelines for `allowList`, holding every document to `limits`. */
@@ -235,20 +271,9 @@ export const makeHtmlPipelines = (allowList: HtmlAllowList = defaultAllowList, l
     return parser.getFragment().childNodes
   }
 
-  const bounded = (html: string): string => {
-    if (html.length > limits.maxLength) throw new TooLong(html.length)
-    return html
-  }
-
-  const sanitizeAuthored = (html: string): string => bounded(serializeHtml(authored.runSync(treeOf(parseWhole(html))) as Root))
+  const sanitizeAuthored = (html: string): string => serializeHtml(authored.runSync(treeOf(parseWhole(html))) as Root, limits.maxLength)
 
   const sanitizeModelOutputTree = (html: string): Root => modelOutput.runSync(treeOf(parseWhole(html))) as Root
-
-  const modelOutputPieces = (html: string): Array<string> => {
-    const pieces = piecesOf(sanitizeModelOutputTree(html), false)
-    bounded(pieces.join(""))
-    return pieces
-  }
 
   /**
    * One window of a streamed answer. The window's settled top-level nodes are sanitized
@@ -258,31 +283,46 @@ export const makeHtmlPipelines = (allowList: HtmlAllowList = defaultAllowList, l
    * block, the sanitizer trims, merges and unwraps as at the start of a document, and a
    * clean parser reads what follows as a fresh one put in the same mode does.
    */
-  const streamRound = (text: string, start: StreamStart): StreamRound => {
-    const parser = parserAt(start, limits.maxElements)
-    parser.tokenizer.write(text, false)
+  const streamRound = (task: TaskOf<"streamRound">): StreamRound => {
+    const parser = parserAt(task.start, limits.maxElements)
+    parser.tokenizer.write(task.text, false)
     const nodes = topLevelOf(parser)
     const settled = settledCount(parser, nodes)
-    if (settled === 0) return { pieces: [], cut: undefined }
-    const tree = (start === undefined ? firstWindow : authored).runSync(treeOf(nodes.slice(0, settled))) as Root
-    const pieces = piecesOf(tree, true)
+    if (settled === 0) return { pieces: [], extends: task.sent === 0, cut: undefined }
+    const tree = (task.start === undefined ? firstWindow : authored).runSync(treeOf(nodes.slice(0, settled))) as Root
+    // What went out of this window, and what more the answer has room for.
+    const all = piecesOf(tree, true, task.sent + task.room)
     const lastOut = tree.children.at(-1)
     const clean = parser.clean.get(settled)
     const cut = lastOut !== undefined && isBlock(lastOut) && clean !== undefined ? { offset: clean.offset, start: clean.mode } : undefined
-    return { pieces, cut }
+    // Only what did not go out travels back.
+    const pieces: Array<string> = []
+    let offset = 0
+    let hash = 0x811c9dc5
+    for (const piece of all) {
+      const end = offset + piece.length
+      if (end <= task.sent) hash = fnv1a(piece, hash)
+      else if (offset >= task.sent) pieces.push(piece)
+      else {
+        hash = fnv1a(piece.slice(0, task.sent - offset), hash)
+        pieces.push(piece.slice(task.sent - offset))
+      }
+      offset = end
+    }
+    return { pieces, extends: offset >= task.sent && hash === task.sentHash, cut }
   }
 
   const run = <Op extends HtmlTask["op"]>(task: TaskOf<Op>): HtmlTaskResult<Op> => {
     const any = task as HtmlTask
     try {
       const value = any.op === "authored" ? sanitizeAuthored(any.html)
-        : any.op === "modelOutput" ? bounded(serializeHtml(sanitizeModelOutputTree(any.html)))
-        : any.op === "modelOutputPieces" ? modelOutputPieces(any.html)
-        : streamRound(any.text, any.start)
+        : any.op === "modelOutput" ? serializeHtml(sanitizeModelOutputTree(any.html), limits.maxLength)
+        : any.op === "modelOutputPieces" ? piecesOf(sanitizeModelOutputTree(any.html), false, limits.maxLength)
+        : streamRound(any)
       return { ok: true, value: value as HtmlTaskValue[Op] }
     } catch (error) {
       if (error instanceof TooManyElements) return { ok: false, refused: { reason: "elements", limit: limits.maxElements } }
-      if (error instanceof TooLong) return { ok: false, refused: { reason: "length", limit: limits.maxLength, actual: error.length } }
+      if (error instanceof SerializedTooLong) return { ok: false, refused: { reason: "length", limit: limits.maxLength } }
       throw error
     }
   }
@@ -292,12 +332,3 @@ export const makeHtmlPipelines = (allowList: HtmlAllowList = defaultAllowList, l
 
 /** The pipelines {@link makeHtmlPipelines} builds. */
 export type HtmlPipelines = ReturnType<typeof makeHtmlPipelines>
-
-/** Sanitized HTML longer than `maxLength`. */
-class TooLong extends Error {
-  readonly length: number
-  constructor(length: number) {
-    super(`${length} characters once sanitized`)
-    this.length = length
-  }
-}

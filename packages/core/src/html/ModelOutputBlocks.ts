@@ -2,7 +2,8 @@
  * Sanitizing a model's answer while it streams in. The answer is sanitized in windows
  * (see `HtmlPipelines`' stream round): a round parses the window — the text from the last
  * cut on — and sanitizes its settled top-level nodes (all but the one the parser still
- * adds to); the blocks not handed out yet go out. A window is cut after a sanitized block
+ * adds to); the blocks not handed out yet come back and go out (with a hash of what went
+ * out of the window, checked on the other side). A window is cut after a sanitized block
  * where the parser was clean, so the next round starts there and nothing before it is
  * read again. Prose at a window's end is held back (it may yet prove to be a sign-off
  * or, in an answer part with no element, a lead-in), so what was handed out is always a
@@ -17,7 +18,7 @@
  * @since 0.2.0
  */
 import { Effect } from "effect"
-import type { HtmlTask, HtmlTaskValue, StreamStart, TaskOf } from "./HtmlPipelines.ts"
+import { fnv1a, type HtmlTask, type HtmlTaskValue, type StreamStart, type TaskOf } from "./HtmlPipelines.ts"
 
 /** The sanitized blocks of a streaming answer. */
 export interface ModelOutputBlocks<E> {
@@ -34,58 +35,28 @@ export interface ModelOutputBlocks<E> {
 /** What `end` answers. */
 type Ended = { readonly blocks: ReadonlyArray<string>; readonly html: string; readonly diverged: boolean }
 
+/** Runs one pipeline task: in process, or in a worker process. */
+export type HtmlTaskRunner<E> = <Op extends HtmlTask["op"]>(task: TaskOf<Op>) => Effect.Effect<HtmlTaskValue[Op], E>
+
 /** What the rounds may read before the answer pays for them: short answers stream at once. */
 const initialCredit = 4096
 
-/** Runs one pipeline task: in process, or on a worker thread. */
-export type HtmlTaskRunner<E> = <Op extends HtmlTask["op"]>(task: TaskOf<Op>) => Effect.Effect<HtmlTaskValue[Op], E>
-
 /**
- * Starts one streaming answer, sanitized by `run`. Once more than `maxLength`
- * characters of sanitized HTML would have gone out, `push` fails with `tooLong`.
+ * Starts one streaming answer, sanitized by `run`, whose HTML may have `maxLength`
+ * characters in all (a round past it fails as `run` refuses a long document).
  */
-export const modelOutputBlocks = <E>(
-  run: HtmlTaskRunner<E>,
-  options: { readonly maxLength: number; readonly tooLong: (length: number) => E }
-): ModelOutputBlocks<E> => {
+export const modelOutputBlocks = <E>(run: HtmlTaskRunner<E>, maxLength: number): ModelOutputBlocks<E> => {
   let answer = ""
   /** Where the current window starts in `answer`, and the parser's state there. */
   let windowStart = 0
   let start: StreamStart = undefined
   /** Characters the rounds may still read: a start, two for each that arrived, less what rounds read. */
   let credit = initialCredit
-  /** What went out of the current window, and of the windows before it. */
-  let windowSent = ""
-  const sent: Array<string> = []
-  let sentLength = 0
+  /** What went out of the current window (its length and hash), and of the whole answer. */
+  let windowSent = 0
+  let windowHash = fnv1a("")
+  let sent = ""
   let diverged = false
-
-  /** The part of the window's `pieces` (whose concatenation extends `windowSent`) not sent yet, block by block. */
-  const unsent = (pieces: ReadonlyArray<string>): Array<string> => {
-    const out: Array<string> = []
-    let offset = 0
-    let whole = ""
-    for (const piece of pieces) {
-      const end = offset + piece.length
-      if (end > windowSent.length) out.push(offset >= windowSent.length ? piece : piece.slice(windowSent.length - offset))
-      whole += piece
-      offset = end
-    }
-    if (!whole.startsWith(windowSent)) {
-      // Not expected (see above); nothing more is handed out, and `end` reports it.
-      diverged = true
-      return []
-    }
-    windowSent = whole
-    return out
-  }
-
-  const handOut = (pieces: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, E> => {
-    for (const piece of pieces) sentLength += piece.length
-    if (sentLength > options.maxLength) return Effect.fail(options.tooLong(sentLength))
-    sent.push(...pieces)
-    return Effect.succeed(pieces)
-  }
 
   return {
     push: (text) =>
@@ -97,34 +68,51 @@ export const modelOutputBlocks = <E>(
         // all of them together read at most twice the answer.
         if (diverged || !text.includes(">") || credit < window) return Effect.succeed([])
         credit -= window
-        return run({ op: "streamRound", text: answer.slice(windowStart), start }).pipe(
-          Effect.flatMap((round) => {
-            const pieces = unsent(round.pieces)
-            if (round.cut !== undefined && !diverged) {
+        return run({
+          op: "streamRound",
+          text: answer.slice(windowStart),
+          start,
+          sent: windowSent,
+          sentHash: windowHash,
+          room: maxLength - sent.length
+        }).pipe(
+          Effect.map((round) => {
+            if (!round.extends) {
+              // Not expected (see above); nothing more is handed out, and `end` reports it.
+              diverged = true
+              return []
+            }
+            for (const piece of round.pieces) {
+              windowSent += piece.length
+              windowHash = fnv1a(piece, windowHash)
+              sent += piece
+            }
+            if (round.cut !== undefined) {
               windowStart += round.cut.offset
               start = round.cut.start
-              windowSent = ""
+              windowSent = 0
+              windowHash = fnv1a("")
             }
-            return handOut(pieces)
+            return round.pieces
           })
         )
       }),
     end: () =>
       Effect.suspend(() =>
         run({ op: "modelOutputPieces", html: answer }).pipe(
-          Effect.flatMap((all): Effect.Effect<Ended, E> => {
+          Effect.map((all): Ended => {
             // A fragment serializes as its top-level nodes one after the other: the pieces are the whole.
             const html = all.join("")
-            const before = sent.join("")
-            if (diverged || !html.startsWith(before)) return Effect.succeed<Ended>({ blocks: [], html, diverged: true })
+            if (diverged || !html.startsWith(sent)) return { blocks: [], html, diverged: true }
             const blocks: Array<string> = []
             let offset = 0
             for (const piece of all) {
               const end = offset + piece.length
-              if (end > before.length) blocks.push(offset >= before.length ? piece : piece.slice(before.length - offset))
+              if (end > sent.length) blocks.push(offset >= sent.length ? piece : piece.slice(sent.length - offset))
               offset = end
             }
-            return Effect.as(handOut(blocks), { blocks, html, diverged: false } satisfies Ended)
+            sent = html
+            return { blocks, html, diverged: false }
           })
         )
       )

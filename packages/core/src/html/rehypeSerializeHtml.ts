@@ -99,25 +99,40 @@ const serializeAttributes = (properties: Properties): string => {
   return out
 }
 
-const serializeChildren = (children: ReadonlyArray<Nodes>, rawText: boolean): string => {
+/** Serialized HTML past a length it may have: the serializer stopped there. */
+export class SerializedTooLong extends Error {
+  readonly limit: number
+  constructor(limit: number) {
+    super(`longer than ${limit} characters`)
+    this.limit = limit
+  }
+}
+
+// Checked after every child: each string built stays within the limit plus one child's,
+// so a tree whose HTML would be enormous (a long attribute on an element the parser
+// reopens a thousand times) stops early instead of filling memory.
+const serializeChildren = (children: ReadonlyArray<Nodes>, rawText: boolean, limit: number): string => {
   let out = ""
-  for (const node of children) out += serializeNode(node, rawText)
+  for (const node of children) {
+    out += serializeNode(node, rawText, limit)
+    if (out.length > limit) throw new SerializedTooLong(limit)
+  }
   return out
 }
 
-const serializeElement = (element: Element): string => {
+const serializeElement = (element: Element, limit: number): string => {
   const tag = element.tagName
   if (tag === "svg" || tag === "math") return toHtml(element)
   const start = `<${tag}${serializeAttributes(element.properties)}>`
   if (voidElements.has(tag)) return start
   const children = tag === "template" && element.content ? element.content.children : element.children
-  return `${start}${serializeChildren(children, rawTextElements.has(tag))}</${tag}>`
+  return `${start}${serializeChildren(children, rawTextElements.has(tag), limit)}</${tag}>`
 }
 
-const serializeNode = (node: Nodes, rawText: boolean): string => {
+const serializeNode = (node: Nodes, rawText: boolean, limit: number): string => {
   switch (node.type) {
     case "element":
-      return serializeElement(node)
+      return serializeElement(node, limit)
     case "text":
       return rawText ? node.value : escapeText(node.value)
     case "comment":
@@ -126,7 +141,7 @@ const serializeNode = (node: Nodes, rawText: boolean): string => {
     case "doctype":
       return "<!DOCTYPE html>"
     case "root":
-      return serializeChildren(node.children, false)
+      return serializeChildren(node.children, false, limit)
     default: {
       // `raw` nodes (rehype-raw's) are text here: nothing is written unescaped.
       const value = (node as { readonly value?: unknown }).value
@@ -135,8 +150,12 @@ const serializeNode = (node: Nodes, rawText: boolean): string => {
   }
 }
 
-/** `tree` as HTML. */
-export const serializeHtml = (tree: Root): string => serializeChildren(tree.children, false)
+/**
+ * `tree` as HTML. Past `limit` characters it stops with {@link SerializedTooLong}
+ * (no limit by default).
+ */
+export const serializeHtml = (tree: Root, limit: number = Number.POSITIVE_INFINITY): string =>
+  serializeChildren(tree.children, false, limit)
 
 /** The unified plugin: sets the processor's compiler. */
 export const rehypeSerializeHtml: Plugin<[], Root, string> = function(this: Processor) {

@@ -211,7 +211,13 @@ export class WorkerPool {
     else job.reject(error)
   }
 
-  /** Ends `slot`'s worker; its task (if any) fails with `error`; a queued task gets a new worker. */
+  /**
+   * Ends `slot`'s worker; its task (if any) fails with `error`; a queued task gets a new
+   * worker — unless this one ended before it was ready: one that cannot start (its module
+   * missing, a bad flag) would not start on the next try either, so the tasks waiting for
+   * it fail now rather than wait while workers are started in a loop; the next task tries
+   * again.
+   */
   private async remove(slot: Slot, error: Error): Promise<void> {
     if (!this.slots.delete(slot)) return
     clearTimeout(slot.timer)
@@ -219,7 +225,11 @@ export class WorkerPool {
     const job = slot.job
     slot.job = undefined
     if (job !== undefined) this.settle(job, error)
-    if (!this.closed && this.slots.size < this.options.workers && this.loading() < this.queue.length) this.spawn()
+    if (!slot.ready && !this.closed) {
+      let ready = false
+      for (const other of this.slots) ready ||= other.ready
+      if (!ready) for (const waiting of this.queue.splice(0)) this.settle(waiting, new WorkerFailed(`no worker could start: ${error.message}`))
+    } else if (!this.closed && this.slots.size < this.options.workers && this.loading() < this.queue.length) this.spawn()
     if (slot.worker.exitCode !== null || slot.worker.signalCode !== null) return
     const exited = new Promise<void>((resolve) => slot.worker.once("exit", () => resolve()))
     slot.worker.kill("SIGKILL")
