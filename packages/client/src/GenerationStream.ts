@@ -40,9 +40,9 @@ const decodeProblem = Schema.decodeUnknownEffect(Schema.fromJsonString(Generatio
 
 /** One server-sent event as a generation event; `error` fails, unknown names are skipped. */
 const decodeEvent = (event: Sse.Event): Effect.Effect<ReadonlyArray<GenerationEvent>, GenerationStreamError> => {
-  const read = <S extends Schema.Top>(schema: S) =>
+  const read = <A, I>(schema: Schema.Codec<A, I>) =>
     Effect.mapError(
-      Schema.decodeUnknownEffect(Schema.fromJsonString(schema as unknown as Schema.Codec<S["Type"], string>))(event.data),
+      Schema.decodeUnknownEffect(Schema.fromJsonString(schema))(event.data),
       () => unreadable(`The ${event.event} event could not be read.`)
     )
   switch (event.event) {

@@ -159,8 +159,7 @@ const childrenOf = (nodes: ReadonlyArray<Parse5ChildNode>, depth: number, maxDep
         children.push({ type: "comment", value: (node as DefaultTreeAdapterMap["commentNode"]).data })
         break
       case "#documentType":
-        // Only a document has one; fragments never do. Kept for parity with fromParse5.
-        children.push({ type: "doctype" } as unknown as ElementContent)
+        // Only a document has one; the fragment parser ignores a doctype, so none comes here.
         break
       default:
         children.push(elementOf(node as DefaultTreeAdapterMap["element"], depth, maxDepth, budget))
