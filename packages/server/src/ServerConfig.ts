@@ -209,12 +209,14 @@ const mediaUrlTtlConfig = Config.Duration("MEDIA_URL_TTL").pipe(
   )
 )
 
+/** An integer variable within `minimum`–`maximum`, `fallback` when unset. */
+const intBetween = (name: string, minimum: number, maximum: number, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })), name).pipe(Config.withDefault(fallback))
+
 /** Reads {@link ServerSettings}. */
 export const settings: Config.Config<ServerSettings> = Config.all({
   // 0 asks the system for a free port (the start-up line names it).
-  port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(
-    Config.withDefault(3000)
-  ),
+  port: intBetween("PORT", 0, 65535, 3000),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
   publicUrl: Config.URL("PUBLIC_URL").pipe(Config.option),
   dataDir: dataDirConfig,
@@ -247,30 +249,14 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     Config.withDefault(10_000)
   ),
   aiModels: aiModelsConfig,
-  aiTimeoutMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 600_000 })), "AI_TIMEOUT_MS").pipe(
-    Config.withDefault(30_000)
-  ),
-  aiCooldownMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 3_600_000 })), "AI_COOLDOWN_MS").pipe(
-    Config.withDefault(60_000)
-  ),
-  aiMaxOutputBytes: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000 })), "AI_MAX_OUTPUT_BYTES").pipe(
-    Config.withDefault(1_000_000)
-  ),
-  sanitizerWorkers: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })), "SANITIZER_WORKERS").pipe(
-    Config.withDefault(defaultSanitizerWorkers())
-  ),
-  sanitizerQueue: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 })), "SANITIZER_QUEUE").pipe(
-    Config.withDefault(64)
-  ),
-  sanitizerTimeBudgetMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 600_000 })), "SANITIZER_TIME_BUDGET_MS").pipe(
-    Config.withDefault(2_000)
-  ),
-  sanitizerIdleMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400_000 })), "SANITIZER_IDLE_MS").pipe(
-    Config.withDefault(10_000)
-  ),
-  sanitizerMaxElements: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000_000 })), "SANITIZER_MAX_ELEMENTS").pipe(
-    Config.withDefault(100_000)
-  ),
+  aiTimeoutMs: intBetween("AI_TIMEOUT_MS", 1, 600_000, 30_000),
+  aiCooldownMs: intBetween("AI_COOLDOWN_MS", 0, 3_600_000, 60_000),
+  aiMaxOutputBytes: intBetween("AI_MAX_OUTPUT_BYTES", 1, 100_000_000, 1_000_000),
+  sanitizerWorkers: intBetween("SANITIZER_WORKERS", 1, 64, defaultSanitizerWorkers()),
+  sanitizerQueue: intBetween("SANITIZER_QUEUE", 0, 100_000, 64),
+  sanitizerTimeBudgetMs: intBetween("SANITIZER_TIME_BUDGET_MS", 1, 600_000, 2_000),
+  sanitizerIdleMs: intBetween("SANITIZER_IDLE_MS", 0, 86_400_000, 10_000),
+  sanitizerMaxElements: intBetween("SANITIZER_MAX_ELEMENTS", 1, 10_000_000, 100_000),
   logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info"))
 }).pipe(Config.map((raw) => {
   const publicUrl = Option.match(raw.publicUrl, {

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
 import { settings, StorageSettings } from "../src/ServerConfig.ts"
+import * as WorkerHtmlSanitizer from "../src/WorkerHtmlSanitizer.ts"
 
 const read = (env: Record<string, string>) => settings.parse(ConfigProvider.fromEnv({ env }))
 
@@ -130,6 +131,39 @@ describe("ServerConfig.settings", () => {
           ["JWKS_URL", "not a url"]
         ] as const
       ) {
+        const error = yield* Effect.flip(read({ [name]: value }))
+        assert.include(String(error), name)
+      }
+    }))
+
+  it.effect("the HTML sanitizer and the model output cap: defaults, every variable read, a bad value naming its variable", () =>
+    Effect.gen(function*() {
+      const defaults = yield* read({})
+      assert.deepStrictEqual(defaults.sanitizer, {
+        workers: WorkerHtmlSanitizer.defaultWorkers(),
+        maxQueue: 64,
+        timeBudget: Duration.millis(2_000),
+        idleTimeout: Duration.millis(10_000),
+        maxElements: 100_000
+      })
+      assert.strictEqual(defaults.aiMaxOutputBytes, 1_000_000)
+      const set = yield* read({
+        SANITIZER_WORKERS: "3",
+        SANITIZER_QUEUE: "0",
+        SANITIZER_TIME_BUDGET_MS: "500",
+        SANITIZER_IDLE_MS: "0",
+        SANITIZER_MAX_ELEMENTS: "5000",
+        AI_MAX_OUTPUT_BYTES: "2000000"
+      })
+      assert.deepStrictEqual(set.sanitizer, {
+        workers: 3,
+        maxQueue: 0,
+        timeBudget: Duration.millis(500),
+        idleTimeout: Duration.millis(0),
+        maxElements: 5_000
+      })
+      assert.strictEqual(set.aiMaxOutputBytes, 2_000_000)
+      for (const [name, value] of [["SANITIZER_WORKERS", "0"], ["SANITIZER_QUEUE", "-1"], ["SANITIZER_TIME_BUDGET_MS", "0"], ["SANITIZER_MAX_ELEMENTS", "1.5"], ["AI_MAX_OUTPUT_BYTES", "lots"]] as const) {
         const error = yield* Effect.flip(read({ [name]: value }))
         assert.include(String(error), name)
       }
