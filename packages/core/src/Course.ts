@@ -6,14 +6,18 @@
  * @since 0.1.0
  */
 import { Schema, Struct } from "effect"
+import { defaultHtmlLimits } from "./html/HtmlPipelines.ts"
 import { type CatalogueAudience, publishAtField, publishStatusField } from "./Publishing.ts"
 import * as RecordVariants from "./RecordVariants.ts"
 import { storableText } from "./StorableText.ts"
 
 /** Longest accepted title, in characters, after trimming. */
 export const titleMaxLength = 200
-/** Longest accepted HTML body, in characters (about 1 MB of ASCII). */
-export const contentHtmlMaxLength = 1_000_000
+/**
+ * Longest HTML body, in characters (about 1 MB of ASCII), as sent and as stored: the
+ * sanitizer's length limit, so that every stored body can be written back.
+ */
+export const contentHtmlMaxLength = defaultHtmlLimits.maxLength
 /** Longest accepted course description, in characters, after trimming. */
 export const descriptionMaxLength = 500
 /** Page size of the course list when the caller names none. */
@@ -55,7 +59,8 @@ export const ContentHtml = Schema.String.check(
     message: `content_html must be at most ${contentHtmlMaxLength} characters`
   })
 ).pipe(Schema.annotate({
-  description: `HTML body; at most ${contentHtmlMaxLength} characters. Sanitized before it is stored ` +
+  description: `HTML body; at most ${contentHtmlMaxLength} characters, as sent and once sanitized (a body that grows ` +
+    `past it, or has more than ${defaultHtmlLimits.maxElements} elements, is a 422). Sanitized before it is stored ` +
     "(allow-listed tags, attributes, classes and URL schemes; no scripts, handlers or styles): " +
     "responses show what was stored."
 }))

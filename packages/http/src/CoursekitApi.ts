@@ -463,11 +463,14 @@ export class AiApi extends HttpApiGroup.make("ai")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Write HTML learning content with the configured language models").annotate(
       OpenApi.Description,
       "The models are tried in order (AI_PRIMARY_*, then AI_SECONDARY_*), each within AI_TIMEOUT_MS. The next one " +
-        "takes over when one fails: 429, 5xx, time-out, network, auth or model errors, or output that is empty once " +
-        "sanitized. A model that answered 429, 5xx or timed out is skipped for its Retry-After (else AI_COOLDOWN_MS). " +
+        "takes over when one fails: 429, 5xx, time-out, network, auth or model errors, output that is empty once " +
+        "sanitized, an answer past AI_MAX_OUTPUT_BYTES or HTML longer than a body may store once sanitized (too_long), " +
+        "or HTML past the sanitizer's element limit or time budget (too_complex). " +
+        "A model that answered 429, 5xx or timed out is skipped for its Retry-After (else AI_COOLDOWN_MS). " +
         "html has passed all three sanitization stages; nothing is stored. attempts lists every try (provider, " +
         "model, outcome, duration_ms, usage as the provider reported it, cost_usd at the step's prices). Every model " +
-        "failed: 502 with the attempts. No model configured: 503. Accept: text/event-stream streams the answer as " +
+        "failed: 502 with the attempts. No model configured, or the HTML sanitizer's queue full: 503 (with " +
+        "Retry-After, as every 503). Accept: text/event-stream streams the answer as " +
         "server-sent events (see the 200 response); the stream falls back to the next model only until its first html event."
     ).annotate(OpenApi.Transform, describeGenerationEventStream)
   )
@@ -494,6 +497,7 @@ export class CoursekitApi extends HttpApi.make("coursekit")
     title: "Coursekit",
     version: "0.1.0",
     description: "Course content service: catalogue, uploads, lessons and AI-written HTML. " +
-      "Errors are RFC 9457 problem details (application/problem+json)."
+      "Errors are RFC 9457 problem details (application/problem+json). Every 503 (a dependency down or " +
+      "frozen, the HTML sanitizer's queue full) carries Retry-After in seconds; nothing was written."
   }))
 {}

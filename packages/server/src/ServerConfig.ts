@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { defaultMediaUrlTtl, defaultSinglePutMaxBytes, defaultUploadLimits, type LlmPrices, maxMediaUrlTtl, type UploadLimits } from "@coursekit/core"
+import { defaultHtmlLimits, defaultMediaUrlTtl, defaultSinglePutMaxBytes, defaultUploadLimits, type LlmPrices, maxMediaUrlTtl, type UploadLimits } from "@coursekit/core"
 import { PgDatabase } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { Config, ConfigProvider, Data, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
@@ -256,7 +256,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   sanitizerQueue: intBetween("SANITIZER_QUEUE", 0, 100_000, 64),
   sanitizerTimeBudgetMs: intBetween("SANITIZER_TIME_BUDGET_MS", 1, 600_000, 2_000),
   sanitizerIdleMs: intBetween("SANITIZER_IDLE_MS", 0, 86_400_000, 10_000),
-  sanitizerMaxElements: intBetween("SANITIZER_MAX_ELEMENTS", 1, 10_000_000, 100_000),
+  sanitizerMaxElements: intBetween("SANITIZER_MAX_ELEMENTS", 1, 10_000_000, defaultHtmlLimits.maxElements),
   logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info"))
 }).pipe(Config.map((raw) => {
   const publicUrl = Option.match(raw.publicUrl, {

@@ -23,7 +23,7 @@ import { unified } from "unified"
 import { defaultAllowList, type HtmlAllowList } from "../HtmlAllowList.ts"
 
 export type { HtmlAllowList } from "../HtmlAllowList.ts"
-import { ElementBudget, nodesToHast, TooManyElements } from "./parse5ToHast.ts"
+import { nodesToHast } from "./parse5ToHast.ts"
 import { rehypeEnforceAllowList } from "./rehypeEnforceAllowList.ts"
 import { isBlock, rehypeNormalizeStructure } from "./rehypeNormalizeStructure.ts"
 import { maxNestingDepth } from "./rehypeParseFragment.ts"
@@ -121,6 +121,9 @@ export type HtmlTaskResult<Op extends HtmlTask["op"] = HtmlTask["op"]> =
 type Parse5Node = DefaultTreeAdapterMap["childNode"]
 type Parse5Element = DefaultTreeAdapterMap["element"]
 
+/** A document with more elements than its limit: the parser stopped. */
+class TooManyElements extends Error {}
+
 /**
  * parse5's tree adapter, counting the elements the parser makes: past `max` the parse
  * stops (a throw through parse5), so a document of a million elements never becomes a
@@ -132,7 +135,7 @@ const countingAdapter = (max: number): TreeAdapter<DefaultTreeAdapterMap> => {
   return {
     ...defaultTreeAdapter,
     createElement: (tagName, namespaceURI, attrs) => {
-      if (++made > max) throw new TooManyElements(max)
+      if (++made > max) throw new TooManyElements(`more than ${max} elements`)
       return defaultTreeAdapter.createElement(tagName, namespaceURI, attrs)
     }
   }
@@ -263,7 +266,8 @@ export const makeHtmlPipelines = (allowList: HtmlAllowList = defaultAllowList, l
     .use(() => stripLeadIn)
     .freeze()
 
-  const treeOf = (nodes: ReadonlyArray<Parse5Node>) => nodesToHast(nodes, maxNestingDepth, new ElementBudget(limits.maxElements))
+  // The parser counted the elements (countingAdapter): a tree here is within the limit.
+  const treeOf = (nodes: ReadonlyArray<Parse5Node>) => nodesToHast(nodes, maxNestingDepth)
 
   const parseWhole = (html: string): Array<Parse5Node> => {
     const parser = Parser.getFragmentParser<DefaultTreeAdapterMap>(null, { treeAdapter: countingAdapter(limits.maxElements) })

@@ -19,43 +19,13 @@ type Parse5ChildNode = DefaultTreeAdapterMap["childNode"]
 type Parse5Parent = DefaultTreeAdapterMap["parentNode"]
 
 /**
- * How many more elements a conversion may build. Past the last one it throws
- * {@link TooManyElements}: every stage after the parse walks each element, so this bounds
- * the work a hostile document can ask for.
- */
-export class ElementBudget {
-  readonly max: number
-  left: number
-  constructor(max: number) {
-    this.max = max
-    this.left = max
-  }
-  take(): void {
-    if (--this.left < 0) throw new TooManyElements(this.max)
-  }
-}
-
-/** A document with more elements than its {@link ElementBudget}. */
-export class TooManyElements extends Error {
-  readonly max: number
-  constructor(max: number) {
-    super(`more than ${max} elements`)
-    this.max = max
-  }
-}
-
-/** No limit: for the unified plugin, which answers every document. */
-const unlimited = new ElementBudget(Number.POSITIVE_INFINITY)
-
-/**
  * Replaces the content of every element at `maxDepth` below `root` by its text, without
  * recursion: for foreign subtrees, which `fromParse5` converts recursively.
  */
-const capDepth = (root: Parse5Parent, maxDepth: number, budget: ElementBudget): void => {
+const capDepth = (root: Parse5Parent, maxDepth: number): void => {
   const stack: Array<[Parse5Parent, number]> = [[root, 0]]
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!
-    budget.take()
     if (depth >= maxDepth) {
       const value = textOf(node.childNodes)
       node.childNodes = value === "" ? [] : [{ nodeName: "#text", value, parentNode: node } as DefaultTreeAdapterMap["textNode"]]
@@ -144,7 +114,7 @@ const textOf = (nodes: ReadonlyArray<Parse5ChildNode>): string => {
  * The hast children of `nodes`, which sit at `depth`. Below `maxDepth` an element's
  * content is replaced by its text: the conversion and the tree walks after it recurse.
  */
-const childrenOf = (nodes: ReadonlyArray<Parse5ChildNode>, depth: number, maxDepth: number, budget: ElementBudget): Array<ElementContent> => {
+const childrenOf = (nodes: ReadonlyArray<Parse5ChildNode>, depth: number, maxDepth: number): Array<ElementContent> => {
   if (depth > maxDepth) {
     const value = textOf(nodes)
     return value === "" ? [] : [{ type: "text", value }]
@@ -162,28 +132,27 @@ const childrenOf = (nodes: ReadonlyArray<Parse5ChildNode>, depth: number, maxDep
         // Only a document has one; the fragment parser ignores a doctype, so none comes here.
         break
       default:
-        children.push(elementOf(node as DefaultTreeAdapterMap["element"], depth, maxDepth, budget))
+        children.push(elementOf(node as DefaultTreeAdapterMap["element"], depth, maxDepth))
     }
   }
   return children
 }
 
-const elementOf = (node: DefaultTreeAdapterMap["element"], depth: number, maxDepth: number, budget: ElementBudget): Element => {
+const elementOf = (node: DefaultTreeAdapterMap["element"], depth: number, maxDepth: number): Element => {
   if (node.namespaceURI !== htmlNamespace) {
-    capDepth(node, maxDepth - depth, budget)
+    capDepth(node, maxDepth - depth)
     return fromParse5(node) as Element
   }
-  budget.take()
   const element: Element = {
     type: "element",
     tagName: node.tagName,
     properties: propertiesOf(node.attrs),
-    children: childrenOf(node.childNodes, depth + 1, maxDepth, budget)
+    children: childrenOf(node.childNodes, depth + 1, maxDepth)
   }
   if (node.tagName === "template") {
     element.content = {
       type: "root",
-      children: childrenOf((node as DefaultTreeAdapterMap["template"]).content.childNodes, depth + 1, maxDepth, budget),
+      children: childrenOf((node as DefaultTreeAdapterMap["template"]).content.childNodes, depth + 1, maxDepth),
       data: { quirksMode: false }
     }
   }
@@ -192,15 +161,14 @@ const elementOf = (node: DefaultTreeAdapterMap["element"], depth: number, maxDep
 
 /**
  * The hast root of parse5's top-level `nodes` (a document fragment's children, or some of
- * them); elements nested deeper than `maxDepth` hold their text only. Throws
- * {@link TooManyElements} when the nodes hold more elements than `budget` has left.
+ * them); elements nested deeper than `maxDepth` hold their text only.
  */
-export const nodesToHast = (nodes: ReadonlyArray<Parse5ChildNode>, maxDepth: number, budget: ElementBudget = unlimited): Root => ({
+export const nodesToHast = (nodes: ReadonlyArray<Parse5ChildNode>, maxDepth: number): Root => ({
   type: "root",
-  children: childrenOf(nodes, 1, maxDepth, budget) as Array<RootContent>,
+  children: childrenOf(nodes, 1, maxDepth) as Array<RootContent>,
   data: { quirksMode: false }
 })
 
 /** The hast root of a parse5 document fragment (see {@link nodesToHast}). */
-export const fragmentToHast = (fragment: DefaultTreeAdapterMap["documentFragment"], maxDepth: number, budget: ElementBudget = unlimited): Root =>
-  nodesToHast(fragment.childNodes, maxDepth, budget)
+export const fragmentToHast = (fragment: DefaultTreeAdapterMap["documentFragment"], maxDepth: number): Root =>
+  nodesToHast(fragment.childNodes, maxDepth)
