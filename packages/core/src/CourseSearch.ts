@@ -127,10 +127,30 @@ export const SearchCursor = Schema.Struct({
 export type SearchCursor = typeof SearchCursor.Type
 
 /**
- * A cursor as text: `<score>.<id>` in base64url. Opaque to clients; not signed (a forged
- * cursor only moves where a page of public results starts).
+ * Whether `text` is base64url as encoding writes it: its alphabet, no padding, a length
+ * a whole number of bytes gives, and zero in the bits of its last character that hold none.
  */
-export const SearchCursorFromString = Schema.String.check(Schema.isMaxLength(64)).pipe(
+const canonicalBase64Url = (text: string): boolean => {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return false
+  const spare = text.length % 4 === 2 ? 4 : text.length % 4 === 3 ? 2 : 0
+  if (spare === 0) return true
+  const last = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".indexOf(text[text.length - 1]!)
+  return (last & ((1 << spare) - 1)) === 0
+}
+
+/**
+ * A cursor as text: `<score>.<id>` in base64url, exactly as written — unpadded, in the one
+ * spelling encoding gives (base64 decoding also reads padded text, other unused bits in
+ * the last character and line breaks: each would be another URL for the same page).
+ * Opaque to clients; not signed (a forged cursor only moves where a page of public
+ * results starts).
+ */
+export const SearchCursorFromString = Schema.String.check(
+  Schema.isMaxLength(64),
+  Schema.makeFilter((text: string) =>
+    canonicalBase64Url(text) ? undefined : "a cursor is written unpadded, in the spelling the service wrote it"
+  )
+).pipe(
   Schema.decodeTo(
     Schema.String.check(Schema.isPattern(/^(?:0|[1-9][0-9]{0,9})\.[1-9][0-9]{0,9}$/)),
     SchemaTransformation.stringFromBase64UrlString
@@ -150,16 +170,8 @@ export const SearchCursorFromString = Schema.String.check(Schema.isMaxLength(64)
 /** `cursor` as the text a client sends back. */
 export const encodeSearchCursor: (cursor: SearchCursor) => string = Schema.encodeSync(SearchCursorFromString)
 
-const decodeCursorText = Schema.decodeUnknownOption(SearchCursorFromString)
-
-/**
- * The cursor of `text`, or none when it is not one this service wrote: exactly the text
- * {@link encodeSearchCursor} writes. Base64 decoding also reads other spellings of it
- * (padded, other unused bits in the last character, line breaks); each would be another
- * URL for the same page, so they are refused.
- */
-export const decodeSearchCursor = (text: string): Option.Option<SearchCursor> =>
-  Option.filter(decodeCursorText(text), (cursor) => encodeSearchCursor(cursor) === text)
+/** The cursor of `text`, or none when it is not one this service wrote. */
+export const decodeSearchCursor: (text: string) => Option.Option<SearchCursor> = Schema.decodeUnknownOption(SearchCursorFromString)
 
 /** A request for rows of search results (see `CourseRepo.search`). */
 export interface CourseSearchRequest {

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { maxPartCount, minPartSize } from "./ObjectStore.ts"
+import { firstOutOfOrder, maxPartCount, minPartSize } from "./ObjectStore.ts"
 import { storableText } from "./StorableText.ts"
 import { ContentType, FileName, MediaVisibility, SizeBytes } from "./Upload.ts"
 
@@ -102,17 +102,9 @@ export const MultipartStatus = Schema.Struct({
 }).annotate({ identifier: "MultipartStatus" })
 export type MultipartStatus = typeof MultipartStatus.Type
 
-/**
- * The index of the first of `parts` listed out of ascending `part_number` order (its
- * number not above the one before it, so a part named twice too), or `undefined` when
- * they ascend. A completion lists its parts so, as S3 requires (`InvalidPartOrder`).
- */
-export const firstPartOutOfOrder = (parts: ReadonlyArray<{ readonly part_number: number }>): number | undefined => {
-  for (let index = 1; index < parts.length; index++) {
-    if (parts[index]!.part_number <= parts[index - 1]!.part_number) return index
-  }
-  return undefined
-}
+/** {@link firstOutOfOrder} of a completion's `parts` by their `part_number`. */
+export const firstPartOutOfOrder = (parts: ReadonlyArray<{ readonly part_number: number }>): number | undefined =>
+  firstOutOfOrder(parts.map((part) => part.part_number))
 
 // A list out of order is a malformed request (a 400 naming the part), not a part storage
 // lacks: a client that sorts its list completes.
@@ -182,7 +174,7 @@ export class PartRejected extends Schema.TaggedError<PartRejected>()(
     reason: Schema.Literals(["missing_or_wrong_etag", "too_small", "not_in_order"]),
     part_number: Schema.NullOr(Schema.Int)
   },
-  { description: "A part named at completion is missing, not the one uploaded, or too small." }
+  { description: "A part named at completion is missing, not the one uploaded, too small, or out of ascending order." }
 ) {
   override get message(): string {
     const part = this.part_number === null ? "The parts" : `Part ${this.part_number}`

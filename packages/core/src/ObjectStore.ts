@@ -167,6 +167,18 @@ export const partRequestRefusal = (request: Pick<PartRequest, "partNumber" | "co
 const unquoted = (etag: string) => etag.replace(/^"(.*)"$/, "$1")
 
 /**
+ * The index of the first of `partNumbers` not above the one before it (out of ascending
+ * order, or named twice), or `undefined` when they ascend: a completion lists its parts
+ * so, as S3 requires (`InvalidPartOrder`).
+ */
+export const firstOutOfOrder = (partNumbers: ReadonlyArray<number>): number | undefined => {
+  for (let index = 1; index < partNumbers.length; index++) {
+    if (partNumbers[index]! <= partNumbers[index - 1]!) return index
+  }
+  return undefined
+}
+
+/**
  * Why completing with `parts` is refused, given the parts a store holds (`stored` of a
  * part number: its size and ETag, `undefined` when absent), or `undefined` when it may go
  * on: the port's rules in one place, for adapters that check before they assemble (the
@@ -177,10 +189,9 @@ export const completionRefusal = (
   stored: (partNumber: number) => { readonly size: number; readonly etag: string } | undefined
 ): MultipartRefused | undefined => {
   if (parts.length === 0) return new MultipartRefused({ reason: "InvalidPart" })
+  const disorder = firstOutOfOrder(parts.map((part) => part.partNumber))
   for (const [index, part] of parts.entries()) {
-    if (index > 0 && part.partNumber <= parts[index - 1]!.partNumber) {
-      return new MultipartRefused({ reason: "InvalidPart", partNumber: part.partNumber })
-    }
+    if (index === disorder) return new MultipartRefused({ reason: "InvalidPart", partNumber: part.partNumber })
     const held = stored(part.partNumber)
     if (held === undefined || unquoted(held.etag) !== unquoted(part.etag)) {
       return new MultipartRefused({ reason: "InvalidPart", partNumber: part.partNumber })

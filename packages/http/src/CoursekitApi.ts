@@ -113,8 +113,8 @@ export class CoursesApi extends HttpApiGroup.make("courses")
     }).middleware(CatalogueAuth).annotate(OpenApi.Summary, "List courses, ascending by id, with cursor pagination").annotate(
       OpenApi.Description,
       `${catalogueReaders} Pages hold the courses with id >= cursor. When more exist, a Link header names the next ` +
-        "page. The public's responses carry an ETag (the catalogue version, which also changes when a scheduled " +
-        "course's publish_at passes, and the page) and Cache-Control: no-cache; a request with If-None-Match naming " +
+        "page. The public's responses carry an ETag (an opaque token of the catalogue's state, which also changes when a " +
+        "scheduled course's publish_at passes, and the page) and Cache-Control: no-cache; a request with If-None-Match naming " +
         "the current ETag is answered 304 Not Modified without a body."
     ),
     // A static segment: the router tries it before /courses/:id.
@@ -123,7 +123,8 @@ export class CoursesApi extends HttpApiGroup.make("courses")
         q: SearchQuery,
         limit: Schema.optional(PageLimitParam),
         cursor: Schema.optional(Schema.String).annotate({
-          description: "Where the page starts: the cursor the previous page's Link header names (opaque). Omit for the first page."
+          description: "Where the page starts: the cursor the previous page's Link header names (opaque), sent exactly as " +
+            "written there; another spelling of it (padded, re-encoded) is a 400. Omit for the first page."
         })
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(CourseListItem), NextLink),
