@@ -5,20 +5,20 @@
  *
  * @since 0.1.0
  */
-import type { Courses } from "./Courses.ts"
-import type { ContentGenerator } from "./ContentGenerator.ts"
-import type { CourseRepo } from "./CourseRepo.ts"
-import type { Entitlements } from "./Entitlements.ts"
-import type { LessonRepo } from "./LessonRepo.ts"
-import type { Lessons } from "./Lessons.ts"
-import type { MediaRepo } from "./MediaRepo.ts"
-import type { ObjectStore } from "./ObjectStore.ts"
-import type { ProviderCooldowns } from "./ProviderCooldowns.ts"
-import type { PublicCourses } from "./PublicCourses.ts"
-import type { PurchaseRepo } from "./PurchaseRepo.ts"
-import type { Purchases } from "./Purchases.ts"
-import type { UploadRepo } from "./UploadRepo.ts"
-import type { Uploads } from "./Uploads.ts"
+import type { Courses } from "./catalogue/Courses.ts"
+import type { ContentGenerator } from "./generation/ContentGenerator.ts"
+import type { CourseRepo } from "./catalogue/CourseRepo.ts"
+import type { Entitlements } from "./lessons/Entitlements.ts"
+import type { LessonRepo } from "./lessons/LessonRepo.ts"
+import type { Lessons } from "./lessons/Lessons.ts"
+import type { MediaRepo } from "./media/MediaRepo.ts"
+import type { ObjectStore } from "./media/ObjectStore.ts"
+import type { ProviderCooldowns } from "./generation/ProviderCooldowns.ts"
+import type { PublicCourses } from "./lessons/PublicCourses.ts"
+import type { PurchaseRepo } from "./lessons/PurchaseRepo.ts"
+import type { Purchases } from "./lessons/Purchases.ts"
+import type { UploadRepo } from "./media/UploadRepo.ts"
+import type { Uploads } from "./media/Uploads.ts"
 
 /** The use cases of the core. */
 export type UseCases = Courses | Uploads | Lessons | PublicCourses | Purchases | ContentGenerator

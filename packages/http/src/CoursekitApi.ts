@@ -40,14 +40,14 @@ import {
 } from "@coursekit/core"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { AdminAuth } from "./AdminAuth.ts"
-import { CatalogueAuth } from "./CatalogueAuth.ts"
-import { ApiProblems } from "./ApiProblems.ts"
+import { AdminAuth } from "./auth/AdminAuth.ts"
+import { CatalogueAuth } from "./auth/CatalogueAuth.ts"
+import { ApiProblems } from "./problems/ApiProblems.ts"
 import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, SectionIdParam, SlugParam } from "./PathParams.ts"
-import { problemsFor } from "./DomainProblems.ts"
-import { describeGenerationEventStream } from "./GenerationEventStream.ts"
-import { problemDeclaration } from "./Problems.ts"
-import { ViewerAuth } from "./ViewerAuth.ts"
+import { problemsFor } from "./problems/DomainProblems.ts"
+import { describeGenerationEventStream } from "./handlers/GenerationEventStream.ts"
+import { problemDeclaration } from "./problems/Problems.ts"
+import { ViewerAuth } from "./auth/ViewerAuth.ts"
 
 /** The body of `GET /`. */
 export const Welcome = Schema.Struct({ message: Schema.String }).annotate({ identifier: "Welcome" })

@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
-export * from "./AdminAuth.ts"
-export * from "./ApiProblems.ts"
-export * from "./CatalogueAuth.ts"
+export * from "./auth/AdminAuth.ts"
+export * from "./problems/ApiProblems.ts"
+export * from "./auth/CatalogueAuth.ts"
 export * from "./CoursekitApi.ts"
-export * from "./GenerationEventStream.ts"
-export * from "./Problems.ts"
-export * from "./ViewerAuth.ts"
+export * from "./handlers/GenerationEventStream.ts"
+export * from "./problems/Problems.ts"
+export * from "./auth/ViewerAuth.ts"

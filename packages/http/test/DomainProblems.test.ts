@@ -33,8 +33,8 @@ import {
 } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type DomainError, domainProblems, problemOf, problemsFor } from "../src/DomainProblems.ts"
-import { problemTitles } from "../src/Problems.ts"
+import { type DomainError, domainProblems, problemOf, problemsFor } from "../src/problems/DomainProblems.ts"
+import { problemTitles } from "../src/problems/Problems.ts"
 
 const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { readonly _tag: Tag }> } = {
   CourseNotFound: new CourseNotFound({ id: 7 as CourseId }),

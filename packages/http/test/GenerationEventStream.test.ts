@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { acceptsEventStream } from "../src/GenerationEventStream.ts"
+import { acceptsEventStream } from "../src/handlers/GenerationEventStream.ts"
 
 describe("acceptsEventStream", () => {
   it.each<[string | undefined, boolean]>([

@@ -8,7 +8,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { AdminAccess, AdminTokens, anonymousIdentity, CourseListCache, CoursekitHttp, type HostIdentity, layerHostAuth, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
-import { normalizePrefix, stripPrefix } from "../src/RequestPath.ts"
+import { normalizePrefix, stripPrefix } from "../src/edge/RequestPath.ts"
 
 const token = "mount-test-admin-token"
 const services = () =>

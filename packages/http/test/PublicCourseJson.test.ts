@@ -7,7 +7,7 @@
 import { PublicCourse } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, DateTime, Effect } from "effect"
-import { encodedJsonOf, plainJsonOf } from "../src/PublicCourseHandlers.ts"
+import { encodedJsonOf, plainJsonOf } from "../src/handlers/PublicCourseHandlers.ts"
 
 describe("the public course's JSON", () => {
   it.effect("written as it is, is the contract's encoding: 300 generated courses", () =>

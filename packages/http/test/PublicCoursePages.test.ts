@@ -18,7 +18,7 @@ import {
   RequestLogger,
   ViewerResolver
 } from "../src/index.ts"
-import { PublicCoursePages } from "../src/PublicCoursePages.ts"
+import { PublicCoursePages } from "../src/edge/PublicCoursePages.ts"
 
 // Settles once resolved: here, when the hanging resolver has been asked.
 const signal = () => {

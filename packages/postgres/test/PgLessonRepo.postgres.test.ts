@@ -4,12 +4,12 @@ import { Layer } from "effect"
 import * as PgCourseRepo from "../src/PgCourseRepo.ts"
 import * as PgLessonRepo from "../src/PgLessonRepo.ts"
 import * as PgPurchaseRepo from "../src/PgPurchaseRepo.ts"
-import * as PgUploadRepo from "../src/PgUploadRepo.ts"
+import * as PgMediaRepo from "../src/PgMediaRepo.ts"
 import { layerTestDatabase, postgresRequired, testDatabaseUrl } from "./TestPostgres.ts"
 import { viewerQuerySuite } from "./ViewerQuerySuite.ts"
 
 if (testDatabaseUrl !== undefined) {
-  const repos = Layer.mergeAll(PgLessonRepo.layer, PgPurchaseRepo.layer, PgCourseRepo.layer, PgUploadRepo.layerMediaRepo).pipe(
+  const repos = Layer.mergeAll(PgLessonRepo.layer, PgPurchaseRepo.layer, PgCourseRepo.layer, PgMediaRepo.layer).pipe(
     Layer.provideMerge(layerTestDatabase(testDatabaseUrl))
   )
   lessonRepoSuite("PostgreSQL", repos, { referencesMedia: true })

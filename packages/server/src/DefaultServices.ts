@@ -43,6 +43,7 @@ import {
   PgliteDatabase,
   PgProviderCooldowns,
   PgPurchaseRepo,
+  PgMediaRepo,
   PgUploadRepo
 } from "@coursekit/postgres"
 import { LocalObjectStore, LocalStorageRoutes, ServedKeys } from "@coursekit/storage-local"
@@ -226,7 +227,7 @@ export const coreLayers = (settings: ServerSettings, publicUrl: () => string): C
   // within one build (a second PGlite on the directory would be refused by its lock).
   const database = layerDatabase(settings)
   // Files are served once finalized: the media library says which.
-  const servedKeys = ServedKeys.layerFinalized.pipe(Layer.provide(PgUploadRepo.layerMediaRepo), Layer.provide(database))
+  const servedKeys = ServedKeys.layerFinalized.pipe(Layer.provide(PgMediaRepo.layer), Layer.provide(database))
   const storage = layerStorage(settings, publicUrl, servedKeys)
   const uploads = { limits: settings.uploadLimits, gracePeriod: settings.uploadGracePeriod }
   const services = Layer.mergeAll(

@@ -1,7 +1,7 @@
 /**
  * Multipart uploads on disk: where an upload and its parts lie, how a part is committed,
  * and how parts are assembled into an object. Internal to the package: the store's
- * methods (`LocalObjectStore`) and the part receiver (`LocalUploads.receivePart`) use it.
+ * methods (`LocalObjectStore`) and the part receiver (`LocalTransfers.receivePart`) use it.
  *
  * Layout under the root (no key segment starts with a dot, so nothing here is a key):
  *
@@ -337,7 +337,7 @@ export const copyRange = async (source: fs.FileHandle, target: fs.FileHandle, si
 }
 
 /**
- * How a whole object is committed (`LocalUploads.commitObject` on the store's disk),
+ * How a whole object is committed (`LocalTransfers.commitObject` on the store's disk),
  * passed in so this module does not depend on the receiver.
  */
 export type CommitObject = (

@@ -1,7 +1,7 @@
 /**
  * Coursekit's `ObjectStore` on local disk: the embedded default, for a single server
  * that keeps its files in its data directory. Uploads are PUTs to URLs signed with an
- * HMAC key and received by {@link LocalUploads}; files are served by the routes in
+ * HMAC key and received by {@link LocalTransfers}; files are served by the routes in
  * `LocalStorageRoutes`, private ones (under `private/`) only at read URLs signed with
  * the same key (`presignGet`). It passes the `ObjectStore` conformance suite over real HTTP.
  *
@@ -30,7 +30,7 @@ import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as LocalDisk from "./LocalDisk.ts"
 import * as LocalMultipart from "./LocalMultipart.ts"
-import { commitObject, fromDisk as uploadsFromDisk, LocalUploads } from "./LocalUploads.ts"
+import { commitObject, fromDisk as uploadsFromDisk, LocalTransfers } from "./LocalTransfers.ts"
 import * as UrlSignature from "./UrlSignature.ts"
 
 /** Options of {@link layer}. */
@@ -96,10 +96,10 @@ const unlinkFile = async (file: string) => {
 }
 
 /**
- * The store and its {@link LocalUploads} receiver on `options.root`. Fails with a
+ * The store and its {@link LocalTransfers} receiver on `options.root`. Fails with a
  * `StorageError` when the root cannot be created or the options are unusable.
  */
-export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads, StorageError> =>
+export const layer = (options: Options): Layer.Layer<ObjectStore | LocalTransfers, StorageError> =>
   Layer.effectContext(Effect.gen(function*() {
     const uploadBase = () => withoutTrailingSlash(typeof options.uploadBaseUrl === "string" ? options.uploadBaseUrl : options.uploadBaseUrl())
     const publicBase = () => withoutTrailingSlash(typeof options.publicBaseUrl === "string" ? options.publicBaseUrl : options.publicBaseUrl())
@@ -314,5 +314,5 @@ export const layer = (options: Options): Layer.Layer<ObjectStore | LocalUploads,
       check
     })
     const uploads = uploadsFromDisk(disk, { secret, maxUploadBytes })
-    return Context.make(ObjectStore, store).pipe(Context.add(LocalUploads, uploads))
+    return Context.make(ObjectStore, store).pipe(Context.add(LocalTransfers, uploads))
   }))

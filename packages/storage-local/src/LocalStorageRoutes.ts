@@ -1,10 +1,10 @@
 /**
  * The HTTP routes of the local store, for the standalone server:
  *
- * - `PUT <uploadPath>/<key>`: an upload to a signed URL ({@link LocalUploads.receive});
+ * - `PUT <uploadPath>/<key>`: an upload to a signed URL ({@link LocalTransfers.receive});
  *   `200` with an empty body, else an RFC 9457 problem (400, 403, 409, 411, 413, 503).
  * - `PUT <uploadPath>/<key>?uploadId=…&partNumber=…&…`: a part of a multipart upload
- *   (told from a whole upload by its query; {@link LocalUploads.receivePart}); `200` with
+ *   (told from a whole upload by its query; {@link LocalTransfers.receivePart}); `200` with
  *   an empty body and `ETag: "<md5 hex>"`, which the client names at completion, with
  *   `Access-Control-Expose-Headers: ETag` (a browser on another origin reads the ETag only
  *   when it is exposed; these routes send no other CORS header: a proxy that adds them
@@ -13,7 +13,7 @@
  *   (aborted or completed: start a new one), 400, 411 and 413 for a body of another length.
  * - `GET`/`HEAD <filesPath>/<key>[?expires=…&signature=…]`: the file, streamed, with its
  *   stored type, `Content-Length`, `ETag` (`If-None-Match` answers `304`), `nosniff` and
- *   `Accept-Ranges: bytes`. Who may read ({@link LocalUploads.authorizeRead}) is decided
+ *   `Accept-Ranges: bytes`. Who may read ({@link LocalTransfers.authorizeRead}) is decided
  *   before the file is looked at: a URL carrying `expires` or `signature` must be a valid,
  *   unexpired read URL for its key, and a key under `private/` is served only at one;
  *   else a `403` problem. A signed read is cached `private` until the URL expires; an
@@ -35,7 +35,7 @@
  */
 import { Clock, Effect, type Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
-import { LocalUploads } from "./LocalUploads.ts"
+import { LocalTransfers } from "./LocalTransfers.ts"
 import { ServedKeys } from "./ServedKeys.ts"
 import * as UrlSignature from "./UrlSignature.ts"
 
@@ -77,7 +77,7 @@ const keyParam = Effect.map(HttpRouter.params, (params) => params["*"] ?? "")
  */
 const targetOf = (url: string, base: string) => url.startsWith(base) ? url.slice(base.length) : url
 
-const upload = (uploads: LocalUploads["Service"], base: string) =>
+const upload = (uploads: LocalTransfers["Service"], base: string) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = yield* keyParam
@@ -161,7 +161,7 @@ const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
 
 const notFound = () => problem(404, "No file is stored under this address.")
 
-const serve = (uploads: LocalUploads["Service"], served: ServedKeys["Service"], base: string) =>
+const serve = (uploads: LocalTransfers["Service"], served: ServedKeys["Service"], base: string) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = yield* keyParam
@@ -212,16 +212,16 @@ const wildcard = (path: `/${string}`): `/${string}` => path.endsWith("/") ? `${p
 
 /**
  * Adds `PUT <uploadPath>/*` and `GET <filesPath>/*` (which answers `HEAD` as well) to
- * the `HttpRouter`. Needs {@link LocalUploads} (from `LocalObjectStore.layer`) and
+ * the `HttpRouter`. Needs {@link LocalTransfers} (from `LocalObjectStore.layer`) and
  * {@link ServedKeys} (`ServedKeys.layerFinalized` behind Coursekit's uploads).
  */
 export const layer = (
   options: RoutesOptions = {}
-): Layer.Layer<never, never, HttpRouter.HttpRouter | LocalUploads | ServedKeys> => {
+): Layer.Layer<never, never, HttpRouter.HttpRouter | LocalTransfers | ServedKeys> => {
   const uploadPath = wildcard(options.uploadPath ?? "/storage")
   const filesPath = wildcard(options.filesPath ?? "/files")
   return HttpRouter.use(Effect.fnUntraced(function*(router) {
-    const uploads = yield* LocalUploads
+    const uploads = yield* LocalTransfers
     const served = yield* ServedKeys
     // The wildcards' bases (`/storage/`): what follows them is each request's target.
     yield* router.add("PUT", uploadPath, upload(uploads, uploadPath.slice(0, -1)))

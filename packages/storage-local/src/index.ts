@@ -11,7 +11,7 @@ export { ServedKeys } from "./ServedKeys.ts"
 export {
   type IncomingRead,
   type IncomingUpload,
-  LocalUploads,
+  LocalTransfers,
   type ReadAccess,
   type ReadRefusalReason,
   ReadRefused,
@@ -21,4 +21,11 @@ export {
   type StoredUploadPart,
   type UploadBody,
   UploadRefused
-} from "./LocalUploads.ts"
+} from "./LocalTransfers.ts"
+/**
+ * The former name of {@link LocalTransfers}: it receives uploads and serves reads, so
+ * "uploads" said half of it and collided with core's `Uploads`.
+ *
+ * @deprecated since 0.3.0: use `LocalTransfers`.
+ */
+export { LocalTransfers as LocalUploads } from "./LocalTransfers.ts"

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import * as LocalDisk from "../src/LocalDisk.ts"
 import * as LocalMultipart from "../src/LocalMultipart.ts"
-import { commitObject } from "../src/LocalUploads.ts"
+import { commitObject } from "../src/LocalTransfers.ts"
 import { eventually, layerServed, raw, startAbandonedUpload, temporaryFiles, TestStorage } from "./TestStorage.ts"
 
 const bytes = (text: string) => new TextEncoder().encode(text)

@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
-import { LocalObjectStore, LocalStorageRoutes, type LocalUploads, ServedKeys } from "../src/index.ts"
+import { LocalObjectStore, LocalStorageRoutes, type LocalTransfers, ServedKeys } from "../src/index.ts"
 
 /** Where the store under test lives and answers. */
 export class TestStorage extends Context.Service<TestStorage, {
@@ -29,7 +29,7 @@ export const secret = Redacted.make("test-signing-secret-0123456789")
 /** The store and its routes on a fresh Node server. */
 export const layerServed = (
   options: { readonly maxUploadBytes?: number } = {}
-): Layer.Layer<ObjectStore | LocalUploads | TestStorage, unknown> =>
+): Layer.Layer<ObjectStore | LocalTransfers | TestStorage, unknown> =>
   Layer.unwrap(Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
     const address = server.address

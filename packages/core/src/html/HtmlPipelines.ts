@@ -20,9 +20,9 @@
 import type { Root } from "hast"
 import { type DefaultTreeAdapterMap, defaultTreeAdapter, type InsertionMode, Parser, type Token, TokenizerMode, type TreeAdapter } from "parse5"
 import { unified } from "unified"
-import { defaultAllowList, type HtmlAllowList } from "../HtmlAllowList.ts"
+import { defaultAllowList, type HtmlAllowList } from "./HtmlAllowList.ts"
 
-export type { HtmlAllowList } from "../HtmlAllowList.ts"
+export type { HtmlAllowList } from "./HtmlAllowList.ts"
 import { nodesToHast } from "./parse5ToHast.ts"
 import { rehypeEnforceAllowList } from "./rehypeEnforceAllowList.ts"
 import { isBlock, rehypeNormalizeStructure } from "./rehypeNormalizeStructure.ts"

@@ -13,7 +13,7 @@
  * @since 0.2.0
  */
 import type { Properties } from "hast"
-import type { HtmlAllowList, HtmlEmbedProvider } from "../HtmlAllowList.ts"
+import type { HtmlAllowList, HtmlEmbedProvider } from "./HtmlAllowList.ts"
 
 /** A provider with its patterns anchored at both ends and free of global state. */
 interface CompiledProvider {

@@ -19,7 +19,7 @@
  */
 import type { ElementContent, Properties, Root, RootContent } from "hast"
 import type { Schema } from "hast-util-sanitize"
-import type { HtmlAllowList } from "../HtmlAllowList.ts"
+import type { HtmlAllowList } from "./HtmlAllowList.ts"
 import { compileEmbeds, embedProperties, type EmbedRules } from "./iframeEmbeds.ts"
 
 /**

@@ -10,7 +10,7 @@ import type { NextFunction, Request, RequestHandler, Response } from "express"
 import type { HostIdentity } from "../index.ts"
 import type { IncomingMessage } from "node:http"
 import { type HostServices, nodeHandler } from "../CoursekitHttp.ts"
-import type { Identify } from "../HostIdentity.ts"
+import type { Identify } from "../auth/HostIdentity.ts"
 
 /** Options of {@link coursekit}. */
 export interface ExpressOptions {

@@ -8,7 +8,7 @@
 import type { Context as HonoContext } from "hono"
 import { Hono } from "hono"
 import type { HostIdentity } from "../index.ts"
-import { normalizePrefix } from "../RequestPath.ts"
+import { normalizePrefix } from "../edge/RequestPath.ts"
 import { type HostServices, webHandler } from "../CoursekitHttp.ts"
 
 /** Options of {@link coursekitHono}. */

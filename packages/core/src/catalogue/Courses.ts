@@ -1,0 +1,176 @@
+/**
+ * The course catalogue use cases: create, page through, read, change and delete courses.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import type {
+  Course,
+  CourseCreate,
+  CourseId,
+  CourseListItem,
+  CourseNotFound,
+  CoursePage,
+  CoursePageRequest,
+  CourseRecord,
+  CourseUpdate
+} from "./Course.ts"
+import { CourseRepo } from "./CourseRepo.ts"
+import {
+  type CourseSearchPage,
+  type CourseSearchPageRequest,
+  decodeSearchCursor,
+  encodeSearchCursor,
+  InvalidSearchCursor,
+  type SearchCursor,
+  searchTerms
+} from "./CourseSearch.ts"
+import { FileUrl } from "../media/FileUrl.ts"
+import { type HtmlRefused, HtmlSanitizer } from "../html/HtmlSanitizer.ts"
+import type { PersistenceError } from "../shared/PersistenceError.ts"
+import type { CatalogueAudience } from "./Publishing.ts"
+import * as Slug from "./Slug.ts"
+import { LessonRepo } from "../lessons/LessonRepo.ts"
+import { MediaRepo } from "../media/MediaRepo.ts"
+import { MediaUrls } from "../media/MediaUrls.ts"
+import { ObjectStore } from "../media/ObjectStore.ts"
+import { UploadRepo } from "../media/UploadRepo.ts"
+import { Uploads } from "../media/Uploads.ts"
+
+/**
+ * The catalogue. Pages are ascending by id and the cursor is inclusive: a page holds
+ * the courses with `id >= cursor`, and `next` is the id the following page starts at.
+ *
+ * `version` changes with every committed change to the catalogue, wherever it was made,
+ * and when a scheduled course becomes visible; caches of list pages key on it (see
+ * `CourseRepo`). A page carries the version it was read at, from the same snapshot.
+ *
+ * Reads take the audience: the public sees the courses visible now (published, and
+ * `publish_at` null or passed: drafts and scheduled courses are not found), admins see
+ * every course with its `status` and `publish_at`. A create without `status` publishes
+ * at once, as the specification's flow expects.
+ *
+ * `search` finds the courses visible now whose words match a query (the rules are in
+ * `CourseSearch`), best first, for everyone alike: it is the students' search, so admins
+ * see no drafts there. Its cursor is opaque text; one this service did not write is an
+ * `InvalidSearchCursor`. A query without a letter or digit finds nothing.
+ *
+ * `content_html` is sanitized on every write (the pipeline's stages 2 and 3, for HTML a
+ * person wrote) and stored as sanitized; what is read back is what was stored.
+ */
+export class Courses extends Context.Service<Courses, {
+  create(input: CourseCreate): Effect.Effect<Course, HtmlRefused | PersistenceError>
+  list(request: CoursePageRequest): Effect.Effect<CoursePage, PersistenceError>
+  search(request: CourseSearchPageRequest): Effect.Effect<CourseSearchPage, InvalidSearchCursor | PersistenceError>
+  get(id: CourseId, audience: CatalogueAudience): Effect.Effect<Course, CourseNotFound | PersistenceError>
+  update(id: CourseId, changes: CourseUpdate): Effect.Effect<Course, CourseNotFound | HtmlRefused | PersistenceError>
+  delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
+  readonly version: Effect.Effect<string, PersistenceError>
+}>()("@coursekit/core/Courses") {
+  /**
+   * The catalogue over whichever `CourseRepo`, `FileUrl` and `HtmlSanitizer` the caller
+   * provides, and `Uploads`, which removes a deleted course's thumbnail.
+   */
+  static readonly layerNoDeps: Layer.Layer<Courses, never, CourseRepo | FileUrl | HtmlSanitizer | Uploads> = Layer.effect(
+    Courses,
+    Effect.gen(function*() {
+      const repo = yield* CourseRepo
+      const uploads = yield* Uploads
+      const files = yield* FileUrl
+      const sanitizer = yield* HtmlSanitizer
+      const thumbnailUrl = (key: string | null) => key === null ? null : files.publicUrl(key)
+      const toCourse = (record: CourseRecord): Course => ({
+        ...record,
+        thumbnail_url: thumbnailUrl(record.thumbnail_key)
+      })
+
+      const create = Effect.fn("Courses.create")(function*(input: CourseCreate) {
+        const record = yield* repo.insert({
+          ...input,
+          status: input.status ?? "published",
+          publish_at: input.publish_at ?? null,
+          slugBase: Slug.fromTitle(input.title),
+          content_html: yield* sanitizer.sanitizeAuthored(input.content_html)
+        })
+        return toCourse(record)
+      })
+
+      // A span but no call-site capture (`Effect.fn` takes a stack trace per call): this is
+      // the hottest read, every uncached list page.
+      const list = Effect.fnUntraced(function*(request: CoursePageRequest) {
+        // One row past the page tells whether a next page exists, and where it starts.
+        const { rows, version } = yield* repo.list({ cursor: request.cursor, limit: request.limit + 1, audience: request.audience })
+        const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
+        const admin = request.audience._tag === "Admin"
+        const items: Array<CourseListItem> = pageRows.map((row) => {
+          const item: CourseListItem = {
+            id: row.id,
+            title: row.title,
+            slug: row.slug,
+            thumbnail_url: thumbnailUrl(row.thumbnail_key)
+          }
+          return admin ? { ...item, status: row.status, publish_at: row.publish_at } : item
+        })
+        const page: CoursePage = { items, next: rows.length > request.limit ? rows[request.limit]!.id : undefined, version }
+        return page
+      }, Effect.withSpan("Courses.list"))
+
+      const search = Effect.fn("Courses.search")(function*(request: CourseSearchPageRequest) {
+        let after: SearchCursor | undefined
+        if (request.cursor !== undefined) {
+          const decoded = decodeSearchCursor(request.cursor)
+          if (Option.isNone(decoded)) return yield* new InvalidSearchCursor()
+          after = decoded.value
+        }
+        const terms = searchTerms(request.query)
+        if (terms.length === 0) return { items: [], next: undefined } satisfies CourseSearchPage
+        const rows = yield* repo.search({ terms, after, limit: request.limit + 1 })
+        const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
+        const last = pageRows.at(-1)
+        const page: CourseSearchPage = {
+          items: pageRows.map((row) => ({ id: row.id, title: row.title, slug: row.slug, thumbnail_url: thumbnailUrl(row.thumbnail_key) })),
+          // The cursor is the last result shown: the next page starts after it.
+          next: rows.length > request.limit && last !== undefined ? encodeSearchCursor({ score: last.score, id: last.id }) : undefined
+        }
+        return page
+      })
+
+      const get = Effect.fn("Courses.get")(function*(id: CourseId, audience: CatalogueAudience) {
+        return toCourse(yield* repo.findById(id, { visibleOnly: audience._tag === "Public" }))
+      })
+
+      const update = Effect.fn("Courses.update")(function*(id: CourseId, changes: CourseUpdate) {
+        const sanitized = changes.content_html === undefined
+          ? changes
+          : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) }
+        return toCourse(yield* repo.update(id, sanitized))
+      })
+
+      const delete_ = Effect.fn("Courses.delete")(function*(id: CourseId) {
+        const deleted = yield* repo.delete(id)
+        if (deleted.thumbnail_key === null) return
+        // The course is gone whatever happens to its thumbnail: a failure here is logged,
+        // not answered. A thumbnail some lesson also plays stays (MediaInUse).
+        yield* uploads.deleteMedia(deleted.thumbnail_key).pipe(
+          Effect.catchTags({
+            MediaNotFound: () => Effect.void,
+            MediaInUse: () => Effect.void,
+            PersistenceError: (error) => Effect.logWarning("a deleted course's thumbnail was not removed", deleted.thumbnail_key, error)
+          })
+        )
+      })
+
+      return Courses.of({ create, list, search, get, update, delete: delete_, version: repo.version })
+    })
+  )
+
+  /** The catalogue on in-memory storage, files under `cdnUrl`: for tests and trials. */
+  static readonly layerMemory = (cdnUrl = "http://localhost/files"): Layer.Layer<Courses | CourseRepo> =>
+    Courses.layerNoDeps.pipe(
+      Layer.provide(Uploads.layerNoDeps()),
+      Layer.provide(Layer.mergeAll(UploadRepo.layerMemory, MediaRepo.layerMemory, LessonRepo.layerMemory, MediaUrls.layer())),
+      Layer.provideMerge(CourseRepo.layerMemory),
+      Layer.provide(ObjectStore.layerMemory),
+      Layer.provide([FileUrl.layer(cdnUrl), HtmlSanitizer.layer])
+    )
+}

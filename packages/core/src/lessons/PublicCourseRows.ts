@@ -1,0 +1,65 @@
+/**
+ * The rows behind the public course, read together: the course visible now by its slug,
+ * whether the viewer bought it, and its lessons visible now as that viewer may read them
+ * (`LessonRepo.listForViewer`: a locked lesson's body and video key are not read).
+ *
+ * Read from the ports one by one, that is three questions for a signed-in viewer (the
+ * course, the `Entitlements` port, the lessons). An adapter that answers the
+ * entitlements from its own tables can ask all of it at once (PostgreSQL: one statement,
+ * one snapshot; `@coursekit/postgres`'s `PgPurchaseRepo.layer` provides that). Such a
+ * reader names the `Entitlements` it agrees with, and `PublicCourses` uses it only while
+ * that is the `Entitlements` it was given: a host that answers purchases from its payment
+ * provider gets the ports' read, whatever the order its layers are composed in.
+ *
+ * @since 0.2.0
+ */
+import { Context, Effect, Layer, Struct } from "effect"
+import { CourseRecord, type CourseSlugNotFound } from "../catalogue/Course.ts"
+import { CourseRepo } from "../catalogue/CourseRepo.ts"
+import { Entitlements } from "./Entitlements.ts"
+import type { ViewerLesson } from "./Lesson.ts"
+import { LessonRepo } from "./LessonRepo.ts"
+import type { PersistenceError } from "../shared/PersistenceError.ts"
+import type { Viewer } from "../shared/Viewer.ts"
+
+/** What the public course shows of the course row, and the key its thumbnail's URL is made from. */
+export const PublicCourseRow = CourseRecord.mapFields(Struct.pick(["id", "title", "slug", "content_html", "description", "thumbnail_key"]))
+export type PublicCourseRow = typeof PublicCourseRow.Type
+
+/** The course, whether the viewer bought it, and its lessons in outline order. */
+export interface PublicCourseRead {
+  readonly course: PublicCourseRow
+  readonly purchased: boolean
+  readonly lessons: ReadonlyArray<ViewerLesson>
+}
+
+/** Reads the rows behind the public course of `slug` for `viewer`. */
+export type ReadPublicCourse = (slug: string, viewer: Viewer) => Effect.Effect<PublicCourseRead, CourseSlugNotFound | PersistenceError>
+
+export class PublicCourseRows extends Context.Service<PublicCourseRows, {
+  /** The `Entitlements` whose answer `read`'s `purchased` is. */
+  readonly entitlements: Entitlements["Service"]
+  readonly read: ReadPublicCourse
+}>()("@coursekit/core/PublicCourseRows") {
+  /** The ports' read: the course, then the entitlement (signed in only), then the lessons. */
+  static readonly layerFromPorts: Layer.Layer<PublicCourseRows, never, CourseRepo | LessonRepo | Entitlements> = Layer.effect(
+    PublicCourseRows,
+    Effect.gen(function*() {
+      const entitlements = yield* Entitlements
+      return PublicCourseRows.of({ entitlements, read: readFromPorts(yield* CourseRepo, yield* LessonRepo, entitlements) })
+    })
+  )
+}
+
+/** The ports' read (see {@link PublicCourseRows.layerFromPorts}). */
+export const readFromPorts = (
+  courses: CourseRepo["Service"],
+  lessons: LessonRepo["Service"],
+  entitlements: Entitlements["Service"]
+): ReadPublicCourse =>
+  Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
+    const course = yield* courses.findBySlug(slug, { visibleOnly: true })
+    // Asked on every request: a purchase or a refund counts at once.
+    const purchased = viewer._tag === "User" && (yield* entitlements.hasPurchased(viewer.id, course.id))
+    return { course, purchased, lessons: yield* lessons.listForViewer(course.id, purchased) }
+  })

@@ -1,0 +1,55 @@
+/**
+ * Handlers of the course catalogue endpoints, over the core's {@link Courses}.
+ *
+ * @since 0.1.0
+ */
+import { adminAudience, Courses, defaultPageSize, publicAudience } from "@coursekit/core"
+import { Effect } from "effect"
+import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
+import { CurrentAudience } from "../auth/CatalogueAuth.ts"
+import { CoursekitApi } from "../CoursekitApi.ts"
+import { problems } from "../problems/DomainProblems.ts"
+import { withNextLink } from "./NextPageLink.ts"
+import { MountPrefix, pathOf } from "../edge/RequestPath.ts"
+
+// Links are the mount prefix and the path the request came in on, so they stay right
+// wherever the host mounts the API.
+/** The `courses` group. Needs `Courses`. */
+export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(function*(handlers) {
+  const catalogue = yield* Courses
+  const prefix = yield* MountPrefix
+  return handlers.handleAll({
+    list: ({ query, request }) =>
+      Effect.gen(function*() {
+        const limit = query.limit ?? defaultPageSize
+        // CatalogueAuth refused `status` to anyone but admins.
+        const audience = (yield* CurrentAudience) === "admin" ? adminAudience(query.status) : publicAudience
+        const page = yield* problems(catalogue.list({ cursor: query.cursor, limit, audience }))
+        return withNextLink(page, { prefix, url: request.url, limit, keep: { status: query.status } })
+      }),
+    search: ({ query, request }) =>
+      Effect.gen(function*() {
+        const limit = query.limit ?? defaultPageSize
+        // The students' search: every reader gets the same public results.
+        const page = yield* problems(catalogue.search({ query: query.q, cursor: query.cursor, limit }))
+        return withNextLink(page, { prefix, url: request.url, limit, keep: { q: query.q } })
+      }),
+    get: ({ params }) =>
+      Effect.gen(function*() {
+        const audience = (yield* CurrentAudience) === "admin" ? adminAudience() : publicAudience
+        return yield* problems(catalogue.get(params.id, audience))
+      }),
+    create: ({ payload, request }) =>
+      catalogue.create(payload).pipe(
+        Effect.map((course) =>
+          HttpApiSchema.withHeaders({
+            body: course,
+            headers: { location: `${prefix}${pathOf(request.url)}/${course.id}` }
+          })
+        ),
+        problems
+      ),
+    update: ({ params, payload }) => problems(catalogue.update(params.id, payload)),
+    delete: ({ params }) => problems(catalogue.delete(params.id))
+  })
+}))
