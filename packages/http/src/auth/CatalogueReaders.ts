@@ -11,12 +11,10 @@ import { Context, Effect, Exit, Layer, Redacted } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AdminAccess, genericAdminRefusals } from "./AdminAccess.ts"
 import { Forbidden, type ServiceUnavailable, Unauthorized } from "../problems/Problems.ts"
+import { contractRoutes } from "../ContractRoutes.ts"
 import { pathOf } from "../edge/RequestPath.ts"
 import { resolveOnce } from "./RequestViewer.ts"
 import { ViewerResolver } from "./ViewerResolver.ts"
-
-/** The paths of catalogue reads: the list and one course (not its sub-resources). */
-const catalogueRead = /^\/courses(\/[^/]+)?$/
 
 /** Query parameters only admins may use on catalogue reads. */
 const adminOnlyParameters = ["status"] as const
@@ -87,7 +85,7 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
       const vary = viewers.vary.join(", ")
       return CatalogueReaders.of({
         cachingOf: (request, response) =>
-          (request.method === "GET" || request.method === "HEAD") && catalogueRead.test(pathOf(request.url))
+          (request.method === "GET" || request.method === "HEAD") && contractRoutes.isCatalogueRead(pathOf(request.url))
             ? { "cache-control": response.headers["cache-control"] ?? "no-cache", vary }
             : undefined,
         // Suspended: the edge asks for it on every request, but only a list read runs it,

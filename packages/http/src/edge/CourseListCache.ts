@@ -29,6 +29,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { problemResponseOf } from "../problems/DomainProblems.ts"
 import { nextLink } from "../handlers/NextPageLink.ts"
+import { contractRoutes } from "../ContractRoutes.ts"
 import { pathOf } from "./RequestPath.ts"
 
 /** Options of {@link CourseListCache.layer}. */
@@ -49,7 +50,6 @@ interface Entry {
   readonly headers: Readonly<Record<string, string>>
 }
 
-const listPath = "/courses"
 const revalidate = "no-cache"
 const positiveInt = /^[1-9][0-9]{0,9}$/
 
@@ -231,7 +231,7 @@ export class CourseListCache extends Context.Service<CourseListCache, {
           audience: Effect.Effect<"admin" | "public", E2>,
           app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
         ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
-          if (request.method !== "GET" || pathOf(request.url) !== listPath) return app
+          if (request.method !== "GET" || !contractRoutes.isCourseList(pathOf(request.url))) return app
           const page = pageOf(request.url)
           if (page === undefined) return app
           // An admin, or credentials the API refuses: the API answers.

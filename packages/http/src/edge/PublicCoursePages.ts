@@ -19,21 +19,20 @@
 import { PublicCourses, Slug } from "@coursekit/core"
 import { Context, Effect, Layer } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { contractRoutes } from "../ContractRoutes.ts"
 import { problemResponseOf } from "../problems/DomainProblems.ts"
 import { answerOf, plainJsonOf } from "../handlers/PublicCourseHandlers.ts"
 import { pathOf } from "./RequestPath.ts"
 import { resolveOnce } from "../auth/RequestViewer.ts"
 import { ViewerResolver } from "../auth/ViewerResolver.ts"
 
-const coursePath = "/public/courses/"
-
 /** The slug a request for a public course names, or undefined when the API should answer it. */
 const slugOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
-  if (request.method !== "GET" || !request.url.startsWith(coursePath)) return undefined
+  if (request.method !== "GET") return undefined
   // A fragment is not sent by clients; one that is goes to the API, which knows what to make of it.
   if (request.url.includes("#")) return undefined
-  const slug = pathOf(request.url).slice(coursePath.length)
-  return slug.length <= Slug.maxLength && Slug.pattern.test(slug) ? slug : undefined
+  const slug = contractRoutes.publicCourseSlugOf(pathOf(request.url))
+  return slug !== undefined && slug.length <= Slug.maxLength && Slug.pattern.test(slug) ? slug : undefined
 }
 
 /** Serves the public course page around the routes (see `EdgeMiddleware`). */
