@@ -40,7 +40,7 @@ import { SqlClient } from "effect/sql"
 import { termQueries, writeDocuments } from "./PgCourseSearch.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
-import { persistenceError } from "./PgErrors.ts"
+import { failStore, storeFailures } from "./PgErrors.ts"
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(CourseRecord))
@@ -116,7 +116,7 @@ export const make = () => Effect.gen(function*() {
       Effect.catch((error) =>
         error instanceof SlugTaken
           ? Effect.fail(new PersistenceError({ operation: "insert course", cause: "no free slug after 20 attempts" }))
-          : Effect.fail(persistenceError("insert course")(error))
+          : failStore("insert course", error)
       )
     )
   }, bounded(timeout, "insert course"))
@@ -126,7 +126,7 @@ export const make = () => Effect.gen(function*() {
   const findById = Effect.fn("CourseRepo.findById")(function*(id: CourseId, lookup?: CourseLookup) {
     const rows = yield* sql`SELECT * FROM ${t.courses} WHERE id = ${id} ${visibleIf(lookup)}`.pipe(
       Effect.flatMap(decodeRecords),
-      Effect.mapError(persistenceError("find course"))
+      storeFailures("find course")
     )
     if (rows.length === 0) return yield* new CourseNotFound({ id })
     return rows[0]!
@@ -136,7 +136,7 @@ export const make = () => Effect.gen(function*() {
   const findBySlug = Effect.fnUntraced(function*(slug: string, lookup?: CourseLookup) {
     const rows = yield* sql`SELECT * FROM ${t.courses} WHERE slug = ${slug} ${visibleIf(lookup)}`.pipe(
       Effect.flatMap(decodeRecords),
-      Effect.mapError(persistenceError("find course by slug"))
+      storeFailures("find course by slug")
     )
     if (rows.length === 0) return yield* new CourseSlugNotFound({ slug })
     return rows[0]!
@@ -175,7 +175,7 @@ export const make = () => Effect.gen(function*() {
     `
     const listed: CourseListRows = { rows: yield* decodeListRows(rows[0]!.id === null ? [] : rows), version: rows[0]!.version }
     return listed
-  }, Effect.mapError(persistenceError("list courses")), bounded(timeout, "list courses"), Effect.withSpan("CourseRepo.list"))
+  }, storeFailures("list courses"), bounded(timeout, "list courses"), Effect.withSpan("CourseRepo.list"))
 
   const search = Effect.fn("CourseRepo.search")(function*(request: CourseSearchRequest) {
     const { after } = request
@@ -207,7 +207,7 @@ export const make = () => Effect.gen(function*() {
       ) s
       JOIN ${t.courses} c ON c.id = s.course_id
       ORDER BY s.score DESC, c.id
-    `.pipe(Effect.flatMap(decodeSearchRows), Effect.mapError(persistenceError("search courses")))
+    `.pipe(Effect.flatMap(decodeSearchRows), storeFailures("search courses"))
   }, bounded(timeout, "search courses"))
 
   const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
@@ -222,7 +222,7 @@ export const make = () => Effect.gen(function*() {
       // From the row as updated (a PATCH may change the title only), under its lock.
       if (rows.length > 0 && textChanged) yield* writeDocuments(sql, t, [{ id, document: searchDocument(rows[0]!) }], "replace")
       return rows
-    }).pipe(sql.withTransaction, Effect.mapError(persistenceError("update course")))
+    }).pipe(sql.withTransaction, storeFailures("update course"))
     if (rows.length === 0) return yield* new CourseNotFound({ id })
     return rows[0]!
   }, bounded(timeout, "update course"))
@@ -230,7 +230,7 @@ export const make = () => Effect.gen(function*() {
   const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {
     const rows = yield* sql`DELETE FROM ${t.courses} WHERE id = ${id} RETURNING *`.pipe(
       Effect.flatMap(decodeRecords),
-      Effect.mapError(persistenceError("delete course"))
+      storeFailures("delete course")
     )
     if (rows.length === 0) return yield* new CourseNotFound({ id })
     return rows[0]!
@@ -246,7 +246,7 @@ export const make = () => Effect.gen(function*() {
     SELECT ${t.coursekit_catalogue_token}() AS version
   `.pipe(
     Effect.map((rows) => rows[0]!.version),
-    Effect.mapError(persistenceError("read the catalogue version")),
+    storeFailures("read the catalogue version"),
     bounded(timeout, "read the catalogue version"),
     Effect.withSpan("CourseRepo.version")
   )

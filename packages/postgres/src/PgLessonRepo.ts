@@ -42,7 +42,7 @@ import { SqlClient, type SqlError } from "effect/sql"
 import { visibleNow } from "./PgCourseRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, type PgTables, tablesOf } from "./PgSchema.ts"
-import { persistenceError, violatesForeignKey } from "./PgErrors.ts"
+import { failStore, storeFailures, violatesForeignKey } from "./PgErrors.ts"
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(LessonRecord))
@@ -110,7 +110,7 @@ export const make = () => Effect.gen(function*() {
   const writeFailed = (operation: string, videoKey: string | null | undefined) => (error: SqlError.SqlError) =>
     violatesForeignKey(error, "lessons_video_key_fkey") && typeof videoKey === "string"
       ? Effect.fail(new VideoNotFound({ video_key: videoKey }))
-      : Effect.fail(persistenceError(operation)(error))
+      : failStore(operation, error)
 
   const insert = Effect.fn("LessonRepo.insert")(function*(courseId: CourseId, lesson: NewLesson) {
     if (hasPublicVideoWhilePaid(lesson)) return yield* new PublicVideoOnPaidLesson({ video_key: lesson.video_key! })
@@ -129,21 +129,21 @@ export const make = () => Effect.gen(function*() {
       return rows[0]!
     }).pipe(sql.withTransaction, Effect.catchTags({
       SqlError: writeFailed("insert lesson", lesson.video_key),
-      SchemaError: (error) => Effect.fail(persistenceError("insert lesson")(error))
+      SchemaError: (error) => failStore("insert lesson", error)
     }))
   }, bounded(timeout, "insert lesson"))
 
   const list = Effect.fn("LessonRepo.list")(function*(courseId: CourseId) {
     return yield* sql`SELECT * FROM ${t.lessons} WHERE course_id = ${courseId} ${outlineOrder(sql, t)}`.pipe(
       Effect.flatMap(decodeRecords),
-      Effect.mapError(persistenceError("list lessons"))
+      storeFailures("list lessons")
     )
   }, bounded(timeout, "list lessons"))
 
   const findById = Effect.fn("LessonRepo.findById")(function*(courseId: CourseId, id: LessonId) {
     const rows = yield* sql`SELECT * FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId}`.pipe(
       Effect.flatMap(decodeRecords),
-      Effect.mapError(persistenceError("find lesson"))
+      storeFailures("find lesson")
     )
     if (rows.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
     return rows[0]!
@@ -194,7 +194,7 @@ export const make = () => Effect.gen(function*() {
       return updated
     }).pipe(sql.withTransaction, Effect.catchTags({
       SqlError: writeFailed("update lesson", changes.video_key),
-      SchemaError: (error) => Effect.fail(persistenceError("update lesson")(error))
+      SchemaError: (error) => failStore("update lesson", error)
     }))
   }, bounded(timeout, "update lesson"))
 
@@ -209,20 +209,20 @@ export const make = () => Effect.gen(function*() {
       yield* sql`
         UPDATE ${t.lessons} SET position = position - 1
         WHERE course_id = ${courseId} AND section_slot = ${section_slot} AND position > ${position}`
-    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("delete lesson")(error))))
+    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => failStore("delete lesson", error)))
   }, bounded(timeout, "delete lesson"))
 
   const usingVideo = Effect.fn("LessonRepo.usingVideo")(function*(key: string) {
     return yield* sql`
       SELECT course_id, id AS lesson_id FROM ${t.lessons} WHERE video_key = ${key} ORDER BY course_id, id
-    `.pipe(Effect.flatMap(decodeUsers), Effect.mapError(persistenceError("find lessons using a video")))
+    `.pipe(Effect.flatMap(decodeUsers), storeFailures("find lessons using a video"))
   }, bounded(timeout, "find lessons using a video"))
 
   // A span without `Effect.fn`'s call-site capture: this read is the public course page's.
   const listForViewer = Effect.fnUntraced(function*(courseId: CourseId, unlocked: boolean) {
     return yield* viewerLessons(sql, t, courseId, unlocked).pipe(
       Effect.flatMap(decodeViewerLessons),
-      Effect.mapError(persistenceError("list lessons for a viewer"))
+      storeFailures("list lessons for a viewer")
     )
   }, bounded(timeout, "list lessons for a viewer"), Effect.withSpan("LessonRepo.listForViewer"))
 
@@ -238,15 +238,15 @@ export const make = () => Effect.gen(function*() {
       `)
       return rows[0]!
     }).pipe(sql.withTransaction, Effect.catchTags({
-      SqlError: (error) => Effect.fail(persistenceError("insert section")(error)),
-      SchemaError: (error) => Effect.fail(persistenceError("insert section")(error))
+      SqlError: (error) => failStore("insert section", error),
+      SchemaError: (error) => failStore("insert section", error)
     }))
   }, bounded(timeout, "insert section"))
 
   const listSections = Effect.fn("LessonRepo.listSections")(function*(courseId: CourseId) {
     return yield* sql`SELECT * FROM ${t.sections} WHERE course_id = ${courseId} ORDER BY position`.pipe(
       Effect.flatMap(decodeSections),
-      Effect.mapError(persistenceError("list sections"))
+      storeFailures("list sections")
     )
   }, bounded(timeout, "list sections"))
 
@@ -271,8 +271,8 @@ export const make = () => Effect.gen(function*() {
       `)
       return rows[0]!
     }).pipe(sql.withTransaction, Effect.catchTags({
-      SqlError: (error) => Effect.fail(persistenceError("update section")(error)),
-      SchemaError: (error) => Effect.fail(persistenceError("update section")(error))
+      SqlError: (error) => failStore("update section", error),
+      SchemaError: (error) => failStore("update section", error)
     }))
   }, bounded(timeout, "update section"))
 
@@ -288,7 +288,7 @@ export const make = () => Effect.gen(function*() {
       yield* sql`UPDATE ${t.lessons} SET section_id = NULL, position = position + ${loose} WHERE course_id = ${courseId} AND section_id = ${id}`
       yield* sql`DELETE FROM ${t.sections} WHERE id = ${id}`
       yield* sql`UPDATE ${t.sections} SET position = position - 1 WHERE course_id = ${courseId} AND position > ${section[0]!.position}`
-    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(persistenceError("delete section")(error))))
+    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => failStore("delete section", error)))
   }, bounded(timeout, "delete section"))
 
   return LessonRepo.of({

@@ -10,7 +10,7 @@ import { ConfirmedFile, type MediaDeletion, type MediaFileId, MediaFileRecord, M
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
-import { persistenceError, violatesForeignKey } from "./PgErrors.ts"
+import { storeFailures, violatesForeignKey } from "./PgErrors.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
 
 /** Rows decoded through the record's schema: a row that does not decode is a store failure. */
@@ -31,34 +31,34 @@ export const makeMediaRepo = () => Effect.gen(function*() {
         INSERT INTO ${t.media_files} ${sql.insert(row)}
         ON CONFLICT (key) DO UPDATE SET ${sql.update(fields)}, updated_at = now()
         RETURNING *
-      `.pipe(Effect.flatMap(decodeMedia), Effect.mapError(persistenceError("record media file")))
+      `.pipe(Effect.flatMap(decodeMedia), storeFailures("record media file"))
       return rows[0]!
     }, bounded(timeout, "record media file")),
     findByKey: Effect.fn("MediaRepo.findByKey")(function*(key: string) {
       const rows = yield* sql`SELECT * FROM ${t.media_files} WHERE key = ${key}`.pipe(
         Effect.flatMap(decodeMedia),
-        Effect.mapError(persistenceError("read media file"))
+        storeFailures("read media file")
       )
       return Option.fromNullishOr(rows[0])
     }, bounded(timeout, "read media file")),
     existing: Effect.fn("MediaRepo.existing")(function*(keys: ReadonlyArray<string>) {
       if (keys.length === 0) return new Set<string>()
       const rows = yield* sql<{ key: string }>`SELECT key FROM ${t.media_files} WHERE ${sql.in("key", keys)}`.pipe(
-        Effect.mapError(persistenceError("read media files"))
+        storeFailures("read media files")
       )
       return new Set(rows.map((row) => row.key))
     }, bounded(timeout, "read media files")),
     list: Effect.fn("MediaRepo.list")(function*(request: { readonly cursor: MediaFileId | undefined; readonly limit: number }) {
       return yield* sql`
         SELECT * FROM ${t.media_files} WHERE id >= ${request.cursor ?? 0} ORDER BY id LIMIT ${request.limit}
-      `.pipe(Effect.flatMap(decodeMedia), Effect.mapError(persistenceError("list media files")))
+      `.pipe(Effect.flatMap(decodeMedia), storeFailures("list media files"))
     }, bounded(timeout, "list media files")),
     delete: Effect.fn("MediaRepo.delete")(function*(key: string) {
       // The lessons' reference refuses it while a lesson plays the file, committed or not.
       return yield* sql`DELETE FROM ${t.media_files} WHERE key = ${key} RETURNING key`.pipe(
         Effect.map((rows): MediaDeletion => rows.length === 0 ? "absent" : "deleted"),
         Effect.catchIf((error) => violatesForeignKey(error, "lessons_video_key_fkey"), () => Effect.succeed<MediaDeletion>("in-use")),
-        Effect.mapError(persistenceError("delete media file"))
+        storeFailures("delete media file")
       )
     }, bounded(timeout, "delete media file"))
   })

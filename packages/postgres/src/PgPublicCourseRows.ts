@@ -26,7 +26,7 @@ import { SqlClient } from "effect/sql"
 import { visibleNow } from "./PgCourseRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, type PgTables, tablesOf } from "./PgSchema.ts"
-import { persistenceError } from "./PgErrors.ts"
+import { storeFailures } from "./PgErrors.ts"
 
 /** The statement's rows: the course's row first, then its lessons' (none when the course is not visible). */
 const decodeRows = Schema.decodeUnknownEffect(Schema.Union([
@@ -80,7 +80,7 @@ export const make = (entitlements: Entitlements["Service"]) =>
     const read = Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
       const rows = yield* publicCourseStatement(sql, t, slug, viewer).pipe(
         Effect.flatMap(decodeRows),
-        Effect.mapError(persistenceError("read public course"))
+        storeFailures("read public course")
       )
       const [first, ...lessons] = rows
       if (first === undefined) return yield* new CourseSlugNotFound({ slug })

@@ -19,7 +19,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
-import { persistenceError } from "./PgErrors.ts"
+import { storeFailures } from "./PgErrors.ts"
 import * as PgPublicCourseRows from "./PgPublicCourseRows.ts"
 
 /** Rows decoded through the record's schema: a row that does not decode is a store failure. */
@@ -38,18 +38,18 @@ export const make = () => Effect.gen(function*() {
       SELECT ${userId}, id FROM ${t.courses} WHERE id = ${courseId}
       ON CONFLICT (user_id, course_id) DO NOTHING
       RETURNING *
-    `.pipe(Effect.flatMap(decodePurchases), Effect.mapError(persistenceError("record purchase")))
+    `.pipe(Effect.flatMap(decodePurchases), storeFailures("record purchase"))
     if (inserted.length > 0) return inserted[0]!
     const existing = yield* sql`
       SELECT * FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = ${courseId}
-    `.pipe(Effect.flatMap(decodePurchases), Effect.mapError(persistenceError("read purchase")))
+    `.pipe(Effect.flatMap(decodePurchases), storeFailures("read purchase"))
     if (existing.length === 0) return yield* new CourseNotFound({ id: courseId })
     return existing[0]!
   }, bounded(timeout, "record purchase"))
 
   const revoke = Effect.fn("PurchaseRepo.revoke")(function*(courseId: CourseId, userId: UserId) {
     const rows = yield* sql`DELETE FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = ${courseId} RETURNING 1`.pipe(
-      Effect.mapError(persistenceError("remove purchase"))
+      storeFailures("remove purchase")
     )
     return rows.length > 0
   }, bounded(timeout, "remove purchase"))
@@ -57,7 +57,7 @@ export const make = () => Effect.gen(function*() {
   // A span without `Effect.fn`'s call-site capture: every signed-in view of a course asks.
   const has = Effect.fnUntraced(function*(courseId: CourseId, userId: UserId) {
     const rows = yield* sql`SELECT 1 FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = ${courseId}`.pipe(
-      Effect.mapError(persistenceError("read purchase"))
+      storeFailures("read purchase")
     )
     return rows.length > 0
   }, bounded(timeout, "read purchase"), Effect.withSpan("PurchaseRepo.has"))

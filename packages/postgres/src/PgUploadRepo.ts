@@ -10,7 +10,7 @@ import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
 import { layer as layerMediaRepo, makeMediaRepo } from "./PgMediaRepo.ts"
-import { persistenceError } from "./PgErrors.ts"
+import { storeFailures } from "./PgErrors.ts"
 
 /** Rows decoded through the records' schemas: a row that does not decode is a store failure. */
 const decodeIntents = Schema.decodeUnknownEffect(Schema.Array(UploadIntent))
@@ -27,14 +27,14 @@ export const makeUploadRepo = () => Effect.gen(function*() {
       const rows = yield* encodeIntent(intent).pipe(
         Effect.flatMap((row) => sql`INSERT INTO ${t.upload_intents} ${sql.insert(row)} RETURNING *`),
         Effect.flatMap(decodeIntents),
-        Effect.mapError(persistenceError("record upload intent"))
+        storeFailures("record upload intent")
       )
       return rows[0]!
     }, bounded(timeout, "record upload intent")),
     find: Effect.fn("UploadRepo.find")(function*(key: string) {
       const rows = yield* sql`SELECT * FROM ${t.upload_intents} WHERE key = ${key}`.pipe(
         Effect.flatMap(decodeIntents),
-        Effect.mapError(persistenceError("read upload intent"))
+        storeFailures("read upload intent")
       )
       return Option.fromNullishOr(rows[0])
     }, bounded(timeout, "read upload intent")),
@@ -42,19 +42,19 @@ export const makeUploadRepo = () => Effect.gen(function*() {
       if (keys.length === 0) return []
       return yield* sql`SELECT * FROM ${t.upload_intents} WHERE ${sql.in("key", keys)}`.pipe(
         Effect.flatMap(decodeIntents),
-        Effect.mapError(persistenceError("read upload intents"))
+        storeFailures("read upload intents")
       )
     }, bounded(timeout, "read upload intents")),
     findByUploadId: Effect.fn("UploadRepo.findByUploadId")(function*(uploadId: string) {
       const rows = yield* sql`SELECT * FROM ${t.upload_intents} WHERE upload_id = ${uploadId}`.pipe(
         Effect.flatMap(decodeIntents),
-        Effect.mapError(persistenceError("read multipart upload"))
+        storeFailures("read multipart upload")
       )
       return Option.fromNullishOr(rows[0])
     }, bounded(timeout, "read multipart upload")),
     markFinalized: Effect.fn("UploadRepo.markFinalized")(function*(key: string) {
       yield* sql`UPDATE ${t.upload_intents} SET finalized_at = now() WHERE key = ${key} AND finalized_at IS NULL`.pipe(
-        Effect.mapError(persistenceError("mark upload finalized"))
+        storeFailures("mark upload finalized")
       )
     }, bounded(timeout, "mark upload finalized")),
     listAbandoned: Effect.fn("UploadRepo.listAbandoned")(function*(before: DateTime.Utc, limit: number) {
@@ -63,10 +63,10 @@ export const makeUploadRepo = () => Effect.gen(function*() {
         WHERE finalized_at IS NULL AND expires_at < ${iso(before)}
         ORDER BY expires_at, key
         LIMIT ${limit}
-      `.pipe(Effect.flatMap(decodeIntents), Effect.mapError(persistenceError("list abandoned uploads")))
+      `.pipe(Effect.flatMap(decodeIntents), storeFailures("list abandoned uploads"))
     }, bounded(timeout, "list abandoned uploads")),
     delete: Effect.fn("UploadRepo.delete")(function*(key: string) {
-      yield* sql`DELETE FROM ${t.upload_intents} WHERE key = ${key}`.pipe(Effect.mapError(persistenceError("delete upload intent")))
+      yield* sql`DELETE FROM ${t.upload_intents} WHERE key = ${key}`.pipe(storeFailures("delete upload intent"))
     }, bounded(timeout, "delete upload intent"))
   })
 })

@@ -62,6 +62,7 @@ if (serverUrl !== undefined) {
           assert.strictEqual(down.status, 503)
           assert.strictEqual(down.headers.get("content-type"), "application/problem+json")
           assert.strictEqual(down.body.title, "Service Unavailable")
+          assert.strictEqual(down.headers.get("retry-after"), "2")
           assert.notInclude(down.text, "terminat")
           const ready = yield* call("/health/ready")
           assert.strictEqual(ready.status, 503)
@@ -70,6 +71,60 @@ if (serverUrl !== undefined) {
           const back = yield* call("/courses")
           assert.strictEqual(back.status, 200)
           assert.strictEqual((yield* call("/health/ready")).status, 200)
+        }))
+    })
+  })
+
+  describe("standalone server over HTTP (PostgreSQL): failures no retry cures", () => {
+    const name = `${databaseName}_defects`
+    const target = new URL(serverUrl)
+    target.pathname = `/${name}`
+    const onTarget = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) => onServer(target.toString(), statement)
+    layer(layerDatabaseAndServer(serverUrl, name), { timeout: 60_000 })((it) => {
+      it.effect("a stored row that does not decode is a 500 with the request's id, no Retry-After and nothing of the row in the body", () =>
+        Effect.gen(function*() {
+          const created = yield* call("/courses", { method: "POST", admin: true, json: { title: "Decodes", content_html: "<p>x</p>" } })
+          assert.strictEqual(created.status, 201)
+          // A status this version does not know (as a newer version might have written), past the API and its check.
+          yield* onTarget((sql) => sql`ALTER TABLE coursekit.courses DROP CONSTRAINT courses_status_check`)
+          yield* onTarget((sql) => sql`UPDATE coursekit.courses SET status = 'archived' WHERE id = ${created.body.id}`)
+          const read = yield* call(`/courses/${created.body.id}`, { admin: true })
+          assert.strictEqual(read.status, 500)
+          assert.strictEqual(read.headers.get("content-type"), "application/problem+json")
+          assert.strictEqual(read.body.title, "Internal Server Error")
+          assert.match(read.headers.get("x-request-id") ?? "", /^[A-Za-z0-9-]{8,}$/)
+          assert.isNull(read.headers.get("retry-after"))
+          assert.deepStrictEqual(read.body, {
+            type: "about:blank",
+            title: "Internal Server Error",
+            status: 500,
+            detail: "An unexpected error occurred. It has been logged."
+          })
+          // The list reads the same row: a 500 too, not "try again shortly".
+          assert.strictEqual((yield* call("/courses", { admin: true })).status, 500)
+          yield* onTarget((sql) => sql`UPDATE coursekit.courses SET status = 'published' WHERE id = ${created.body.id}`)
+          assert.strictEqual((yield* call(`/courses/${created.body.id}`, { admin: true })).status, 200)
+        }))
+
+      it.effect("a constraint the code does not expect is a 500 with nothing written; an unreachable database stays a 503", () =>
+        Effect.gen(function*() {
+          yield* onTarget((sql) => sql`ALTER TABLE coursekit.courses ADD CONSTRAINT test_unexpected CHECK (title <> 'Refused by a check')`)
+          const before = (yield* call("/courses?limit=100", { admin: true })).body.length
+          const refused = yield* call("/courses", { method: "POST", admin: true, json: { title: "Refused by a check", content_html: "<p>x</p>" } })
+          assert.strictEqual(refused.status, 500)
+          assert.isNull(refused.headers.get("retry-after"))
+          assert.notInclude(refused.text, "test_unexpected")
+          assert.strictEqual((yield* call("/courses?limit=100", { admin: true })).body.length, before)
+          yield* onTarget((sql) => sql`ALTER TABLE coursekit.courses DROP CONSTRAINT test_unexpected`)
+          // The same database refusing connections: a retry may cure that, so a 503 with Retry-After.
+          yield* onServer(serverUrl, (sql) => sql`ALTER DATABASE ${sql(name)} WITH ALLOW_CONNECTIONS false`)
+          yield* onServer(serverUrl, (sql) => sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${name}`)
+          const down = yield* call("/courses", { method: "POST", admin: true, json: { title: "Later", content_html: "<p>x</p>" } })
+          yield* onServer(serverUrl, (sql) => sql`ALTER DATABASE ${sql(name)} WITH ALLOW_CONNECTIONS true`)
+          assert.strictEqual(down.status, 503)
+          assert.strictEqual(down.headers.get("retry-after"), "2")
+          const created = yield* call("/courses", { method: "POST", admin: true, json: { title: "Later", content_html: "<p>x</p>" } })
+          assert.strictEqual(created.status, 201)
         }))
     })
   })
