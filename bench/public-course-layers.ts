@@ -15,7 +15,7 @@
  * Run by `public-course.ts` with `BENCH_LAYERS=1`, on its seeded database.
  */
 import { anonymousViewer, PublicCourseRows, PublicCourses } from "@coursekit/core"
-import { PgPurchaseRepo, PgSchema } from "@coursekit/postgres"
+import { PgPublicCourseRows, PgPurchaseRepo, PgSchema } from "@coursekit/postgres"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createHash } from "node:crypto"
 import { SqlClient } from "effect/sql"
@@ -26,7 +26,7 @@ import { coreServicesOn, databaseOn, measureLayerCosts, type MeasuredLayer } fro
 export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<string>, rounds: number) => {
   const core = await coreServicesOn(databaseUrl)
   const useCases = ManagedRuntime.make(core.services)
-  const database = ManagedRuntime.make(PgPurchaseRepo.layer.pipe(Layer.provideMerge(databaseOn(databaseUrl))))
+  const database = ManagedRuntime.make(Layer.merge(PgPurchaseRepo.layer, PgPublicCourseRows.layer).pipe(Layer.provideMerge(databaseOn(databaseUrl))))
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   const slugAt = (index: number) => slugs[index % slugs.length]!
   // Coursekit's statement for an anonymous viewer, compiled once; the slug's parameter

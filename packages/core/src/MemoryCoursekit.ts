@@ -22,6 +22,7 @@ import { MediaRepo } from "./media/MediaRepo.ts"
 import { MediaUrls } from "./media/MediaUrls.ts"
 import { type MemoryObjectStore, ObjectStore } from "./media/ObjectStore.ts"
 import { ProviderCooldowns } from "./generation/ProviderCooldowns.ts"
+import { PublicCourseRows } from "./lessons/PublicCourseRows.ts"
 import { PublicCourses } from "./lessons/PublicCourses.ts"
 import { PurchaseRepo } from "./lessons/PurchaseRepo.ts"
 import { Purchases } from "./lessons/Purchases.ts"
@@ -49,7 +50,7 @@ export const layerMemory = (
     Courses.layerNoDeps.pipe(Layer.provideMerge(Uploads.layerNoDeps(options))),
     UploadSweep.layerNoDeps(options),
     Lessons.layerNoDeps,
-    PublicCourses.layerNoDeps,
+    PublicCourses.layerNoDeps.pipe(Layer.provide(PublicCourseRows.layerFromPorts)),
     Purchases.layerNoDeps,
     ContentGenerator.layerNoDeps(options.generation).pipe(Layer.provide(LlmChain.layer(options.models ?? [])))
   ).pipe(

@@ -13,6 +13,7 @@ import {
   MediaUrls,
   ObjectStore,
   ProviderCooldowns,
+  PublicCourseRows,
   PurchaseRepo,
   Purchases,
   UploadRepo,
@@ -55,7 +56,8 @@ const useCases = Layer.mergeAll(
   Courses.layerNoDeps.pipe(Layer.provideMerge(Uploads.layerNoDeps())),
   Lessons.layerNoDeps,
   Purchases.layerNoDeps,
-  PublicCourses.layerNoDeps.pipe(Layer.provide(HostEntitlements)),
+  // The reader through the ports, so the host's entitlements are the ones asked.
+  PublicCourses.layerNoDeps.pipe(Layer.provide(PublicCourseRows.layerFromPorts), Layer.provide(HostEntitlements)),
   // This host uses no language model: generation answers 503.
   ContentGenerator.layerNoDeps().pipe(Layer.provide([LlmChain.layer([]), ProviderCooldowns.layerMemory]))
 ).pipe(

@@ -9,19 +9,21 @@
  * OR <bought>`, so a locked body is never read (`ViewerQuerySuite` reads the
  * plan).
  *
- * Made by `PgPurchaseRepo.layer` with the `Entitlements` it answers for.
+ * The purchase is read from this package's purchases table, as `PgPurchaseRepo.layer`'s
+ * `Entitlements` answers it: compose this reader with that one. A host that answers
+ * purchases from its own `Entitlements` provides `PublicCourseRows.layerFromPorts`
+ * instead, so that the public course asks it.
  *
  * @since 0.2.0
  */
 import {
   CourseSlugNotFound,
-  type Entitlements,
   PublicCourseRow,
   PublicCourseRows,
   type Viewer,
   ViewerLesson
 } from "@coursekit/core"
-import { Effect, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { visibleNow } from "./PgCourseRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
@@ -68,11 +70,8 @@ export const publicCourseStatement = (sql: SqlClient.SqlClient, t: PgTables, slu
     ORDER BY is_course DESC, coalesce(section_position, 0), position`
 }
 
-/**
- * The one-statement reader over the `SqlClient` in context, agreeing with `entitlements`:
- * this package's, answered from the same purchases table.
- */
-export const make = (entitlements: Entitlements["Service"]) =>
+/** The one-statement reader over the `SqlClient` in context. */
+export const make = () =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const timeout = yield* PgDeadline
@@ -87,5 +86,8 @@ export const make = (entitlements: Entitlements["Service"]) =>
       const { purchased, ...course } = first
       return { course, purchased, lessons }
     }, bounded(timeout, "read public course"), Effect.withSpan("PublicCourseRows.read"))
-    return PublicCourseRows.of({ entitlements, read })
+    return PublicCourseRows.of({ read })
   })
+
+/** The one-statement reader; needs an `effect/sql` `SqlClient` on the database `PgCourseRepo`, `PgLessonRepo` and `PgPurchaseRepo` use. */
+export const layer: Layer.Layer<PublicCourseRows, never, SqlClient.SqlClient> = Layer.effect(PublicCourseRows, make())

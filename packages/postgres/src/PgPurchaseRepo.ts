@@ -1,8 +1,8 @@
 /**
  * `PurchaseRepo` on PostgreSQL (and PGlite), and `Entitlements` answered from the same
  * table: one primary-key read per question, no cache, so a grant or a revoke counts for
- * the very next request on every instance. The public course asks it within its own
- * statement (`PgPublicCourseRows`).
+ * the very next request on every instance. `PgPublicCourseRows` reads the same table
+ * within the public course's own statement.
  *
  * @since 0.1.0
  */
@@ -10,7 +10,6 @@ import {
   type CourseId,
   CourseNotFound,
   Entitlements,
-  PublicCourseRows,
   PurchaseRecord,
   PurchaseRepo,
   type UserId
@@ -20,7 +19,6 @@ import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
 import { storeFailures } from "./PgErrors.ts"
-import * as PgPublicCourseRows from "./PgPublicCourseRows.ts"
 
 /** Rows decoded through the record's schema: a row that does not decode is a store failure. */
 const decodePurchases = Schema.decodeUnknownEffect(Schema.Array(PurchaseRecord))
@@ -66,20 +64,13 @@ export const make = () => Effect.gen(function*() {
 })
 
 /**
- * `PurchaseRepo` and `Entitlements` over the `SqlClient` in context, and the public
- * course's rows read in one statement (`PgPublicCourseRows`) agreeing with that
- * `Entitlements`: a host that provides its own `Entitlements` instead is asked through it.
- * Like a grant (which finds its course in the same database), the reader reads this
- * database's courses and lessons: use it with `PgCourseRepo` and `PgLessonRepo` on the
- * same client, as the server's `DefaultServices` do.
+ * `PurchaseRepo` and `Entitlements` over the `SqlClient` in context. The public course's
+ * one-statement reader, which reads the same table, is `PgPublicCourseRows.layer`.
  */
-export const layer: Layer.Layer<PurchaseRepo | Entitlements | PublicCourseRows, never, SqlClient.SqlClient> = Layer.effectContext(
+export const layer: Layer.Layer<PurchaseRepo | Entitlements, never, SqlClient.SqlClient> = Layer.effectContext(
   Effect.gen(function*() {
     const repo = yield* make()
     const entitlements = Entitlements.of({ hasPurchased: (userId, courseId) => repo.has(courseId, userId) })
-    return Context.make(PurchaseRepo, PurchaseRepo.of(repo)).pipe(
-      Context.add(Entitlements, entitlements),
-      Context.add(PublicCourseRows, yield* PgPublicCourseRows.make(entitlements))
-    )
+    return Context.make(PurchaseRepo, PurchaseRepo.of(repo)).pipe(Context.add(Entitlements, entitlements))
   })
 )

@@ -4,12 +4,13 @@ import { Layer } from "effect"
 import * as PgCourseRepo from "../src/PgCourseRepo.ts"
 import * as PgLessonRepo from "../src/PgLessonRepo.ts"
 import * as PgPurchaseRepo from "../src/PgPurchaseRepo.ts"
+import * as PgPublicCourseRows from "../src/PgPublicCourseRows.ts"
 import * as PgMediaRepo from "../src/PgMediaRepo.ts"
 import { layerTestDatabase, postgresRequired, testDatabaseUrl } from "./TestPostgres.ts"
 import { viewerQuerySuite } from "./ViewerQuerySuite.ts"
 
 if (testDatabaseUrl !== undefined) {
-  const repos = Layer.mergeAll(PgLessonRepo.layer, PgPurchaseRepo.layer, PgCourseRepo.layer, PgMediaRepo.layer).pipe(
+  const repos = Layer.mergeAll(PgLessonRepo.layer, PgPurchaseRepo.layer, PgPublicCourseRows.layer, PgCourseRepo.layer, PgMediaRepo.layer).pipe(
     Layer.provideMerge(layerTestDatabase(testDatabaseUrl))
   )
   lessonRepoSuite("PostgreSQL", repos, { referencesMedia: true })

@@ -17,6 +17,7 @@ import * as PgCourseRepo from "../src/PgCourseRepo.ts"
 import * as PgLessonRepo from "../src/PgLessonRepo.ts"
 import * as PgProviderCooldowns from "../src/PgProviderCooldowns.ts"
 import * as PgPurchaseRepo from "../src/PgPurchaseRepo.ts"
+import * as PgPublicCourseRows from "../src/PgPublicCourseRows.ts"
 import * as PgUploadRepo from "../src/PgUploadRepo.ts"
 import { sharedDatabaseSuite } from "./SharedDatabaseSuite.ts"
 import * as PgDatabase from "../src/PgDatabase.ts"
@@ -73,7 +74,7 @@ if (testDatabaseUrl !== undefined) {
     yield* sql`CREATE TABLE public.media_files (id integer PRIMARY KEY, key text)`
     yield* sql`INSERT INTO public.courses VALUES (1, 'Host course', 'host-course')`
   }))
-  const repos = Layer.mergeAll(PgCourseRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer, PgUploadRepo.layer).pipe(
+  const repos = Layer.mergeAll(PgCourseRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer, PgPublicCourseRows.layer, PgUploadRepo.layer).pipe(
     Layer.provideMerge(besideHostTables),
     Layer.provideMerge(layerTestDatabase(serverUrl, { schema: "tenant_conformance" }))
   )

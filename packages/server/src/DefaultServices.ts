@@ -42,6 +42,7 @@ import {
   PgLessonRepo,
   PgliteDatabase,
   PgProviderCooldowns,
+  PgPublicCourseRows,
   PgPurchaseRepo,
   PgMediaRepo,
   PgUploadRepo
@@ -243,7 +244,7 @@ export const coreLayers = (settings: ServerSettings, publicUrl: () => string): C
   ).pipe(
     Layer.provide(MediaUrls.layer({ ttl: settings.mediaUrlTtl })),
     Layer.provide(layerFileUrl(settings)),
-    Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer)),
+    Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer, PgPublicCourseRows.layer)),
     Layer.provide(storage.store),
     Layer.provide(database),
     Layer.provide(NodeServices.layer),

@@ -3,13 +3,15 @@
  * whether the viewer bought it, and its lessons visible now as that viewer may read them
  * (`LessonRepo.listForViewer`: a locked lesson's body and video key are not read).
  *
- * Read from the ports one by one, that is three questions for a signed-in viewer (the
- * course, the `Entitlements` port, the lessons). An adapter that answers the
- * entitlements from its own tables can ask all of it at once (PostgreSQL: one statement,
- * one snapshot; `@coursekit/postgres`'s `PgPurchaseRepo.layer` provides that). Such a
- * reader names the `Entitlements` it agrees with, and `PublicCourses` uses it only while
- * that is the `Entitlements` it was given: a host that answers purchases from its payment
- * provider gets the ports' read, whatever the order its layers are composed in.
+ * `PublicCourses` reads through whichever reader the layers provide; which one is the
+ * composer's choice, made where the layers are wired:
+ * - {@link PublicCourseRows.layerFromPorts}: the ports one by one, three questions for
+ *   a signed-in viewer (the course, the `Entitlements` port, the lessons). Use it with an
+ *   `Entitlements` of the host's own (its payment provider), and in memory.
+ * - an adapter's reader that asks all of it at once from its own tables
+ *   (`@coursekit/postgres`'s `PgPublicCourseRows.layer`: one statement, one snapshot,
+ *   the purchase read from its purchases table, so it goes with `PgPurchaseRepo.layer`'s
+ *   `Entitlements`).
  *
  * @since 0.2.0
  */
@@ -37,16 +39,13 @@ export interface PublicCourseRead {
 export type ReadPublicCourse = (slug: string, viewer: Viewer) => Effect.Effect<PublicCourseRead, CourseSlugNotFound | PersistenceError>
 
 export class PublicCourseRows extends Context.Service<PublicCourseRows, {
-  /** The `Entitlements` whose answer `read`'s `purchased` is. */
-  readonly entitlements: Entitlements["Service"]
   readonly read: ReadPublicCourse
 }>()("@coursekit/core/PublicCourseRows") {
   /** The ports' read: the course, then the entitlement (signed in only), then the lessons. */
   static readonly layerFromPorts: Layer.Layer<PublicCourseRows, never, CourseRepo | LessonRepo | Entitlements> = Layer.effect(
     PublicCourseRows,
     Effect.gen(function*() {
-      const entitlements = yield* Entitlements
-      return PublicCourseRows.of({ entitlements, read: readFromPorts(yield* CourseRepo, yield* LessonRepo, entitlements) })
+      return PublicCourseRows.of({ read: readFromPorts(yield* CourseRepo, yield* LessonRepo, yield* Entitlements) })
     })
   )
 }

@@ -6,20 +6,18 @@
  * as the course's outline: the loose lessons, then the sections in order (a section with
  * no lesson shown is left out too). Preview lessons are open to everyone; the others
  * only to viewers who bought the course. Locked bodies are never read for a response that
- * must not show them: the rows are read for the viewer (`PublicCourseRows`), and a lesson
- * the viewer has not bought comes without its body (see `LessonRepo.listForViewer`).
+ * must not show them: the rows are read for the viewer by the `PublicCourseRows` reader
+ * the layers provide, and a lesson the viewer has not bought comes without its body (see
+ * `LessonRepo.listForViewer`).
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option } from "effect"
-import { CourseRepo } from "../catalogue/CourseRepo.ts"
-import { Entitlements } from "./Entitlements.ts"
+import { Context, Effect, Layer } from "effect"
 import { FileUrl } from "../media/FileUrl.ts"
 import { CoursePublicView, type CourseSlugNotFound } from "../catalogue/Course.ts"
 import type { PublicLesson } from "./Lesson.ts"
 import type { PublicCourse, PublicSection } from "./PublicCourse.ts"
-import { LessonRepo } from "./LessonRepo.ts"
-import { PublicCourseRows, readFromPorts } from "./PublicCourseRows.ts"
+import { PublicCourseRows } from "./PublicCourseRows.ts"
 import { MediaUrls } from "../media/MediaUrls.ts"
 import type { StorageError } from "../media/ObjectStore.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
@@ -32,20 +30,13 @@ const publicFields = RecordVariants.pick(CoursePublicView)
 export class PublicCourses extends Context.Service<PublicCourses, {
   view(slug: string, viewer: Viewer): Effect.Effect<PublicCourse, CourseSlugNotFound | PersistenceError | StorageError>
 }>()("@coursekit/core/PublicCourses") {
-  static readonly layerNoDeps: Layer.Layer<PublicCourses, never, CourseRepo | LessonRepo | Entitlements | FileUrl | MediaUrls> = Layer.effect(
+  /** Over the `PublicCourseRows` reader provided (see there for which to choose). */
+  static readonly layerNoDeps: Layer.Layer<PublicCourses, never, PublicCourseRows | FileUrl | MediaUrls> = Layer.effect(
     PublicCourses,
     Effect.gen(function*() {
-      const courses = yield* CourseRepo
-      const lessons = yield* LessonRepo
-      const entitlements = yield* Entitlements
+      const { read } = yield* PublicCourseRows
       const files = yield* FileUrl
       const urls = yield* MediaUrls
-      // An adapter's read of all rows at once, if it agrees with the entitlements given
-      // here (a host's own `Entitlements` is asked through the ports instead).
-      const read = Option.match(Option.filter(yield* Effect.serviceOption(PublicCourseRows), (rows) => rows.entitlements === entitlements), {
-        onSome: (rows) => rows.read,
-        onNone: () => readFromPorts(courses, lessons, entitlements)
-      })
 
       // A span but no call-site capture (`Effect.fn` takes a stack trace per call): this is
       // the page every student opens.
