@@ -40,6 +40,7 @@ import { SqlClient } from "effect/sql"
 import { termQueries, writeDocuments } from "./PgCourseSearch.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
+import { columnList } from "./PgColumns.ts"
 import { failStore, storeFailures } from "./PgErrors.ts"
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
@@ -74,6 +75,11 @@ export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
   const t = tablesOf(sql, yield* PgSchema)
+  // The list item's stored fields, from the record: a field the list shows is read with no change here.
+  const listed = RecordVariants.columnsOf(CourseListRow)
+  const listColumns = columnList(sql, listed)
+  const pageColumns = columnList(sql, listed, "page")
+  const searchColumns = columnList(sql, listed, "c")
 
   const insertOnce = (course: NewCourse, document: SearchDocument) =>
     Effect.gen(function*() {
@@ -163,10 +169,10 @@ export const make = () => Effect.gen(function*() {
   // A span without `Effect.fn`'s call-site capture: this is the hottest read.
   const list = Effect.fnUntraced(function*(request: CourseListRequest) {
     const rows = yield* sql<ListedRow>`
-      SELECT listed.version, page.id, page.title, page.slug, page.thumbnail_key, page.status, page.publish_at
+      SELECT listed.version, ${pageColumns}
       FROM ${t.coursekit_catalogue_token}() AS listed(version)
       LEFT JOIN LATERAL (
-        SELECT id, title, slug, thumbnail_key, status, publish_at FROM ${t.courses}
+        SELECT ${listColumns} FROM ${t.courses}
         WHERE id >= ${request.cursor ?? 0} ${shownTo(request)}
         ORDER BY id
         LIMIT ${request.limit}
@@ -193,7 +199,7 @@ export const make = () => Effect.gen(function*() {
     // Matched, filtered, scored and cut to a page on the documents alone (visible_from is
     // the course's visibility, by the database's clock); `courses` is read for the page.
     return yield* sql`
-      SELECT c.id, c.title, c.slug, c.thumbnail_key, c.status, c.publish_at, s.score
+      SELECT ${searchColumns}, s.score
       FROM (
         SELECT m.course_id, m.score
         FROM (

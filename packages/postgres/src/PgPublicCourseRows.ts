@@ -16,18 +16,13 @@
  *
  * @since 0.2.0
  */
-import {
-  CourseSlugNotFound,
-  PublicCourseRow,
-  PublicCourseRows,
-  type Viewer,
-  ViewerLesson
-} from "@coursekit/core"
+import { CourseSlugNotFound, PublicCourseRow, PublicCourseRows, RecordVariants, type Viewer, ViewerLesson } from "@coursekit/core"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { visibleNow } from "./PgCourseRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, type PgTables, tablesOf } from "./PgSchema.ts"
+import { columnList, unionBranch } from "./PgColumns.ts"
 import { storeFailures } from "./PgErrors.ts"
 
 /** The statement's rows: the course's row first, then its lessons' (none when the course is not visible). */
@@ -36,35 +31,43 @@ const decodeRows = Schema.decodeUnknownEffect(Schema.Union([
   Schema.TupleWithRest(Schema.Tuple([PublicCourseRow.mapFields((fields) => ({ ...fields, purchased: Schema.Boolean }))]), [ViewerLesson])
 ]))
 
+/** The course's columns, the purchase, then the lessons' (both from the records' shapes). */
+const courseColumns = RecordVariants.columnsOf(PublicCourseRow)
+const lessonColumns = RecordVariants.columnsOf(ViewerLesson)
+const outlineColumns = [...new Set([...courseColumns, "purchased", ...lessonColumns])]
+
 /**
  * The statement: a `UNION ALL` of the course's row and its lessons' rows (each side's
  * other columns null), the course first, then the outline order of `viewerLessons`.
  * The course's row is a CTE read once; its purchase is an `EXISTS` on the purchases'
- * primary key, false without a user.
+ * primary key, false without a user. The column lists come from `PublicCourseRow` and
+ * `ViewerLesson`; only the lesson columns computed here are named: the section's, read
+ * with the lessons, and the body and video, selected only for a preview or a buyer.
  */
 export const publicCourseStatement = (sql: SqlClient.SqlClient, t: PgTables, slug: string, viewer: Viewer) => {
   const userId = viewer._tag === "User" ? viewer.id : null
+  const open = sql`is_preview OR (SELECT purchased FROM course)`
+  const courseSide = Object.fromEntries([...courseColumns, "purchased"].map((column) => [column, sql`${sql(column)}`]))
+  const lessonSide = {
+    ...Object.fromEntries(lessonColumns.map((column) => [column, sql`${sql(column)}`])),
+    section_title: sql`(SELECT s.title FROM ${t.sections} s WHERE s.id = lessons.section_id)`,
+    section_position: sql`(SELECT s.position FROM ${t.sections} s WHERE s.id = lessons.section_id)`,
+    content_html: sql`CASE WHEN ${open} THEN content_html END`,
+    video_key: sql`CASE WHEN ${open} THEN video_key END`
+  }
   return sql`
     WITH course AS (
-      SELECT id, title, slug, content_html, description, thumbnail_key,
+      SELECT ${columnList(sql, courseColumns)},
              ${userId}::text IS NOT NULL
                AND EXISTS (SELECT 1 FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = courses.id) AS purchased
       FROM ${t.courses} WHERE slug = ${slug} AND ${visibleNow(sql)}
     )
-    SELECT id, title, slug, content_html, description, thumbnail_key, purchased,
-           section_id, section_title, section_position, position, is_preview, video_key
+    SELECT ${columnList(sql, outlineColumns)}
     FROM (
-      SELECT true AS is_course, id, title, slug, content_html, description, thumbnail_key, purchased,
-             NULL::integer AS section_id, NULL::text AS section_title, NULL::integer AS section_position,
-             NULL::integer AS position, NULL::boolean AS is_preview, NULL::text AS video_key
+      SELECT true AS is_course, ${unionBranch(sql, outlineColumns, courseSide)}
       FROM course
       UNION ALL
-      SELECT false, id, title, NULL, CASE WHEN is_preview OR (SELECT purchased FROM course) THEN content_html END,
-             NULL, NULL, NULL,
-             section_id,
-             (SELECT s.title FROM ${t.sections} s WHERE s.id = lessons.section_id),
-             (SELECT s.position FROM ${t.sections} s WHERE s.id = lessons.section_id),
-             position, is_preview, CASE WHEN is_preview OR (SELECT purchased FROM course) THEN video_key END
+      SELECT false, ${unionBranch(sql, outlineColumns, lessonSide)}
       FROM ${t.lessons} WHERE course_id = (SELECT id FROM course) AND ${visibleNow(sql)}
     ) AS outline
     ORDER BY is_course DESC, coalesce(section_position, 0), position`

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Schema, Struct } from "effect"
+import { Schema } from "effect"
 import { defaultHtmlLimits } from "../html/HtmlPipelines.ts"
 import { type CatalogueAudience, publishAtField, publishStatusField } from "./Publishing.ts"
 import * as RecordVariants from "../shared/RecordVariants.ts"
@@ -100,13 +100,13 @@ export type CourseRecord = typeof CourseRecord.Type
 export const Course = RecordVariants.extract(CourseFields, "api").annotate({ identifier: "Course" })
 export type Course = typeof Course.Type
 
-/** A row of the course list as stored: what the list item is made of. */
-export const CourseListRow = CourseRecord.mapFields(Struct.pick(["id", "title", "slug", "thumbnail_key", "status", "publish_at"]))
-export type CourseListRow = typeof CourseListRow.Type
-
 /** An element of the course list: no body, no storage key; `status` and `publish_at` for admins only. */
 export const CourseListItem = RecordVariants.extract(CourseFields, "listItem").annotate({ identifier: "CourseListItem" })
 export type CourseListItem = typeof CourseListItem.Type
+
+/** A row of the course list as stored: the fields the list item shows, and the key its thumbnail's URL is made from. */
+export const CourseListRow = RecordVariants.storedFor(CourseRecord, CourseListItem, ["thumbnail_key"])
+export type CourseListRow = typeof CourseListRow.Type
 
 /** The body of `POST /courses`. */
 export const CourseCreate = RecordVariants.extract(CourseFields, "create").annotate({ identifier: "CourseCreate" })

@@ -4,16 +4,17 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
-import type {
-  Course,
-  CourseCreate,
-  CourseId,
+import {
+  type Course,
+  type CourseCreate,
+  type CourseId,
   CourseListItem,
-  CourseNotFound,
-  CoursePage,
-  CoursePageRequest,
-  CourseRecord,
-  CourseUpdate
+  type CourseListRow,
+  type CourseNotFound,
+  type CoursePage,
+  type CoursePageRequest,
+  type CourseRecord,
+  type CourseUpdate
 } from "./Course.ts"
 import { CourseRepo } from "./CourseRepo.ts"
 import {
@@ -29,6 +30,7 @@ import { FileUrl } from "../media/FileUrl.ts"
 import { type HtmlRefused, HtmlSanitizer } from "../html/HtmlSanitizer.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
 import type { CatalogueAudience } from "./Publishing.ts"
+import * as RecordVariants from "../shared/RecordVariants.ts"
 import * as Slug from "./Slug.ts"
 import { LessonRepo } from "../lessons/LessonRepo.ts"
 import { MediaRepo } from "../media/MediaRepo.ts"
@@ -36,6 +38,9 @@ import { MediaUrls } from "../media/MediaUrls.ts"
 import { ObjectStore } from "../media/ObjectStore.ts"
 import { UploadRepo } from "../media/UploadRepo.ts"
 import { Uploads } from "../media/Uploads.ts"
+
+const listItemOf = RecordVariants.pick(CourseListItem)
+const adminOnlyListKeys = RecordVariants.adminOnlyKeys(CourseListItem)
 
 /**
  * The catalogue. Pages are ascending by id and the cursor is inclusive: a page holds
@@ -83,6 +88,14 @@ export class Courses extends Context.Service<Courses, {
         ...record,
         thumbnail_url: thumbnailUrl(record.thumbnail_key)
       })
+      // A list item is the row's fields the list shows, read from `CourseListItem`: a field
+      // added there is listed with no change here. The public's omits the admins' fields.
+      const toAdminListItem = (row: CourseListRow): CourseListItem => listItemOf({ ...row, thumbnail_url: thumbnailUrl(row.thumbnail_key) })
+      const toListItem = (row: CourseListRow): CourseListItem => {
+        const item: Partial<Record<string, unknown>> = toAdminListItem(row)
+        for (const key of adminOnlyListKeys) delete item[key]
+        return item as CourseListItem
+      }
 
       const create = Effect.fn("Courses.create")(function*(input: CourseCreate) {
         const record = yield* repo.insert({
@@ -101,16 +114,7 @@ export class Courses extends Context.Service<Courses, {
         // One row past the page tells whether a next page exists, and where it starts.
         const { rows, version } = yield* repo.list({ cursor: request.cursor, limit: request.limit + 1, audience: request.audience })
         const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
-        const admin = request.audience._tag === "Admin"
-        const items: Array<CourseListItem> = pageRows.map((row) => {
-          const item: CourseListItem = {
-            id: row.id,
-            title: row.title,
-            slug: row.slug,
-            thumbnail_url: thumbnailUrl(row.thumbnail_key)
-          }
-          return admin ? { ...item, status: row.status, publish_at: row.publish_at } : item
-        })
+        const items = pageRows.map(request.audience._tag === "Admin" ? toAdminListItem : toListItem)
         const page: CoursePage = { items, next: rows.length > request.limit ? rows[request.limit]!.id : undefined, version }
         return page
       }, Effect.withSpan("Courses.list"))
@@ -128,7 +132,7 @@ export class Courses extends Context.Service<Courses, {
         const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
         const last = pageRows.at(-1)
         const page: CourseSearchPage = {
-          items: pageRows.map((row) => ({ id: row.id, title: row.title, slug: row.slug, thumbnail_url: thumbnailUrl(row.thumbnail_key) })),
+          items: pageRows.map(toListItem),
           // The cursor is the last result shown: the next page starts after it.
           next: rows.length > request.limit && last !== undefined ? encodeSearchCursor({ score: last.score, id: last.id }) : undefined
         }

@@ -15,17 +15,18 @@
  *
  * @since 0.2.0
  */
-import { Context, Effect, Layer, Struct } from "effect"
-import { CourseRecord, type CourseSlugNotFound } from "../catalogue/Course.ts"
+import { Context, Effect, Layer } from "effect"
+import { CoursePublicView, CourseRecord, type CourseSlugNotFound } from "../catalogue/Course.ts"
 import { CourseRepo } from "../catalogue/CourseRepo.ts"
 import { Entitlements } from "./Entitlements.ts"
 import type { ViewerLesson } from "./Lesson.ts"
 import { LessonRepo } from "./LessonRepo.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
+import * as RecordVariants from "../shared/RecordVariants.ts"
 import type { Viewer } from "../shared/Viewer.ts"
 
 /** What the public course shows of the course row, and the key its thumbnail's URL is made from. */
-export const PublicCourseRow = CourseRecord.mapFields(Struct.pick(["id", "title", "slug", "content_html", "description", "thumbnail_key"]))
+export const PublicCourseRow = RecordVariants.storedFor(CourseRecord, CoursePublicView, ["thumbnail_key"])
 export type PublicCourseRow = typeof PublicCourseRow.Type
 
 /** The course, whether the viewer bought it, and its lessons in outline order. */

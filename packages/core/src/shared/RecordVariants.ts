@@ -17,7 +17,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, Struct as Structs } from "effect"
 import { VariantSchema } from "effect/schema"
 
 const variants = VariantSchema.make({
@@ -133,6 +133,32 @@ export const pick = <F extends Schema.Struct.Fields>(shape: Schema.Struct<F>) =>
     return picked as Pick<A, keyof F & keyof A>
   }
 }
+
+/**
+ * The stored fields a view is made of: each stored field the view shows, and the stored
+ * fields its derived ones are computed from (`sources`, such as the key a thumbnail's URL
+ * is made from). What a repository reads for the view, so its column list follows the
+ * record: a field added to the record and shown in the view is read with no other change.
+ */
+export const storedFor = <F extends Schema.Struct.Fields, V extends Schema.Struct.Fields, const S extends keyof F & string = never>(
+  stored: Schema.Struct<F>,
+  view: Schema.Struct<V>,
+  sources: ReadonlyArray<S> = []
+): Schema.Struct<Pick<F, (keyof V & keyof F & string) | S>> => {
+  const keys = [...Object.keys(view.fields), ...sources].filter((key): key is (keyof V & keyof F & string) | S => key in stored.fields)
+  return Schema.Struct(Structs.pick(stored.fields, [...new Set(keys)]))
+}
+
+/** The columns of `shape`, in its order: the keys of its fields. */
+export const columnsOf = <F extends Schema.Struct.Fields>(shape: Schema.Struct<F>): ReadonlyArray<keyof F & string> =>
+  Object.keys(shape.fields) as Array<keyof F & string>
+
+/**
+ * The keys `view` shows to admins only: those it declares optional (`publishStatusField`
+ * and `publishAtField` put `status` and `publish_at` in lists that way).
+ */
+export const adminOnlyKeys = <F extends Schema.Struct.Fields>(view: Schema.Struct<F>): ReadonlyArray<keyof F & string> =>
+  Object.keys(view.fields).filter((key) => view.fields[key]!.ast.context?.isOptional === true) as Array<keyof F & string>
 
 /**
  * `null` for every key an insert may leave out (`authoredNullable` fields), for stores
