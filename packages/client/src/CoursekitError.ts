@@ -22,12 +22,12 @@ export interface Problem {
  */
 export class CoursekitError extends Error {
   override readonly name = "CoursekitError"
-  constructor(
-    readonly status: number,
-    readonly problem: Problem,
-    options?: { readonly cause?: unknown }
-  ) {
+  readonly status: number
+  readonly problem: Problem
+  constructor(status: number, problem: Problem, options?: { readonly cause?: unknown }) {
     super(problem.detail ?? problem.title ?? `HTTP ${status}`, options)
+    this.status = status
+    this.problem = problem
   }
 }
 
