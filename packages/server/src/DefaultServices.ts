@@ -33,6 +33,7 @@ import {
   UploadSweep
 } from "@coursekit/core"
 import { CourseListCache, type CoursekitHttp, layerHostAuth, Readiness, RequestLogger } from "@coursekit/http"
+import * as LocalStorageRoutes from "@coursekit/http/local-storage"
 import { GeminiProvider } from "@coursekit/llm-gemini"
 import { OpenAiProvider } from "@coursekit/llm-openai"
 import {
@@ -47,7 +48,7 @@ import {
   PgMediaRepo,
   PgUploadRepo
 } from "@coursekit/postgres"
-import { LocalObjectStore, LocalStorageRoutes, ServedKeys } from "@coursekit/storage-local"
+import { LocalObjectStore, ServedKeys } from "@coursekit/storage-local"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { type Config, ConfigProvider, type Data, Duration, Effect, Layer, Option, type PlatformError, Redacted, References } from "effect"

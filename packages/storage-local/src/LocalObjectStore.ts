@@ -2,8 +2,8 @@
  * Coursekit's `ObjectStore` on local disk: the embedded default, for a single server
  * that keeps its files in its data directory. Uploads are PUTs to URLs signed with an
  * HMAC key and received by {@link LocalTransfers}; files are served by the routes in
- * `LocalStorageRoutes`, private ones (under `private/`) only at read URLs signed with
- * the same key (`presignGet`). It passes the `ObjectStore` conformance suite over real HTTP.
+ * `LocalStorageRoutes` (`@coursekit/http/local-storage`), private ones (under
+ * `private/`) only at read URLs signed with the same key (`presignGet`). It passes the `ObjectStore` conformance suite over real HTTP.
  *
  * One process owns a root: the commit lock that keeps an object's bytes and content
  * type together is in memory.

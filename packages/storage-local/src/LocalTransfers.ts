@@ -1,8 +1,9 @@
 /**
  * The local store's side of HTTP: receiving a PUT to a signed upload URL, deciding
  * whether a GET may read a file (a private key only with a valid read signature), and
- * opening a stored file to serve it, whole or a byte range. `LocalStorageRoutes` puts
- * them on routes; the service itself speaks no HTTP, so another host (a framework route
+ * opening a stored file to serve it, whole or a byte range. `LocalStorageRoutes`
+ * (`@coursekit/http/local-storage`) puts them on routes and answers the refusals with
+ * their statuses; the service itself speaks no HTTP, so another host (a framework route
  * handler) can call it too.
  * It is provided with the store by `LocalObjectStore.layer`.
  *
@@ -56,39 +57,22 @@ export interface StoredUploadPart {
   readonly etag: string
 }
 
-/** Why an upload was refused, each with its HTTP status. */
+/** Why an upload was refused. */
 export type RefusalReason =
-  | "InvalidKey" //          400: the key is not one the store accepts
-  | "LengthMismatch" //      400: Content-Length is malformed or below the signed length
-  | "Incomplete" //          400: the body ended (or failed) before Content-Length bytes
-  | "BadSignature" //        403: the signature is missing, malformed or wrong
-  | "NotSignedForm" //       403: signed, but spelled otherwise than the store wrote the URL
-  | "Expired" //             403: the URL's `expires` has passed
-  | "TypeMismatch" //        403: Content-Type is not the signed type
-  | "Conflict" //            409: another key's file or directory is in the way
-  | "AlreadyStored" //       409: a file already landed under this key
-  | "Superseded" //          409: the PUT stalled and the same part was PUT again meanwhile; the newer PUT goes on
-  | "Completing" //          503: the multipart upload is being completed or aborted; a retry finds it open, or gone (404)
-  | "NoSuchUpload" //        404: the part's multipart upload is not there (aborted, completed, or never started)
-  | "LengthRequired" //      411: a length is signed but the request has no Content-Length
-  | "TooLarge" //            413: above the signed length, or above the cap when none is signed
-
-const statusOf: Readonly<Record<RefusalReason, 400 | 403 | 404 | 409 | 411 | 413 | 503>> = {
-  InvalidKey: 400,
-  LengthMismatch: 400,
-  Incomplete: 400,
-  BadSignature: 403,
-  NotSignedForm: 403,
-  Expired: 403,
-  TypeMismatch: 403,
-  Conflict: 409,
-  AlreadyStored: 409,
-  Superseded: 409,
-  Completing: 503,
-  NoSuchUpload: 404,
-  LengthRequired: 411,
-  TooLarge: 413
-}
+  | "InvalidKey" //          the key is not one the store accepts
+  | "LengthMismatch" //      Content-Length is malformed or below the signed length
+  | "Incomplete" //          the body ended (or failed) before Content-Length bytes
+  | "BadSignature" //        the signature is missing, malformed or wrong
+  | "NotSignedForm" //       signed, but spelled otherwise than the store wrote the URL
+  | "Expired" //             the URL's `expires` has passed
+  | "TypeMismatch" //        Content-Type is not the signed type
+  | "Conflict" //            another key's file or directory is in the way
+  | "AlreadyStored" //       a file already landed under this key
+  | "Superseded" //          the PUT stalled and the same part was PUT again meanwhile; the newer PUT goes on
+  | "Completing" //          the multipart upload is being completed or aborted; a retry finds it open, or gone (NoSuchUpload)
+  | "NoSuchUpload" //        the part's multipart upload is not there (aborted, completed, or never started)
+  | "LengthRequired" //      a length is signed but the request has no Content-Length
+  | "TooLarge" //            above the signed length, or above the cap when none is signed
 
 /** The store refused an upload; nothing of it was kept. */
 export class UploadRefused extends Data.TaggedError("UploadRefused")<{
@@ -97,15 +81,17 @@ export class UploadRefused extends Data.TaggedError("UploadRefused")<{
   /** For the client: says what to change. */
   readonly detail: string
 }> {
-  /** The HTTP status this refusal answers. */
-  get status(): 400 | 403 | 404 | 409 | 411 | 413 | 503 {
-    return statusOf[this.reason]
-  }
-
   override get message(): string {
     return this.detail
   }
 }
+
+/**
+ * Whether a PUT to an upload URL is a part of a multipart upload, for
+ * {@link LocalTransfers.receivePart} (its query names `uploadId` or `partNumber`), or a
+ * whole upload, for `receive`: what a host routing the PUT asks first.
+ */
+export const isPartUpload = (query: UrlSignature.Query): boolean => UrlSignature.claimsPart(query)
 
 /** A GET of a stored file, as the HTTP layer hands it over. */
 export interface IncomingRead {
@@ -128,25 +114,20 @@ export type ReadAccess =
   | { readonly _tag: "Public" }
   | { readonly _tag: "Signed"; readonly expiresAt: DateTime.Utc }
 
-/** Why a read was refused; each is a 403. */
+/** Why a read was refused. */
 export type ReadRefusalReason =
   | "Private" //       the key is under `private/` and the URL carries no signature
   | "BadSignature" //  a signature is claimed (`expires` or `signature`) but missing, malformed or wrong
   | "NotSignedForm" // signed, but spelled otherwise than the store wrote the URL
   | "Expired" //       the URL's `expires` has passed
 
-/** The store refused a read (403); nothing of the file was read. */
+/** The store refused a read; nothing of the file was read. */
 export class ReadRefused extends Data.TaggedError("ReadRefused")<{
   readonly key: string
   readonly reason: ReadRefusalReason
   /** For the client: says what to change. */
   readonly detail: string
 }> {
-  /** The HTTP status this refusal answers. */
-  get status(): 403 {
-    return 403
-  }
-
   override get message(): string {
     return this.detail
   }
@@ -181,7 +162,7 @@ export interface ServedObject {
  * - `receivePart` receives a part of a multipart upload (a PUT whose query names
  *   `uploadId` and `partNumber`): the key, the part signature (another kind of URL's
  *   never passes), the expiry and the signed length are checked as above, the upload
- *   must be there for this key (else `NoSuchUpload`, 404), and the body streams to a
+ *   must be there for this key (else `NoSuchUpload`), and the body streams to a
  *   temporary file, its MD5 computed on the way, capped at the signed length. A complete
  *   part is flushed and replaces the part of that number whole; its ETag is the MD5.
  * - `authorizeRead` lets a GET through, or refuses it: a URL that claims a read

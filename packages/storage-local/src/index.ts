@@ -1,16 +1,16 @@
 /**
  * Coursekit's object store on local disk, the embedded default: the `ObjectStore`
- * layer, the receiver of signed uploads, and the HTTP routes that accept uploads and
- * serve files (private ones at signed read URLs only).
+ * layer and the receiver of signed uploads and reads (private files at signed read URLs
+ * only). The HTTP routes that put it on a server are `@coursekit/http/local-storage`.
  *
  * @since 0.1.0
  */
 export * as LocalObjectStore from "./LocalObjectStore.ts"
-export * as LocalStorageRoutes from "./LocalStorageRoutes.ts"
 export { ServedKeys } from "./ServedKeys.ts"
 export {
   type IncomingRead,
   type IncomingUpload,
+  isPartUpload,
   LocalTransfers,
   type ReadAccess,
   type ReadRefusalReason,

@@ -12,7 +12,8 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
-import { LocalObjectStore, LocalStorageRoutes, type LocalTransfers, ServedKeys } from "../src/index.ts"
+import * as LocalStorageRoutes from "@coursekit/http/local-storage"
+import { LocalObjectStore, type LocalTransfers, ServedKeys } from "../src/index.ts"
 
 /** Where the store under test lives and answers. */
 export class TestStorage extends Context.Service<TestStorage, {

@@ -409,40 +409,43 @@ export class ObjectStore extends Context.Service<ObjectStore, {
 
       const memory = MemoryObjectStore.of({
         put: Effect.fn("MemoryObjectStore.put")(function*(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array) {
+          const refused: MemoryPut = { _tag: "Refused" }
           const request = (yield* Ref.get(signed)).get(url)
-          if (request === undefined) return 403
+          if (request === undefined) return refused
           const now = yield* DateTime.now
-          if (DateTime.isGreaterThanOrEqualTo(now, request.expiresAt)) return 403
+          if (DateTime.isGreaterThanOrEqualTo(now, request.expiresAt)) return refused
           const header = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]
-          if (header("content-type") !== request.contentType) return 403
-          if (request.contentLength !== undefined && body.byteLength !== request.contentLength) return 403
-          if (request.contentLength === undefined && request.maxLength !== undefined && body.byteLength > request.maxLength) return 413
+          if (header("content-type") !== request.contentType) return refused
+          if (request.contentLength !== undefined && body.byteLength !== request.contentLength) return refused
+          if (request.contentLength === undefined && request.maxLength !== undefined && body.byteLength > request.maxLength) {
+            return { _tag: "TooLarge" } satisfies MemoryPut
+          }
           const info: ObjectInfo = { size: body.byteLength, contentType: request.contentType, lastModified: now }
           yield* Ref.update(objects, (map) => new Map(map).set(request.key, { bytes: body, info }))
-          return 200
+          return { _tag: "Stored" } satisfies MemoryPut
         }),
         putPart: Effect.fn("MemoryObjectStore.putPart")(function*(url: string, _headers: Readonly<Record<string, string>>, body: Uint8Array) {
-          const refused = { status: 403, etag: undefined }
+          const refused: MemoryPutPart = { _tag: "Refused" }
           const request = (yield* Ref.get(signedParts)).get(url)
           if (request === undefined) return refused
           const now = yield* DateTime.now
           if (DateTime.isGreaterThanOrEqualTo(now, request.expiresAt)) return refused
           if (body.byteLength !== request.contentLength) return refused
           const upload = (yield* Ref.get(uploads)).get(request.uploadId)
-          // S3 answers 404 NoSuchUpload for an upload aborted or completed.
-          if (upload === undefined || upload.key !== request.key) return { status: 404, etag: undefined }
+          // As S3's NoSuchUpload, for an upload aborted or completed.
+          if (upload === undefined || upload.key !== request.key) return { _tag: "NoSuchUpload" } satisfies MemoryPutPart
           const etag = `"${md5Hex(body)}"`
           const parts = new Map(upload.parts).set(request.partNumber, { bytes: body, etag })
           yield* Ref.update(uploads, (map) => new Map(map).set(request.uploadId, { ...upload, parts, lastWrite: now }))
-          return { status: 200, etag }
+          return { _tag: "Stored", etag } satisfies MemoryPutPart
         }),
         get: Effect.fn("MemoryObjectStore.get")(function*(url: string) {
           const request = (yield* Ref.get(signedGets)).get(url)
           if (request === undefined || DateTime.isGreaterThanOrEqualTo(yield* DateTime.now, request.expiresAt)) {
-            return { status: 403, body: new Uint8Array() }
+            return { _tag: "Refused" } satisfies MemoryGet
           }
           const object = (yield* Ref.get(objects)).get(request.key)
-          return object === undefined ? { status: 404, body: new Uint8Array() } : { status: 200, body: object.bytes }
+          return (object === undefined ? { _tag: "NotFound" } : { _tag: "Found", body: object.bytes }) satisfies MemoryGet
         }),
         read: (key) => Effect.map(Ref.get(objects), (map) => Option.map(Option.fromNullishOr(map.get(key)), (object) => object.bytes)),
         putObject: (key, body, contentType) =>
@@ -457,18 +460,53 @@ export class ObjectStore extends Context.Service<ObjectStore, {
   )
 }
 
-/** The in-memory store's side of a client: what a PUT to a presigned URL does. */
+/**
+ * What a PUT to a presigned URL came to in the memory store:
+ * - `Stored`: the object landed under the signed key.
+ * - `Refused`: the URL was not issued or has expired, or the `Content-Type` or the
+ *   length is not the signed one; nothing was stored.
+ * - `TooLarge`: no length was signed and the body is over the signed `maxLength`.
+ */
+export type MemoryPut =
+  | { readonly _tag: "Stored" }
+  | { readonly _tag: "Refused" }
+  | { readonly _tag: "TooLarge" }
+
+/**
+ * What a PUT of a part came to in the memory store:
+ * - `Stored`: the part landed (replacing one of its number); `etag` is what S3 would
+ *   answer for it, `"<md5 hex>"`, quotes included.
+ * - `Refused`: the URL was not issued or has expired, or the body is not the signed length.
+ * - `NoSuchUpload`: the upload is no longer there (aborted or completed).
+ */
+export type MemoryPutPart =
+  | { readonly _tag: "Stored"; readonly etag: string }
+  | { readonly _tag: "Refused" }
+  | { readonly _tag: "NoSuchUpload" }
+
+/**
+ * What a GET of a signed URL came to in the memory store:
+ * - `Found`: the object's bytes.
+ * - `Refused`: the URL was not issued or has expired.
+ * - `NotFound`: nothing is stored under the key.
+ */
+export type MemoryGet =
+  | { readonly _tag: "Found"; readonly body: Uint8Array }
+  | { readonly _tag: "Refused" }
+  | { readonly _tag: "NotFound" }
+
+/**
+ * The in-memory store's side of a client: what a PUT to a presigned URL or a GET of a
+ * signed one does. It answers in the store's words, no HTTP statuses: a test that
+ * compares it with stores on HTTP maps them itself.
+ */
 export class MemoryObjectStore extends Context.Service<MemoryObjectStore, {
-  /** A PUT to a presigned URL: the HTTP status a store would answer (200, 403, or 413 over `maxLength`). */
-  put(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Effect.Effect<number>
-  /**
-   * A PUT of a part to a URL from `presignPart`: 200 with the part's `ETag` (`"<md5 hex>"`,
-   * as S3's), 403 when the URL was not issued, has expired or the body is not the signed
-   * length, 404 when the upload is no longer there (aborted or completed).
-   */
-  putPart(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Effect.Effect<{ readonly status: number; readonly etag: string | undefined }>
-  /** A GET of a signed URL: 200 with the bytes, 403 when the URL was not issued or has expired, 404 without the object. */
-  get(url: string): Effect.Effect<{ readonly status: number; readonly body: Uint8Array }>
+  /** A PUT to a URL from `presignPut` (see {@link MemoryPut}). */
+  put(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Effect.Effect<MemoryPut>
+  /** A PUT of a part to a URL from `presignPart` (see {@link MemoryPutPart}). */
+  putPart(url: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Effect.Effect<MemoryPutPart>
+  /** A GET of a URL from `presignGet` (see {@link MemoryGet}). */
+  get(url: string): Effect.Effect<MemoryGet>
   /** The bytes stored under `key`. */
   read(key: string): Effect.Effect<Option.Option<Uint8Array>>
   /** Stores an object directly, as something beside the service would. */

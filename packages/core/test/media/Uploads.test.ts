@@ -13,6 +13,7 @@ import {
   MediaUrls,
   MediaInUse,
   MemoryObjectStore,
+  type MemoryPut,
   ObjectStore,
   type UploadUrlResponse,
   UploadRepo,
@@ -34,6 +35,9 @@ const put = (upload: UploadUrlResponse, body: Uint8Array, headers = upload.heade
   Effect.gen(function*() {
     return yield* (yield* MemoryObjectStore).put(upload.upload_url, headers, body)
   })
+const stored: MemoryPut = { _tag: "Stored" }
+const refused: MemoryPut = { _tag: "Refused" }
+const tooLarge: MemoryPut = { _tag: "TooLarge" }
 const course = Effect.gen(function*() {
   return yield* (yield* Courses).create({ title: "Uploads", content_html: "" })
 })
@@ -49,7 +53,7 @@ describe("Uploads: course thumbnail (§4.3)", () => {
       assert.deepStrictEqual(upload.headers, { "Content-Type": "image/png" })
       const now = yield* DateTime.now
       assert.strictEqual(DateTime.toEpochMillis(upload.expires_at) - DateTime.toEpochMillis(now), 300_000)
-      assert.strictEqual(yield* put(upload, bytes(600)), 200)
+      assert.deepStrictEqual(yield* put(upload, bytes(600)), stored)
       const finalized = yield* uploads.finalizeCourseThumbnail(id, { file_key: upload.file_key })
       assert.strictEqual(finalized.thumbnail_key, upload.file_key)
       assert.strictEqual(finalized.thumbnail_url, `https://cdn.example.com/${upload.file_key}`)
@@ -131,10 +135,10 @@ describe("Uploads: what finalize checks", () => {
       const { id } = yield* course
       // The thumbnail limit (1000), not the larger media limit.
       const thumbnail = yield* uploads.courseThumbnailUploadUrl(id, { file_name: "big.png", content_type: "image/png" })
-      assert.strictEqual(yield* put(thumbnail, bytes(1001)), 413)
-      assert.strictEqual(yield* put(thumbnail, bytes(1000)), 200)
+      assert.deepStrictEqual(yield* put(thumbnail, bytes(1001)), tooLarge)
+      assert.deepStrictEqual(yield* put(thumbnail, bytes(1000)), stored)
       const media = yield* uploads.mediaUploadUrl({ filename: "big.mp4", type: "video/mp4" })
-      assert.strictEqual(yield* put(media, bytes(5001)), 413)
+      assert.deepStrictEqual(yield* put(media, bytes(5001)), tooLarge)
     }).pipe(withUploads))
 
   it.effect("larger than the limit in storage: 413 and the object deleted", () =>
@@ -191,13 +195,13 @@ describe("Uploads: private media and deleting media", () => {
       const uploads = yield* Uploads
       const upload = yield* uploads.mediaUploadUrl({ filename: "lecture.mp4", type: "video/mp4", visibility: "private" })
       assert.match(upload.file_key, new RegExp(`^private/media/${uuidPattern}\\.mp4$`))
-      assert.strictEqual(yield* put(upload, bytes(40)), 200)
+      assert.deepStrictEqual(yield* put(upload, bytes(40)), stored)
       const finalized = yield* uploads.finalizeMedia({ file_key: upload.file_key })
       assert.strictEqual(finalized.visibility, "private")
       assert.strictEqual(DateTime.formatIso(finalized.url_expires_at!), "1970-01-01T04:00:00.000Z")
       // The signed URL reads the bytes; the permanent public URL of the key is never handed out.
       const played = yield* (yield* MemoryObjectStore).get(finalized.url)
-      assert.deepStrictEqual(played, { status: 200, body: bytes(40) })
+      assert.deepStrictEqual(played, { _tag: "Found", body: bytes(40) })
       assert.notInclude(finalized.url, "cdn.example.com")
       const publicOne = yield* uploads.mediaUploadUrl({ filename: "trailer.mp4", type: "video/mp4" })
       assert.match(publicOne.file_key, new RegExp(`^media/${uuidPattern}\\.mp4$`))
@@ -208,10 +212,10 @@ describe("Uploads: private media and deleting media", () => {
       assert.deepStrictEqual(listed.map((file) => [file.file_key, file.visibility]), [[upload.file_key, "private"], [publicOne.file_key, "public"]])
       // Signed anew for each response; once expired, the old URL no longer reads.
       yield* TestClock.adjust(Duration.hours(4))
-      assert.strictEqual((yield* (yield* MemoryObjectStore).get(finalized.url)).status, 403)
+      assert.strictEqual((yield* (yield* MemoryObjectStore).get(finalized.url))._tag, "Refused")
       const again = (yield* uploads.listMedia({ cursor: undefined, limit: 1 })).items[0]!
       assert.strictEqual(DateTime.formatIso(again.url_expires_at!), "1970-01-01T08:00:00.000Z")
-      assert.strictEqual((yield* (yield* MemoryObjectStore).get(again.url)).status, 200)
+      assert.strictEqual((yield* (yield* MemoryObjectStore).get(again.url))._tag, "Found")
     }).pipe(withUploads))
 
   it.effect("deleteMedia: unknown key 404; used by a lesson 409 naming it; else record, intent and object are gone", () =>
@@ -277,7 +281,7 @@ describe("Uploads: what upload-url checks", () => {
       assert.strictEqual(big._tag, "FileTooLarge")
       const sized = yield* uploads.mediaUploadUrl({ filename: "x.mp4", type: "video/mp4", size_bytes: 100 })
       assert.deepStrictEqual(sized.headers, { "Content-Type": "video/mp4", "Content-Length": "100" })
-      assert.strictEqual(yield* put(sized, bytes(99), { "Content-Type": "video/mp4" }), 403)
+      assert.deepStrictEqual(yield* put(sized, bytes(99), { "Content-Type": "video/mp4" }), refused)
     }).pipe(withUploads))
 
   it.effect("the key's extension is the content type's, whatever the file name says; nothing of the name enters it", () =>

@@ -12,8 +12,9 @@ import { HttpApiError, HttpApiSchema } from "effect/http-api"
 
 /**
  * Every status the API answers with a problem, and its title (RFC 9110's reason phrase):
- * the problem classes below, the edge middleware's problems and the start-up 503 of
- * `nodeHandler` all take their titles from here.
+ * the problem classes below, the edge middleware's problems, the start-up 503 of
+ * `nodeHandler` and the local store's routes (`@coursekit/http/local-storage`) all take
+ * their titles from here.
  */
 export const problemTitles = {
   400: "Bad Request",
@@ -23,8 +24,10 @@ export const problemTitles = {
   405: "Method Not Allowed",
   409: "Conflict",
   410: "Gone",
+  411: "Length Required",
   413: "Content Too Large",
   415: "Unsupported Media Type",
+  416: "Range Not Satisfiable",
   422: "Unprocessable Content",
   500: "Internal Server Error",
   502: "Bad Gateway",

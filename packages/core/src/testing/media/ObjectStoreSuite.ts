@@ -138,7 +138,7 @@ export interface RefusedPutStatuses {
   readonly expired: number
 }
 
-/** What S3 and the memory store answer: 403 for what the signature or expiry refuses, 413 over the cap. */
+/** What S3 answers (and the memory store's answers mapped to statuses): 403 for what the signature or expiry refuses, 413 over the cap. */
 const s3RefusedPutStatuses: RefusedPutStatuses = { wrongType: 403, wrongLength: 403, overMaxLength: 413, expired: 403 }
 
 export interface ObjectStoreSuiteOptions<R> {
@@ -161,7 +161,7 @@ export interface ObjectStoreSuiteOptions<R> {
   /**
    * Whether `get` speaks HTTP (default true): then a signed GET's `Cache-Control`,
    * `Content-Type` and single `Range` requests are checked too. Only the memory store,
-   * whose `get` answers a status and bytes, says false.
+   * whose `get` answers an outcome and bytes, says false.
    */
   readonly answersHttp?: boolean | undefined
   /**

@@ -1,5 +1,7 @@
 /**
- * The HTTP routes of the local store, for the standalone server:
+ * The HTTP routes of the local disk store (`@coursekit/storage-local`), for the
+ * standalone server. A subpath of its own (`@coursekit/http/local-storage`): the main
+ * entry never loads it, so a host on an edge runtime never loads `node:fs`.
  *
  * - `PUT <uploadPath>/<key>`: an upload to a signed URL ({@link LocalTransfers.receive});
  *   `200` with an empty body, else an RFC 9457 problem (400, 403, 409, 411, 413, 503).
@@ -28,16 +30,17 @@
  *
  * The paths must match the paths of the store's `uploadBaseUrl` and `publicBaseUrl`.
  * Merge {@link layer} beside the server's other routes
- * (`Layer.mergeAll(CoursekitHttp.layerRoutes, LocalStorageRoutes.layer())`) and provide
+ * (`Layer.mergeAll(CoursekitHttp.layerRoutes, LocalStorageRoutes.layer())`, with
+ * `import * as LocalStorageRoutes from "@coursekit/http/local-storage"`) and provide
  * `LocalObjectStore.layer` and a {@link ServedKeys} layer.
  *
  * @since 0.1.0
  */
+import { isPartUpload, LocalTransfers, type ReadRefusalReason, type RefusalReason, ServedKeys } from "@coursekit/storage-local"
 import { Clock, Effect, type Layer, Option } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
-import { LocalTransfers } from "./LocalTransfers.ts"
-import { ServedKeys } from "./ServedKeys.ts"
-import * as UrlSignature from "./UrlSignature.ts"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { problem } from "../edge/EdgeMiddleware.ts"
+import type { ProblemStatus } from "../problems/Problems.ts"
 
 /** Where the routes are mounted. */
 export interface RoutesOptions {
@@ -47,19 +50,34 @@ export interface RoutesOptions {
   readonly filesPath?: `/${string}` | undefined
 }
 
-const titles: Readonly<Record<number, string>> = {
-  400: "Bad Request",
-  403: "Forbidden",
-  404: "Not Found",
-  409: "Conflict",
-  411: "Length Required",
-  413: "Content Too Large",
-  416: "Range Not Satisfiable",
-  503: "Service Unavailable"
-}
+/**
+ * The status of each refusal of the store (`RefusalReason` of uploads, `ReadRefusalReason`
+ * of reads). The two share a name only where it means the same: a bad, misspelled or
+ * expired signature, 403.
+ */
+const refusalStatus = {
+  InvalidKey: 400,
+  LengthMismatch: 400,
+  Incomplete: 400,
+  BadSignature: 403,
+  NotSignedForm: 403,
+  Expired: 403,
+  TypeMismatch: 403,
+  Private: 403,
+  // Aborted or completed: the client starts a new upload.
+  NoSuchUpload: 404,
+  Conflict: 409,
+  AlreadyStored: 409,
+  // The newer PUT of the same part goes on.
+  Superseded: 409,
+  LengthRequired: 411,
+  TooLarge: 413,
+  // Being completed or aborted: a retry finds the upload open, or gone (404).
+  Completing: 503
+} satisfies Record<RefusalReason | ReadRefusalReason, ProblemStatus>
 
-const problem = (status: number, detail: string) =>
-  ProblemDetails.toResponse({ type: "about:blank", title: titles[status] ?? "Error", status, detail })
+const refusal = (refused: { readonly reason: RefusalReason | ReadRefusalReason; readonly detail: string }) =>
+  Effect.succeed(problem(refusalStatus[refused.reason], refused.detail))
 
 const storageUnavailable = (error: unknown) =>
   Effect.as(
@@ -83,7 +101,7 @@ const upload = (uploads: LocalTransfers["Service"], base: string) =>
     const key = yield* keyParam
     const query = yield* HttpServerRequest.ParsedSearchParams
     const target = targetOf(request.url, base)
-    if (UrlSignature.claimsPart(query)) {
+    if (isPartUpload(query)) {
       return yield* uploads.receivePart({ key, query, target, headers: request.headers, body: request.stream }).pipe(
         Effect.map((part) =>
           HttpServerResponse.empty({
@@ -93,7 +111,7 @@ const upload = (uploads: LocalTransfers["Service"], base: string) =>
           })
         ),
         Effect.catchTags({
-          UploadRefused: (refused) => Effect.succeed(problem(refused.status, refused.detail)),
+          UploadRefused: refusal,
           StorageError: storageUnavailable
         })
       )
@@ -101,7 +119,7 @@ const upload = (uploads: LocalTransfers["Service"], base: string) =>
     return yield* uploads.receive({ key, query, target, headers: request.headers, body: request.stream }).pipe(
       Effect.as(HttpServerResponse.empty({ status: 200 })),
       Effect.catchTags({
-        UploadRefused: (refused) => Effect.succeed(problem(refused.status, refused.detail)),
+        UploadRefused: refusal,
         StorageError: storageUnavailable
       })
     )
@@ -203,7 +221,7 @@ const serve = (uploads: LocalTransfers["Service"], served: ServedKeys["Service"]
         )
     }
   }).pipe(Effect.catchTags({
-    ReadRefused: (refused) => Effect.succeed(problem(refused.status, refused.detail)),
+    ReadRefused: refusal,
     StorageError: storageUnavailable,
     PersistenceError: storageUnavailable
   }))
