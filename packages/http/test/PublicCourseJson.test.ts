@@ -6,7 +6,7 @@
  */
 import { PublicCourse } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, DateTime, Effect } from "effect"
+import { Arbitrary, DateTime, Effect, Schema } from "effect"
 import { encodedJsonOf, plainJsonOf } from "../src/handlers/PublicCourseHandlers.ts"
 
 describe("the public course's JSON", () => {
@@ -25,29 +25,27 @@ describe("the public course's JSON", () => {
       assert.isAbove(expiries, 10)
     }))
 
-  it("a signed video's expiry is written as the schema's ISO string", () => {
-    // Branded ids: a literal stands for what the use case returns.
-    const course = {
-      id: 1,
-      title: "T",
-      slug: "t",
-      content_html: "",
-      description: null,
-      thumbnail_url: null,
-      purchased: true,
-      lessons: [{
-        id: 2,
-        title: "L",
-        position: 1,
-        is_preview: false,
-        access: "purchased",
-        content_html: "<p>x</p>",
-        video_url: "https://cdn.example/v.mp4?sig=1",
-        video_url_expires_at: DateTime.makeUnsafe("2026-11-25T10:00:00.123Z")
-      }],
-      sections: []
-    } as unknown as PublicCourse
-    assert.strictEqual(plainJsonOf(course), encodedJsonOf(course))
-    assert.include(plainJsonOf(course), `"video_url_expires_at":"2026-11-25T10:00:00.123Z"`)
-  })
+  it.effect("a signed video's expiry is written as the schema's ISO string", () =>
+    Effect.gen(function*() {
+      // A generated course's fields, with one lesson whose video URL expires at a known instant.
+      const [sample] = yield* Arbitrary.sampleEffect(Arbitrary.schema(PublicCourse), { count: 1, seed: 25 })
+      const course = Schema.decodeUnknownSync(PublicCourse)({
+        ...Schema.encodeSync(PublicCourse)(sample!),
+        purchased: true,
+        lessons: [{
+          id: 2,
+          title: "L",
+          position: 1,
+          is_preview: false,
+          access: "purchased",
+          content_html: "<p>x</p>",
+          video_url: "https://cdn.example/v.mp4?sig=1",
+          video_url_expires_at: "2026-11-25T10:00:00.123Z"
+        }],
+        sections: []
+      })
+      assert.isTrue(DateTime.isDateTime(course.lessons[0]!.video_url_expires_at))
+      assert.strictEqual(plainJsonOf(course), encodedJsonOf(course))
+      assert.include(plainJsonOf(course), `"video_url_expires_at":"2026-11-25T10:00:00.123Z"`)
+    }))
 })
