@@ -61,9 +61,12 @@ const encodeChanges = Schema.encodeSync(CourseChanges)
 export const visibleNow = (sql: SqlClient.SqlClient) => sql`status = 'published' AND (publish_at IS NULL OR publish_at <= now())`
 const decodeIds = Schema.decodeUnknownEffect(Schema.NonEmptyArray(Schema.Struct({ id: CourseId })))
 
-/** A row of the list statement: the version, and a course's columns (null when the page is empty). */
+/**
+ * A row of the list statement: the catalogue's version (named apart from a course's own
+ * `version`), and a course's columns (null when the page is empty).
+ */
 interface ListedRow {
-  readonly version: string
+  readonly catalogue_version: string
   readonly id: number | null
 }
 
@@ -169,8 +172,8 @@ export const make = () => Effect.gen(function*() {
   // A span without `Effect.fn`'s call-site capture: this is the hottest read.
   const list = Effect.fnUntraced(function*(request: CourseListRequest) {
     const rows = yield* sql<ListedRow>`
-      SELECT listed.version, ${pageColumns}
-      FROM ${t.coursekit_catalogue_token}() AS listed(version)
+      SELECT listed.catalogue_version, ${pageColumns}
+      FROM ${t.coursekit_catalogue_token}() AS listed(catalogue_version)
       LEFT JOIN LATERAL (
         SELECT ${listColumns} FROM ${t.courses}
         WHERE id >= ${request.cursor ?? 0} ${shownTo(request)}
@@ -179,7 +182,7 @@ export const make = () => Effect.gen(function*() {
       ) AS page ON true
       ORDER BY page.id
     `
-    const listed: CourseListRows = { rows: yield* decodeListRows(rows[0]!.id === null ? [] : rows), version: rows[0]!.version }
+    const listed: CourseListRows = { rows: yield* decodeListRows(rows[0]!.id === null ? [] : rows), version: rows[0]!.catalogue_version }
     return listed
   }, storeFailures("list courses"), bounded(timeout, "list courses"), Effect.withSpan("CourseRepo.list"))
 

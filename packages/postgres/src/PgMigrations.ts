@@ -29,6 +29,7 @@ import providerCooldowns from "./migrations/0011_provider_cooldowns.ts"
 import cataloguePerStatement from "./migrations/0012_catalogue_version_per_statement.ts"
 import functionSearchPath from "./migrations/0013_function_search_path.ts"
 import opaqueCatalogueToken from "./migrations/0014_opaque_catalogue_token.ts"
+import recordVersions from "./migrations/0015_record_versions.ts"
 import { indexMissing } from "./PgCourseSearch.ts"
 import * as PgSchema from "./PgSchema.ts"
 
@@ -47,7 +48,8 @@ export const migrations = {
   "0011_provider_cooldowns": providerCooldowns,
   "0012_catalogue_version_per_statement": cataloguePerStatement,
   "0013_function_search_path": functionSearchPath,
-  "0014_opaque_catalogue_token": opaqueCatalogueToken
+  "0014_opaque_catalogue_token": opaqueCatalogueToken,
+  "0015_record_versions": recordVersions
 }
 
 /** Table where applied migrations are recorded, in Coursekit's schema. */
@@ -77,6 +79,7 @@ const createdBy: { readonly [Name in PgSchema.TableName | PgSchema.FunctionName]
   coursekit_follow_course: 10,
   provider_cooldowns: 11,
   coursekit_bump_catalogue_version_if_changed: 12,
+  coursekit_count_version: 15,
   // The migrator's own table, there before any step.
   coursekit_migrations: 0
 }

@@ -84,7 +84,8 @@ export const functionNames = [
   "coursekit_visible_from",
   "coursekit_search_document_visibility",
   "coursekit_follow_course",
-  "coursekit_bump_catalogue_version_if_changed"
+  "coursekit_bump_catalogue_version_if_changed",
+  "coursekit_count_version"
 ] as const
 
 /** The name of one of Coursekit's functions. */

@@ -36,8 +36,14 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           const tag = newTag()
           const byRepo = yield* (yield* CourseRepo).insert({ ...publishedNow, title: `Repo ${tag}`, slugBase: `repo-${tag}`, content_html: "" })
           const bySql = yield* insertBySql(`Crème ${tag}`, "<p>Knead <b>Cr</b>&egrave;me <a href=\"https://example.com\">here</a></p>")
-          // The database as it was before 0010 (and the steps after it; 0014 replaces its
-          // function whatever it finds).
+          // The database as it was before 0010 (and the steps after it, undone; 0014 replaces
+          // its function whatever it finds).
+          for (const table of ["courses", "lessons", "sections"]) {
+            yield* sql.unsafe(`DROP TRIGGER ${table}_count_version ON coursekit.${table}`)
+            yield* sql.unsafe(`ALTER TABLE coursekit.${table} DROP COLUMN version`)
+          }
+          yield* sql`DROP FUNCTION coursekit.coursekit_count_version()`
+          yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 15`
           yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 14`
           yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 13`
           yield* sql`DROP FUNCTION coursekit.coursekit_bump_catalogue_version_if_changed() CASCADE`
@@ -59,7 +65,8 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
             [11, "provider_cooldowns"],
             [12, "catalogue_version_per_statement"],
             [13, "function_search_path"],
-            [14, "opaque_catalogue_token"]
+            [14, "opaque_catalogue_token"],
+            [15, "record_versions"]
           ])
           assert.deepStrictEqual(yield* idsFor(tag), [byRepo.id, bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} creme knead`), [bySql])

@@ -99,9 +99,11 @@ describe("standalone server over HTTP (PGlite)", () => {
           "thumbnail_url",
           "status",
           "publish_at",
+          "version",
           "created_at",
           "updated_at"
         ])
+        assert.strictEqual(course.version, 1)
         assert.strictEqual(course.status, "published")
         assert.isNull(course.publish_at)
         assert.strictEqual(course.title, "Crème Brûlée: the Basics")
@@ -257,6 +259,24 @@ describe("standalone server over HTTP (PGlite)", () => {
         assert.strictEqual(deleted.text, "")
         assertProblem(yield* call(`/courses/${created.id}`), 404)
         assertProblem(yield* call(`/courses/${created.id}`, { method: "DELETE", admin: true }), 404)
+      }))
+
+    it.effect("version: 1 when created, one more per PATCH that changes something, the same after one that does not; not in the public's list or page", () =>
+      Effect.gen(function*() {
+        const created = (yield* createCourse("Versioned")).body
+        assert.strictEqual(created.version, 1)
+        const patch = (json: Record<string, unknown>) => call(`/courses/${created.id}`, { method: "PATCH", admin: true, json })
+        assert.strictEqual((yield* patch({ content_html: "<p>two</p>" })).body.version, 2)
+        assert.strictEqual((yield* patch({})).body.version, 2)
+        assert.strictEqual((yield* patch({ content_html: "<p>two</p>" })).body.version, 2)
+        assert.strictEqual((yield* patch({ title: "Versioned again" })).body.version, 3)
+        assert.strictEqual((yield* call(`/courses/${created.id}`, { admin: true })).body.version, 3)
+        const listed = (yield* call(`/courses?cursor=${created.id}&limit=1`, { admin: true })).body
+        assert.strictEqual(listed[0].version, 3)
+        // The course's representation carries it for everyone, as its other fields; the public's list and page do not.
+        assert.strictEqual((yield* call(`/courses/${created.id}`)).body.version, 3)
+        assert.notProperty((yield* call(`/courses?cursor=${created.id}&limit=1`)).body[0], "version")
+        assert.notProperty((yield* call(`/public/courses/${created.slug}`)).body, "version")
       }))
 
     it.effect("description: plain text, trimmed, kept on create, changed and cleared by PATCH, shown by GET and the public course", () =>

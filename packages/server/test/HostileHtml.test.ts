@@ -134,13 +134,14 @@ describe("hostile HTML on a real server process", () => {
       assert.isAbove(latencies.length, 100)
       assert.isBelow(percentile(latencies, 99), 100, `GET / p99 over ${latencies.length} requests`)
 
-      // The workers idle out and their memory goes with them: within 10 s (a loaded
-      // machine collects later), read each half second.
+      // The workers idle out and their memory goes with them: within 10 s, read each half
+      // second. The bound is 64 MiB: the process itself keeps up to ~40 MiB more heap on a
+      // loaded machine (measured twice); threads that kept their arenas held +170 MiB.
       let after = rssMib(pid)
-      for (let waited = 0; after >= before + 40 && waited < 10_000; waited += 500) {
+      for (let waited = 0; after >= before + 64 && waited < 10_000; waited += 500) {
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 500)))
         after = rssMib(pid)
       }
-      assert.isBelow(after, before + 40, `RSS ${before.toFixed(0)} MiB before, ${after.toFixed(0)} MiB after`)
+      assert.isBelow(after, before + 64, `RSS ${before.toFixed(0)} MiB before, ${after.toFixed(0)} MiB after`)
     })), 120_000)
 })

@@ -207,7 +207,8 @@ export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<Te
           const week2 = yield* section({ title: "Week 2" })
           const intro = yield* section({ title: "  Intro  ", position: 1 })
           assert.strictEqual(intro.title, "Intro")
-          assert.deepStrictEqual(Object.keys(intro).sort(), ["course_id", "created_at", "id", "position", "title", "updated_at"])
+          assert.deepStrictEqual(Object.keys(intro).sort(), ["course_id", "created_at", "id", "position", "title", "updated_at", "version"])
+          assert.strictEqual(intro.version, 1)
           const lesson = (json: Record<string, unknown>) =>
             Effect.gen(function*() {
               const reply = yield* call(`${base}/lessons`, { method: "POST", admin: true, json: { content_html: "", is_preview: true, ...json } })

@@ -88,6 +88,7 @@ export const CourseFields = RecordVariants.Struct({
   ),
   status: publishStatusField(["api"], ["listItem"]),
   publish_at: publishAtField(["api"], ["listItem"]),
+  version: RecordVariants.version(["api"], ["listItem"]),
   created_at: RecordVariants.timestamp(["api"]),
   updated_at: RecordVariants.timestamp(["api"])
 })

@@ -131,6 +131,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
             id,
             slug: Slug.candidate(base, n),
             thumbnail_key: null,
+            version: 1,
             created_at: now,
             updated_at: now
           }
@@ -203,7 +204,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         const updated = yield* Ref.modify(state, (current) => {
           const record = current.courses.get(id)
           if (record === undefined) return [undefined, current]
-          const next: CourseRecord = { ...record, ...RecordVariants.definedOnly(changedFields(changes)), updated_at: now }
+          const next: CourseRecord = RecordVariants.counted(record, { ...record, ...RecordVariants.definedOnly(changedFields(changes)), updated_at: now })
           const documents = changes.title === undefined && changes.description === undefined && changes.content_html === undefined
             ? current.documents
             : new Map(current.documents).set(id, searchDocument(next))

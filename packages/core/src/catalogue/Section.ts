@@ -39,6 +39,7 @@ export const SectionFields = RecordVariants.Struct({
     api: Schema.Int,
     public: Schema.Int
   }),
+  version: RecordVariants.version(["api"]),
   created_at: RecordVariants.timestamp(["api"]),
   updated_at: RecordVariants.timestamp(["api"])
 })

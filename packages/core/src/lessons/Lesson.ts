@@ -107,6 +107,7 @@ export const LessonFields = RecordVariants.Struct({
   ),
   status: publishStatusField(["api"], []),
   publish_at: publishAtField(["api"], []),
+  version: RecordVariants.version(["api"]),
   created_at: RecordVariants.timestamp(["api"]),
   updated_at: RecordVariants.timestamp(["api"])
 })

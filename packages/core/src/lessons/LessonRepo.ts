@@ -50,6 +50,17 @@ type State = {
   readonly sections: Map<number, SectionRecord>
 }
 
+/** `after` with the version of every entry that differs from `before`'s counted (`RecordVariants.counted`). */
+const countedMap = <A extends { readonly version: number }>(before: ReadonlyMap<number, A>, after: Map<number, A>): Map<number, A> => {
+  if (before === after) return after
+  const counted = new Map(after)
+  for (const [id, item] of after) {
+    const old = before.get(id)
+    if (old !== undefined && old !== item) counted.set(id, RecordVariants.counted(old, item))
+  }
+  return counted
+}
+
 /** A requested position within 1…last; absent: last. */
 const clamp = (position: number | undefined, last: number) =>
   position === undefined ? last : Math.min(Math.max(1, position), last)
@@ -137,6 +148,25 @@ export class LessonRepo extends Context.Service<LessonRepo, {
           Effect.as(true),
           Effect.catchTag("CourseNotFound", () => Effect.succeed(false))
         )
+      /**
+       * `Ref.modify` of the state, each lesson and section it changed counted as a store
+       * counts versions (moved siblings included), and the record it answers with as counted.
+       */
+      const modify = <A>(f: (current: State) => readonly [A, State]): Effect.Effect<A> =>
+        Ref.modify(state, (current) => {
+          const [result, next] = f(current)
+          const lessons = countedMap(current.lessons, next.lessons)
+          const sections = countedMap(current.sections, next.sections)
+          const settled = lessons === next.lessons && sections === next.sections ? next : { ...next, lessons, sections }
+          const item: unknown = result
+          let answer: unknown = result
+          if (typeof item === "object" && item !== null && "id" in item && typeof item.id === "number") {
+            if (next.lessons.get(item.id) === item) answer = settled.lessons.get(item.id)
+            else if (next.sections.get(item.id) === item) answer = settled.sections.get(item.id)
+          }
+          return [answer as A, settled]
+        })
+
       /** The lessons of one group (a section, or the loose lessons), in position order. */
       const ofGroup = (lessons: ReadonlyMap<number, LessonRecord>, courseId: CourseId, sectionId: number | null) =>
         [...lessons.values()]
@@ -163,7 +193,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         if (!(yield* courseExists(courseId))) return yield* new CourseNotFound({ id: courseId })
         if (hasPublicVideoWhilePaid(lesson)) return yield* new PublicVideoOnPaidLesson({ video_key: lesson.video_key! })
         const now = yield* DateTime.now
-        const inserted = yield* Ref.modify(state, (current): [LessonRecord | undefined, State] => {
+        const inserted = yield* modify((current): [LessonRecord | undefined, State] => {
           if (!inCourse(current, courseId, lesson.section_id)) return [undefined, current]
           const siblings = ofGroup(current.lessons, courseId, lesson.section_id)
           const record: LessonRecord = {
@@ -171,6 +201,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
             id: current.nextId as LessonId,
             course_id: courseId,
             position: clamp(lesson.position, siblings.length + 1),
+            version: 1,
             created_at: now,
             updated_at: now
           }
@@ -202,8 +233,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         if (!(yield* courseExists(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
         const now = yield* DateTime.now
         const touchesVideo = changes.video_key !== undefined || changes.is_preview !== undefined
-        const updated = yield* Ref.modify(
-          state,
+        const updated = yield* modify(
           (current): [LessonRecord | PublicVideoOnPaidLesson | UnknownSection | undefined, State] => {
             const lesson = current.lessons.get(id)
             if (lesson === undefined || lesson.course_id !== courseId) return [undefined, current]
@@ -246,7 +276,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
 
       const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId) {
         const exists = yield* courseExists(courseId)
-        const deleted = yield* Ref.modify(state, (current) => {
+        const deleted = yield* modify((current) => {
           const lesson = current.lessons.get(id)
           if (!exists || lesson === undefined || lesson.course_id !== courseId) return [false, current]
           const lessons = new Map(current.lessons)
@@ -285,13 +315,14 @@ export class LessonRepo extends Context.Service<LessonRepo, {
       const insertSection = Effect.fn("LessonRepo.insertSection")(function*(courseId: CourseId, section: SectionInsert) {
         if (!(yield* courseExists(courseId))) return yield* new CourseNotFound({ id: courseId })
         const now = yield* DateTime.now
-        return yield* Ref.modify(state, (current): [SectionRecord, State] => {
+        return yield* modify((current): [SectionRecord, State] => {
           const siblings = sectionsOf(current.sections, courseId)
           const record: SectionRecord = {
             ...sectionFields(section),
             id: current.nextSectionId as SectionId,
             course_id: courseId,
             position: clamp(section.position, siblings.length + 1),
+            version: 1,
             created_at: now,
             updated_at: now
           }
@@ -309,7 +340,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
       const updateSection = Effect.fn("LessonRepo.updateSection")(function*(courseId: CourseId, id: SectionId, changes: SectionChanges) {
         const exists = yield* courseExists(courseId)
         const now = yield* DateTime.now
-        const updated = yield* Ref.modify(state, (current): [SectionRecord | undefined, State] => {
+        const updated = yield* modify((current): [SectionRecord | undefined, State] => {
           const section = current.sections.get(id)
           if (!exists || section === undefined || section.course_id !== courseId) return [undefined, current]
           const siblings = sectionsOf(current.sections, courseId)
@@ -324,7 +355,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
 
       const deleteSection = Effect.fn("LessonRepo.deleteSection")(function*(courseId: CourseId, id: SectionId, detachLessons: boolean) {
         const exists = yield* courseExists(courseId)
-        const outcome = yield* Ref.modify(state, (current): [SectionNotFound | SectionNotEmpty | undefined, State] => {
+        const outcome = yield* modify((current): [SectionNotFound | SectionNotEmpty | undefined, State] => {
           const section = current.sections.get(id)
           if (!exists || section === undefined || section.course_id !== courseId) {
             return [new SectionNotFound({ course_id: courseId, id }), current]

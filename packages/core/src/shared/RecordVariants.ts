@@ -17,7 +17,7 @@
  *
  * @since 0.1.0
  */
-import { Schema, Struct as Structs } from "effect"
+import { Equal, Schema, Struct as Structs } from "effect"
 import { VariantSchema } from "effect/schema"
 
 const variants = VariantSchema.make({
@@ -118,6 +118,31 @@ export const derived = <S extends Schema.Top, V extends View>(schema: S, views: 
 export const timestamp = <V extends View>(views: ReadonlyArray<V>, description?: string) => {
   const shown = description === undefined ? Schema.DateTimeUtcFromString : Schema.DateTimeUtcFromString.annotate({ description })
   return field({ stored: Schema.DateTimeUtcFromDate, ...shownIn(shown, views) })
+}
+
+/**
+ * A record's version: 1 when created, one more on every change, counted by the store
+ * (never written by a client). Shown in `views`, and as an optional key in `adminViews`
+ * (present in what admins are shown, absent from what the public is).
+ */
+export const version = <V extends View, O extends View = never>(views: ReadonlyArray<V>, adminViews: ReadonlyArray<O> = []) => {
+  const shown = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
+    description: "1 when created, one more on every change (a move that shifts it included), counted by the database."
+  })
+  return field({ stored: Schema.Int, ...shownIn(shown, views), ...shownIn(Schema.optionalKey(shown), adminViews) })
+}
+
+/**
+ * `after` with its version as a store counts it: one more than `before`'s when any field
+ * but `version` and `updated_at` differs, else `before`'s. For in-memory stores; the
+ * PostgreSQL ones count in a trigger (migration 0015).
+ */
+export const counted = <A extends { readonly version: number }>(before: A, after: A): A => {
+  for (const key of Object.keys(after) as Array<keyof A & string>) {
+    if (key === "version" || key === "updated_at") continue
+    if (!Equal.equals(before[key], after[key])) return { ...after, version: before.version + 1 }
+  }
+  return after.version === before.version ? after : { ...after, version: before.version }
 }
 
 /**

@@ -172,6 +172,21 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           assert.isNull((yield* repo.update(created.id, { thumbnail_key: null })).thumbnail_key)
         }))
 
+      it.effect("versions: 1 when inserted, one more on each change, the same after an update that changes nothing; listed to admins", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const title = `Versioned ${Math.random().toString(36).slice(2, 10)}`
+          const created = yield* repo.insert({ ...publishedNow, title, slugBase: Slug.fromTitle(title), content_html: "<p>1</p>" })
+          assert.strictEqual(created.version, 1)
+          assert.strictEqual((yield* repo.update(created.id, { content_html: "<p>2</p>" })).version, 2)
+          assert.strictEqual((yield* repo.update(created.id, { title: "Renamed", status: "draft" })).version, 3)
+          assert.strictEqual((yield* repo.update(created.id, {})).version, 3)
+          assert.strictEqual((yield* repo.update(created.id, { title: "Renamed" })).version, 3)
+          assert.strictEqual((yield* repo.findById(created.id)).version, 3)
+          const { rows } = yield* repo.list({ cursor: created.id, limit: 1, audience: adminAudience() })
+          assert.strictEqual(rows[0]!.version, 3)
+        }))
+
       it.effect("a description is stored and read back, changed and cleared; an insert without one reads null", () =>
         Effect.gen(function*() {
           const repo = yield* CourseRepo

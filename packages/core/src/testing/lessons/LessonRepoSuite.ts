@@ -156,6 +156,39 @@ export const lessonRepoSuite = <E>(
           assert.strictEqual(unchanged.position, 2)
         }))
 
+      it.effect("versions: 1 when inserted, one more on each change, a move counting for every lesson and section it shifts; nothing changed, nothing counted", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          const ids: Array<LessonId> = []
+          for (const title of ["a", "b", "c"]) ids.push((yield* repo.insert(courseId, lesson(title))).id)
+          const versions = Effect.map(repo.list(courseId), (lessons) => Object.fromEntries(lessons.map((one) => [one.title, one.version])))
+          // An insert at the front shifts the others: each of them changed.
+          yield* repo.insert(courseId, lesson("first", { position: 1 }))
+          assert.deepStrictEqual(yield* versions, { first: 1, a: 2, b: 2, c: 2 })
+          assert.strictEqual((yield* repo.update(courseId, ids[0]!, { title: "A" })).version, 3)
+          // A move: the moved lesson and each lesson it shifts, and no other.
+          yield* repo.update(courseId, ids[2]!, { position: 2 })
+          assert.deepStrictEqual(yield* versions, { first: 1, c: 3, A: 4, b: 3 })
+          // An update that changes nothing keeps the version.
+          assert.strictEqual((yield* repo.update(courseId, ids[1]!, {})).version, 3)
+          assert.strictEqual((yield* repo.update(courseId, ids[1]!, { title: "b" })).version, 3)
+          // Deleting closes the gap: the lessons after it change.
+          yield* repo.delete(courseId, ids[2]!)
+          assert.deepStrictEqual(yield* versions, { first: 1, A: 5, b: 4 })
+          // Sections count the same way, and a section's lessons detached on its deletion count.
+          const one = yield* repo.insertSection(courseId, { title: "One" })
+          const two = yield* repo.insertSection(courseId, { title: "Two" })
+          assert.deepStrictEqual([one.version, two.version], [1, 1])
+          assert.strictEqual((yield* repo.updateSection(courseId, two.id, { position: 1 })).version, 2)
+          assert.strictEqual((yield* repo.listSections(courseId)).find((section) => section.id === one.id)!.version, 2)
+          assert.strictEqual((yield* repo.updateSection(courseId, two.id, {})).version, 2)
+          const placed = yield* repo.update(courseId, ids[1]!, { section_id: one.id })
+          assert.strictEqual(placed.version, 5)
+          yield* repo.deleteSection(courseId, one.id, true)
+          assert.strictEqual((yield* repo.findById(courseId, ids[1]!)).version, 6)
+        }))
+
       it.effect("delete closes the gap; unknown or another course's lessons are LessonNotFound", () =>
         Effect.gen(function*() {
           const repo = yield* LessonRepo
