@@ -35,7 +35,7 @@ export const measureLayers = async (databaseUrl: string, slugs: ReadonlyArray<st
   const [statement, standInParams] = await database.runPromise(
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      return publicCourseStatement(sql, PgSchema.tablesOf(sql, yield* PgSchema.PgSchema), standIn, anonymousViewer).compile()
+      return publicCourseStatement(sql, PgSchema.tablesOf(sql, yield* PgSchema.PgSchema))(standIn, anonymousViewer).compile()
     })
   )
   const paramsFor = (slug: string) => standInParams.map((param) => param === standIn ? slug : param)

@@ -43,9 +43,10 @@ const outlineColumns = [...new Set([...courseColumns, "purchased", ...lessonColu
  * primary key, false without a user. The column lists come from `PublicCourseRow` and
  * `ViewerLesson`; only the lesson columns computed here are named: the section's, read
  * with the lessons, and the body and video, selected only for a preview or a buyer.
+ * Everything but the slug and the viewer is built once, here: the reader asks for this
+ * statement on the page every student opens.
  */
-export const publicCourseStatement = (sql: SqlClient.SqlClient, t: PgTables, slug: string, viewer: Viewer) => {
-  const userId = viewer._tag === "User" ? viewer.id : null
+export const publicCourseStatement = (sql: SqlClient.SqlClient, t: PgTables) => {
   const open = sql`is_preview OR (SELECT purchased FROM course)`
   const courseSide = Object.fromEntries([...courseColumns, "purchased"].map((column) => [column, sql`${sql(column)}`]))
   const lessonSide = {
@@ -55,22 +56,30 @@ export const publicCourseStatement = (sql: SqlClient.SqlClient, t: PgTables, slu
     content_html: sql`CASE WHEN ${open} THEN content_html END`,
     video_key: sql`CASE WHEN ${open} THEN video_key END`
   }
-  return sql`
-    WITH course AS (
-      SELECT ${columnList(sql, courseColumns)},
-             ${userId}::text IS NOT NULL
-               AND EXISTS (SELECT 1 FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = courses.id) AS purchased
-      FROM ${t.courses} WHERE slug = ${slug} AND ${visibleNow(sql)}
-    )
-    SELECT ${columnList(sql, outlineColumns)}
-    FROM (
-      SELECT true AS is_course, ${unionBranch(sql, outlineColumns, courseSide)}
-      FROM course
-      UNION ALL
-      SELECT false, ${unionBranch(sql, outlineColumns, lessonSide)}
-      FROM ${t.lessons} WHERE course_id = (SELECT id FROM course) AND ${visibleNow(sql)}
-    ) AS outline
-    ORDER BY is_course DESC, coalesce(section_position, 0), position`
+  const courseSelect = columnList(sql, courseColumns)
+  const outlineSelect = columnList(sql, outlineColumns)
+  const courseBranch = unionBranch(sql, outlineColumns, courseSide)
+  const lessonBranch = unionBranch(sql, outlineColumns, lessonSide)
+  const visible = visibleNow(sql)
+  return (slug: string, viewer: Viewer) => {
+    const userId = viewer._tag === "User" ? viewer.id : null
+    return sql`
+      WITH course AS (
+        SELECT ${courseSelect},
+               ${userId}::text IS NOT NULL
+                 AND EXISTS (SELECT 1 FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = courses.id) AS purchased
+        FROM ${t.courses} WHERE slug = ${slug} AND ${visible}
+      )
+      SELECT ${outlineSelect}
+      FROM (
+        SELECT true AS is_course, ${courseBranch}
+        FROM course
+        UNION ALL
+        SELECT false, ${lessonBranch}
+        FROM ${t.lessons} WHERE course_id = (SELECT id FROM course) AND ${visible}
+      ) AS outline
+      ORDER BY is_course DESC, coalesce(section_position, 0), position`
+  }
 }
 
 /** The one-statement reader over the `SqlClient` in context. */
@@ -78,9 +87,9 @@ export const make = () =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const timeout = yield* PgDeadline
-    const t = tablesOf(sql, yield* PgSchema)
+    const statement = publicCourseStatement(sql, tablesOf(sql, yield* PgSchema))
     const read = Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
-      const rows = yield* publicCourseStatement(sql, t, slug, viewer).pipe(
+      const rows = yield* statement(slug, viewer).pipe(
         Effect.flatMap(decodeRows),
         storeFailures("read public course")
       )

@@ -37,7 +37,7 @@ const scansOf = (plan: any, relation: string): Array<Array<string>> => [
   ...((plan.Plans ?? []) as Array<unknown>).flatMap((child) => scansOf(child, relation))
 ]
 
-const statementPlan = (slug: string, viewer: Viewer) => planOf((sql, t) => publicCourseStatement(sql, t, slug, viewer))
+const statementPlan = (slug: string, viewer: Viewer) => planOf((sql, t) => publicCourseStatement(sql, t)(slug, viewer))
 
 export const viewerQuerySuite = <E>(name: string, repos: Layer.Layer<LessonRepo | CourseRepo | MediaRepo | SqlClient.SqlClient, E>) => {
   describe(`public course lesson query: ${name}`, () => {

@@ -39,8 +39,11 @@ import { ObjectStore } from "../media/ObjectStore.ts"
 import { UploadRepo } from "../media/UploadRepo.ts"
 import { Uploads } from "../media/Uploads.ts"
 
-const listItemOf = RecordVariants.pick(CourseListItem)
+// The keys a list item shows, read from `CourseListItem`: a field added there is listed
+// with no change here. The public's leave out the admins' fields.
 const adminOnlyListKeys = RecordVariants.adminOnlyKeys(CourseListItem)
+const adminListKeys = RecordVariants.columnsOf(CourseListItem)
+const publicListKeys = adminListKeys.filter((key) => !adminOnlyListKeys.includes(key))
 
 /**
  * The catalogue. Pages are ascending by id and the cursor is inclusive: a page holds
@@ -88,14 +91,14 @@ export class Courses extends Context.Service<Courses, {
         ...record,
         thumbnail_url: thumbnailUrl(record.thumbnail_key)
       })
-      // A list item is the row's fields the list shows, read from `CourseListItem`: a field
-      // added there is listed with no change here. The public's omits the admins' fields.
-      const toAdminListItem = (row: CourseListRow): CourseListItem => listItemOf({ ...row, thumbnail_url: thumbnailUrl(row.thumbnail_key) })
-      const toListItem = (row: CourseListRow): CourseListItem => {
-        const item: Partial<Record<string, unknown>> = toAdminListItem(row)
-        for (const key of adminOnlyListKeys) delete item[key]
+      // Built key by key, with no copy of the row and no `delete`: this is the hottest read.
+      const listItemWith = (keys: ReadonlyArray<keyof CourseListItem>) => (row: CourseListRow): CourseListItem => {
+        const item: Partial<Record<keyof CourseListItem, unknown>> = {}
+        for (const key of keys) item[key] = key === "thumbnail_url" ? thumbnailUrl(row.thumbnail_key) : row[key]
         return item as CourseListItem
       }
+      const toAdminListItem = listItemWith(adminListKeys)
+      const toListItem = listItemWith(publicListKeys)
 
       const create = Effect.fn("Courses.create")(function*(input: CourseCreate) {
         const record = yield* repo.insert({
