@@ -179,8 +179,10 @@ export const columnsOf = <F extends Schema.Struct.Fields>(shape: Schema.Struct<F
   Object.keys(shape.fields) as Array<keyof F & string>
 
 /**
- * The keys `view` shows to admins only: those it declares optional (`publishStatusField`
- * and `publishAtField` put `status` and `publish_at` in lists that way).
+ * The keys `view` shows to admins only: those it declares optional, as `publishStatusField`,
+ * `publishAtField` and {@link version} declare theirs in `adminViews`. A view that made a
+ * field optional for another reason would hide it from the public: declare such a field
+ * nullable instead.
  */
 export const adminOnlyKeys = <F extends Schema.Struct.Fields>(view: Schema.Struct<F>): ReadonlyArray<keyof F & string> =>
   Object.keys(view.fields).filter((key) => view.fields[key]!.ast.context?.isOptional === true) as Array<keyof F & string>
