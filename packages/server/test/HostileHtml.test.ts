@@ -30,20 +30,43 @@ const shapes: ReadonlyArray<readonly [name: string, html: string, status: number
   ["thousands of embeds", "<iframe src=\"https://www.youtube.com/embed/dQw4w9WgXcQ\"></iframe>".repeat(14_000), 422]
 ]
 
+/**
+ * A file of `/proc`, or nothing once its process has ended: a worker idling out between
+ * the listing of the tree and the read holds no memory any more.
+ */
+const readProc = (path: string): string => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ESRCH") return ""
+    throw error
+  }
+}
+
 /** Process `pid` and its descendants (the sanitizer's workers). */
 const treeOf = (pid: number): Array<number> => {
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter((child) => child !== "").map(Number)
+  let tasks: Array<string>
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return []
+    throw error
+  }
+  const children = tasks.flatMap((task) =>
+    readProc(`/proc/${pid}/task/${task}/children`).split(" ").filter((child) => child !== "").map(Number)
   )
   return [pid, ...children.flatMap(treeOf)]
 }
 
 /** The resident memory of process `pid` and its descendants, in MiB. */
-const rssMib = (pid: number) =>
-  treeOf(pid).reduce((sum, each) => {
-    const status = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${each}/status`, "utf8"))
+const rssMib = (pid: number) => {
+  // The server itself must still be there: its absence is no measurement.
+  readFileSync(`/proc/${pid}/status`, "utf8")
+  return treeOf(pid).reduce((sum, each) => {
+    const status = /VmRSS:\s+(\d+) kB/.exec(readProc(`/proc/${each}/status`))
     return sum + (status === null ? 0 : Number(status[1]) / 1024)
   }, 0)
+}
 
 const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
