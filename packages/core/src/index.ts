@@ -10,6 +10,9 @@ export * as RecordVariants from "./shared/RecordVariants.ts"
 export * from "./shared/StorableText.ts"
 export * from "./shared/Viewer.ts"
 
+export * from "./editing/Edit.ts"
+export * from "./editing/Revision.ts"
+
 export * from "./catalogue/Course.ts"
 export * from "./catalogue/CourseRepo.ts"
 export * from "./catalogue/CourseSearch.ts"

@@ -27,21 +27,35 @@ import {
   CourseRecord,
   type CourseSearchRequest,
   CourseSearchRow,
+  CourseSnapshot,
+  courseSnapshotFields,
+  courseSnapshotOf,
+  type Edit,
   fieldWeights,
   type NewCourse,
   PersistenceError,
   type SearchDocument,
   RecordVariants,
+  type RevisionId,
+  RevisionNotFound,
+  RevisionPolicies,
+  type RevisionPageRequest,
   searchDocument,
-  Slug
+  Slug,
+  StaleRecord,
+  systemEdit
 } from "@coursekit/core"
 import { Data, Effect, Layer, Schedule, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import { termQueries, writeDocuments } from "./PgCourseSearch.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
 import { columnList } from "./PgColumns.ts"
 import { failStore, storeFailures } from "./PgErrors.ts"
+import { revisionPage, type RevisionTable, revisionWithSnapshot, writeRevision } from "./PgRevisions.ts"
+import { preconditionOn } from "./PgPreconditions.ts"
+
+const courseRevisions: RevisionTable = { table: "course_revisions", owner: "course_id", fields: courseSnapshotFields }
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(CourseRecord))
@@ -77,14 +91,34 @@ class SlugTaken extends Data.TaggedError("SlugTaken") {}
 export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
+  const policy = yield* RevisionPolicies
   const t = tablesOf(sql, yield* PgSchema)
+  /** Records in the caller's transaction the write that left `record` as it is. */
+  const revise = (record: CourseRecord, edit: Edit) =>
+    writeRevision(sql, t, courseRevisions, record.id, courseSnapshotOf(record), {
+      version: record.version,
+      author: edit.author,
+      autosave: edit.autosave === true,
+      note: edit.note ?? null
+    }, policy)
+  /**
+   * Why a write under `edit` found no row: the course as stored now when the precondition
+   * is what it failed ({@link StaleRecord}), else there is no such course.
+   */
+  const refusal = (id: CourseId, edit: Edit) =>
+    Effect.gen(function*() {
+      if (edit.ifMatch === undefined) return yield* new CourseNotFound({ id })
+      const rows = yield* decodeRecords(yield* sql`SELECT * FROM ${t.courses} WHERE id = ${id}`)
+      if (rows.length === 0) return yield* new CourseNotFound({ id })
+      return yield* new StaleRecord({ current: rows[0]! })
+    })
   // The list item's stored fields, from the record: a field the list shows is read with no change here.
   const listed = RecordVariants.columnsOf(CourseListRow)
   const listColumns = columnList(sql, listed)
   const pageColumns = columnList(sql, listed, "page")
   const searchColumns = columnList(sql, listed, "c")
 
-  const insertOnce = (course: NewCourse, document: SearchDocument) =>
+  const insertOnce = (course: NewCourse, document: SearchDocument, edit: Edit) =>
     Effect.gen(function*() {
       const [{ id }] = yield* decodeIds(yield* sql`
         SELECT nextval(pg_get_serial_sequence(${t.qualified("courses")}, 'id'))::integer AS id
@@ -115,12 +149,13 @@ export const make = () => Effect.gen(function*() {
       `)
       if (rows.length === 0) return yield* Effect.fail(new SlugTaken())
       yield* writeDocuments(sql, t, [{ id, document }], "replace")
+      yield* revise(rows[0]!, edit)
       return rows[0]!
     }).pipe(sql.withTransaction)
 
-  const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse) {
+  const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse, edit: Edit = systemEdit) {
     const document = searchDocument(course)
-    return yield* insertOnce(course, document).pipe(
+    return yield* insertOnce(course, document, edit).pipe(
       Effect.retry({ while: (error) => error instanceof SlugTaken, schedule: Schedule.recurs(20) }),
       Effect.catch((error) =>
         error instanceof SlugTaken
@@ -219,31 +254,61 @@ export const make = () => Effect.gen(function*() {
     `.pipe(Effect.flatMap(decodeSearchRows), storeFailures("search courses"))
   }, bounded(timeout, "search courses"))
 
-  const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
+  const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges, edit: Edit = systemEdit) {
     const set = encodeChanges(RecordVariants.definedOnly(changedFields(changes)))
     const textChanged = changes.title !== undefined || changes.description !== undefined || changes.content_html !== undefined
-    const rows = yield* Effect.gen(function*() {
+    const revised = courseSnapshotFields.some((field) => changes[field] !== undefined)
+    return yield* Effect.gen(function*() {
+      // The precondition is part of the statement: the row's lock makes check and write one step.
       const rows = yield* decodeRecords(yield* sql`
         UPDATE ${t.courses} SET ${Object.keys(set).length === 0 ? sql`` : sql`${sql.update(set)},`} updated_at = now()
-        WHERE id = ${id}
+        WHERE id = ${id} ${preconditionOn(sql, edit.ifMatch)}
         RETURNING *
       `)
+      if (rows.length === 0) return yield* refusal(id, edit)
       // From the row as updated (a PATCH may change the title only), under its lock.
-      if (rows.length > 0 && textChanged) yield* writeDocuments(sql, t, [{ id, document: searchDocument(rows[0]!) }], "replace")
-      return rows
-    }).pipe(sql.withTransaction, storeFailures("update course"))
-    if (rows.length === 0) return yield* new CourseNotFound({ id })
-    return rows[0]!
+      if (textChanged) yield* writeDocuments(sql, t, [{ id, document: searchDocument(rows[0]!) }], "replace")
+      if (revised) yield* revise(rows[0]!, edit)
+      return rows[0]!
+    }).pipe(sql.withTransaction, Effect.catchTags({
+      SqlError: (error) => failStore("update course", error),
+      SchemaError: (error) => failStore("update course", error)
+    }))
   }, bounded(timeout, "update course"))
 
-  const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {
-    const rows = yield* sql`DELETE FROM ${t.courses} WHERE id = ${id} RETURNING *`.pipe(
-      Effect.flatMap(decodeRecords),
-      storeFailures("delete course")
-    )
-    if (rows.length === 0) return yield* new CourseNotFound({ id })
-    return rows[0]!
+  const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId, edit: Edit = systemEdit) {
+    return yield* Effect.gen(function*() {
+      const rows = yield* decodeRecords(yield* sql`DELETE FROM ${t.courses} WHERE id = ${id} ${preconditionOn(sql, edit.ifMatch)} RETURNING *`)
+      if (rows.length === 0) return yield* refusal(id, edit)
+      return rows[0]!
+    }).pipe(Effect.catchTags({
+      SqlError: (error) => failStore("delete course", error),
+      SchemaError: (error) => failStore("delete course", error)
+    }))
   }, bounded(timeout, "delete course"))
+
+  const courseExists = (id: CourseId) =>
+    Effect.flatMap(sql`SELECT 1 FROM ${t.courses} WHERE id = ${id}`, (rows) => rows.length === 0 ? Effect.fail(new CourseNotFound({ id })) : Effect.void)
+
+  const revisions = Effect.fn("CourseRepo.revisions")(function*(id: CourseId, request: RevisionPageRequest) {
+    return yield* Effect.andThen(courseExists(id), revisionPage(sql, t, courseRevisions, id, request)).pipe(
+      Effect.catchTags({
+        SqlError: (error: SqlError.SqlError) => failStore("list course revisions", error),
+        SchemaError: (error: Schema.SchemaError) => failStore("list course revisions", error)
+      })
+    )
+  }, bounded(timeout, "list course revisions"))
+
+  const revision = Effect.fn("CourseRepo.revision")(function*(id: CourseId, revisionId: RevisionId) {
+    const rows = yield* Effect.andThen(courseExists(id), revisionWithSnapshot(sql, t, courseRevisions, id, revisionId, CourseSnapshot)).pipe(
+      Effect.catchTags({
+        SqlError: (error: SqlError.SqlError) => failStore("read a course revision", error),
+        SchemaError: (error: Schema.SchemaError) => failStore("read a course revision", error)
+      })
+    )
+    if (rows.length === 0) return yield* new RevisionNotFound({ revision_id: revisionId })
+    return rows[0]!
+  }, bounded(timeout, "read a course revision"))
 
   // Bumped by the triggers of migration 0012 in the same transaction as every change; the
   // next scheduled release (one probe of the partial index of migration 0008) changes it
@@ -260,7 +325,7 @@ export const make = () => Effect.gen(function*() {
     Effect.withSpan("CourseRepo.version")
   )
 
-  return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, version })
+  return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, revisions, revision, version })
 })
 
 /** `CourseRepo` over the `SqlClient` in context. */

@@ -23,7 +23,18 @@ import {
   LessonNotFound,
   LessonRecord,
   LessonRepo,
+  LessonSnapshot,
+  lessonSnapshotFields,
+  lessonSnapshotOf,
   LessonUsingFile,
+  type Edit,
+  meets,
+  type RevisionId,
+  RevisionNotFound,
+  type RevisionPageRequest,
+  RevisionPolicies,
+  StaleRecord,
+  systemEdit,
   type NewLesson,
   PublicVideoOnPaidLesson,
   RecordVariants,
@@ -43,6 +54,9 @@ import { visibleNow } from "./PgCourseRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, type PgTables, tablesOf } from "./PgSchema.ts"
 import { failStore, storeFailures, violatesForeignKey } from "./PgErrors.ts"
+import { revisionPage, type RevisionTable, revisionWithSnapshot, writeRevision } from "./PgRevisions.ts"
+
+const lessonRevisions: RevisionTable = { table: "lesson_revisions", owner: "lesson_id", fields: lessonSnapshotFields }
 
 /** Rows decoded through the record's schemas: a row that does not decode is a store failure. */
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(LessonRecord))
@@ -88,7 +102,16 @@ const outlineOrder = (sql: SqlClient.SqlClient, t: PgTables) =>
 export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
+  const policy = yield* RevisionPolicies
   const t = tablesOf(sql, yield* PgSchema)
+  /** Records in the caller's transaction the write that left `lesson` as it is. */
+  const revise = (lesson: LessonRecord, edit: Edit) =>
+    writeRevision(sql, t, lessonRevisions, lesson.id, lessonSnapshotOf(lesson), {
+      version: lesson.version,
+      author: edit.author,
+      autosave: edit.autosave === true,
+      note: edit.note ?? null
+    }, policy)
 
   /** Locks the course's row for this transaction; false when there is no such course. */
   const lockCourse = (courseId: CourseId) =>
@@ -112,7 +135,7 @@ export const make = () => Effect.gen(function*() {
       ? Effect.fail(new VideoNotFound({ video_key: videoKey }))
       : failStore(operation, error)
 
-  const insert = Effect.fn("LessonRepo.insert")(function*(courseId: CourseId, lesson: NewLesson) {
+  const insert = Effect.fn("LessonRepo.insert")(function*(courseId: CourseId, lesson: NewLesson, edit: Edit = systemEdit) {
     if (hasPublicVideoWhilePaid(lesson)) return yield* new PublicVideoOnPaidLesson({ video_key: lesson.video_key! })
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new CourseNotFound({ id: courseId })
@@ -126,6 +149,7 @@ export const make = () => Effect.gen(function*() {
         INSERT INTO ${t.lessons} ${sql.insert({ ...encodeInsert(insertFields(lesson)), course_id: courseId, position })}
         RETURNING *
       `)
+      yield* revise(rows[0]!, edit)
       return rows[0]!
     }).pipe(sql.withTransaction, Effect.catchTags({
       SqlError: writeFailed("insert lesson", lesson.video_key),
@@ -149,12 +173,14 @@ export const make = () => Effect.gen(function*() {
     return rows[0]!
   }, bounded(timeout, "find lesson"))
 
-  const update = Effect.fn("LessonRepo.update")(function*(courseId: CourseId, id: LessonId, changes: LessonChanges) {
+  const update = Effect.fn("LessonRepo.update")(function*(courseId: CourseId, id: LessonId, changes: LessonChanges, edit: Edit = systemEdit) {
+    const revised = lessonSnapshotFields.some((field) => changes[field] !== undefined)
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
-      const current = yield* sql<{ position: number; section_id: SectionId | null }>`
-        SELECT position, section_id FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId}`
+      const current = yield* decodeRecords(yield* sql`SELECT * FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId}`)
       if (current.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
+      // Under the course's lock: no write to this lesson comes between the check and the write.
+      if (!meets(edit.ifMatch, current[0]!.version)) return yield* new StaleRecord({ current: current[0]! })
       const { position: from, section_id: source } = current[0]!
       const target = changes.section_id === undefined ? source : changes.section_id
       if (!(yield* groupExists(courseId, target))) return yield* new UnknownSection({ course_id: courseId, section_id: target! })
@@ -191,6 +217,7 @@ export const make = () => Effect.gen(function*() {
       if ((changes.video_key !== undefined || changes.is_preview !== undefined) && hasPublicVideoWhilePaid(updated)) {
         return yield* new PublicVideoOnPaidLesson({ video_key: updated.video_key! })
       }
+      if (revised) yield* revise(updated, edit)
       return updated
     }).pipe(sql.withTransaction, Effect.catchTags({
       SqlError: writeFailed("update lesson", changes.video_key),
@@ -198,9 +225,13 @@ export const make = () => Effect.gen(function*() {
     }))
   }, bounded(timeout, "update lesson"))
 
-  const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId) {
+  const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId, edit: Edit = systemEdit) {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
+      if (edit.ifMatch !== undefined) {
+        const current = yield* decodeRecords(yield* sql`SELECT * FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId}`)
+        if (current.length > 0 && !meets(edit.ifMatch, current[0]!.version)) return yield* new StaleRecord({ current: current[0]! })
+      }
       const deleted = yield* sql<{ position: number; section_slot: number }>`
         DELETE FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId} RETURNING position, section_slot
       `
@@ -209,8 +240,37 @@ export const make = () => Effect.gen(function*() {
       yield* sql`
         UPDATE ${t.lessons} SET position = position - 1
         WHERE course_id = ${courseId} AND section_slot = ${section_slot} AND position > ${position}`
-    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => failStore("delete lesson", error)))
+    }).pipe(sql.withTransaction, Effect.catchTags({
+      SqlError: (error) => failStore("delete lesson", error),
+      SchemaError: (error) => failStore("delete lesson", error)
+    }))
   }, bounded(timeout, "delete lesson"))
+
+  const lessonExists = (courseId: CourseId, id: LessonId) =>
+    Effect.flatMap(
+      sql`SELECT 1 FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId}`,
+      (rows) => rows.length === 0 ? Effect.fail(new LessonNotFound({ course_id: courseId, id })) : Effect.void
+    )
+
+  const revisions = Effect.fn("LessonRepo.revisions")(function*(courseId: CourseId, id: LessonId, request: RevisionPageRequest) {
+    return yield* Effect.andThen(lessonExists(courseId, id), revisionPage(sql, t, lessonRevisions, id, request)).pipe(
+      Effect.catchTags({
+        SqlError: (error: SqlError.SqlError) => failStore("list lesson revisions", error),
+        SchemaError: (error: Schema.SchemaError) => failStore("list lesson revisions", error)
+      })
+    )
+  }, bounded(timeout, "list lesson revisions"))
+
+  const revision = Effect.fn("LessonRepo.revision")(function*(courseId: CourseId, id: LessonId, revisionId: RevisionId) {
+    const rows = yield* Effect.andThen(lessonExists(courseId, id), revisionWithSnapshot(sql, t, lessonRevisions, id, revisionId, LessonSnapshot)).pipe(
+      Effect.catchTags({
+        SqlError: (error: SqlError.SqlError) => failStore("read a lesson revision", error),
+        SchemaError: (error: Schema.SchemaError) => failStore("read a lesson revision", error)
+      })
+    )
+    if (rows.length === 0) return yield* new RevisionNotFound({ revision_id: revisionId })
+    return rows[0]!
+  }, bounded(timeout, "read a lesson revision"))
 
   const usingVideo = Effect.fn("LessonRepo.usingVideo")(function*(key: string) {
     return yield* sql`
@@ -250,11 +310,17 @@ export const make = () => Effect.gen(function*() {
     )
   }, bounded(timeout, "list sections"))
 
-  const updateSection = Effect.fn("LessonRepo.updateSection")(function*(courseId: CourseId, id: SectionId, changes: SectionChanges) {
+  const updateSection = Effect.fn("LessonRepo.updateSection")(function*(
+    courseId: CourseId,
+    id: SectionId,
+    changes: SectionChanges,
+    edit: Edit = systemEdit
+  ) {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new SectionNotFound({ course_id: courseId, id })
-      const current = yield* sql<{ position: number }>`SELECT position FROM ${t.sections} WHERE id = ${id} AND course_id = ${courseId}`
+      const current = yield* decodeSections(yield* sql`SELECT * FROM ${t.sections} WHERE id = ${id} AND course_id = ${courseId}`)
       if (current.length === 0) return yield* new SectionNotFound({ course_id: courseId, id })
+      if (!meets(edit.ifMatch, current[0]!.version)) return yield* new StaleRecord({ current: current[0]! })
       const from = current[0]!.position
       const count = yield* sql<{ n: number }>`SELECT count(*)::integer AS n FROM ${t.sections} WHERE course_id = ${courseId}`
       const to = changes.position === undefined ? from : clamp(changes.position, count[0]!.n)
@@ -276,19 +342,32 @@ export const make = () => Effect.gen(function*() {
     }))
   }, bounded(timeout, "update section"))
 
-  const deleteSection = Effect.fn("LessonRepo.deleteSection")(function*(courseId: CourseId, id: SectionId, detachLessons: boolean) {
+  const deleteSection = Effect.fn("LessonRepo.deleteSection")(function*(
+    courseId: CourseId,
+    id: SectionId,
+    detachLessons: boolean,
+    edit: Edit = systemEdit
+  ) {
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new SectionNotFound({ course_id: courseId, id })
-      const section = yield* sql<{ position: number }>`SELECT position FROM ${t.sections} WHERE id = ${id} AND course_id = ${courseId}`
+      const section = yield* decodeSections(yield* sql`SELECT * FROM ${t.sections} WHERE id = ${id} AND course_id = ${courseId}`)
       if (section.length === 0) return yield* new SectionNotFound({ course_id: courseId, id })
+      if (!meets(edit.ifMatch, section[0]!.version)) return yield* new StaleRecord({ current: section[0]! })
       const lessons = yield* countOf(courseId, id)
       if (lessons > 0 && !detachLessons) return yield* new SectionNotEmpty({ course_id: courseId, id, lessons })
       // Its lessons (positions 1…k) follow the loose lessons (1…n): n + 1…n + k, in order.
       const loose = yield* countOf(courseId, null)
-      yield* sql`UPDATE ${t.lessons} SET section_id = NULL, position = position + ${loose} WHERE course_id = ${courseId} AND section_id = ${id}`
+      const detached = yield* decodeRecords(yield* sql`
+        UPDATE ${t.lessons} SET section_id = NULL, position = position + ${loose} WHERE course_id = ${courseId} AND section_id = ${id}
+        RETURNING *`)
+      // Each lesson's section changed: a revision each, in this transaction.
+      for (const lesson of detached) yield* revise(lesson, edit)
       yield* sql`DELETE FROM ${t.sections} WHERE id = ${id}`
       yield* sql`UPDATE ${t.sections} SET position = position - 1 WHERE course_id = ${courseId} AND position > ${section[0]!.position}`
-    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => failStore("delete section", error)))
+    }).pipe(sql.withTransaction, Effect.catchTags({
+      SqlError: (error) => failStore("delete section", error),
+      SchemaError: (error) => failStore("delete section", error)
+    }))
   }, bounded(timeout, "delete section"))
 
   return LessonRepo.of({
@@ -297,6 +376,8 @@ export const make = () => Effect.gen(function*() {
     findById,
     update,
     delete: delete_,
+    revisions,
+    revision,
     usingVideo,
     listForViewer,
     insertSection,

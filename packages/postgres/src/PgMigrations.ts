@@ -30,6 +30,7 @@ import cataloguePerStatement from "./migrations/0012_catalogue_version_per_state
 import functionSearchPath from "./migrations/0013_function_search_path.ts"
 import opaqueCatalogueToken from "./migrations/0014_opaque_catalogue_token.ts"
 import recordVersions from "./migrations/0015_record_versions.ts"
+import revisions from "./migrations/0016_revisions.ts"
 import { indexMissing } from "./PgCourseSearch.ts"
 import * as PgSchema from "./PgSchema.ts"
 
@@ -49,7 +50,8 @@ export const migrations = {
   "0012_catalogue_version_per_statement": cataloguePerStatement,
   "0013_function_search_path": functionSearchPath,
   "0014_opaque_catalogue_token": opaqueCatalogueToken,
-  "0015_record_versions": recordVersions
+  "0015_record_versions": recordVersions,
+  "0016_revisions": revisions
 }
 
 /** Table where applied migrations are recorded, in Coursekit's schema. */
@@ -80,6 +82,8 @@ const createdBy: { readonly [Name in PgSchema.TableName | PgSchema.FunctionName]
   provider_cooldowns: 11,
   coursekit_bump_catalogue_version_if_changed: 12,
   coursekit_count_version: 15,
+  course_revisions: 16,
+  lesson_revisions: 16,
   // The migrator's own table, there before any step.
   coursekit_migrations: 0
 }

@@ -71,6 +71,8 @@ export const tableNames = [
   "sections",
   "course_search_documents",
   "provider_cooldowns",
+  "course_revisions",
+  "lesson_revisions",
   "coursekit_migrations"
 ] as const
 

@@ -5,11 +5,13 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { defaultHtmlLimits } from "../html/HtmlPipelines.ts"
 import { type CatalogueAudience, publishAtField, publishStatusField } from "./Publishing.ts"
 import * as RecordVariants from "../shared/RecordVariants.ts"
 import { storableText } from "../shared/StorableText.ts"
+import { revisionWith } from "../editing/Revision.ts"
+import { maxId } from "../shared/Ids.ts"
 
 /** Longest accepted title, in characters, after trimming. */
 export const titleMaxLength = 200
@@ -26,7 +28,7 @@ export const defaultPageSize = 10
 export const maxPageSize = 50
 
 /** The largest id a table holds (PostgreSQL `integer`). */
-export const maxId = 2_147_483_647
+export { maxId }
 
 /** A course identifier: a positive integer assigned by the service. */
 export const CourseId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxId })).pipe(
@@ -125,6 +127,17 @@ export type CourseInsert = typeof CourseInsert.Type
 export const CourseChanges = RecordVariants.extract(CourseFields, "changes")
 export type CourseChanges = typeof CourseChanges.Type
 
+/** The fields a course's revisions keep: what an author writes, and its thumbnail. */
+export const courseSnapshotFields = ["title", "description", "content_html", "status", "publish_at", "thumbnail_key"] as const
+
+/** A course's fields as a revision keeps them (`record` of a revision). */
+export const CourseSnapshot = Course.mapFields(Struct.pick(courseSnapshotFields)).annotate({ identifier: "CourseSnapshot" })
+export type CourseSnapshot = typeof CourseSnapshot.Type
+
+/** A revision of a course, with its snapshot. */
+export const CourseRevision = revisionWith(CourseSnapshot).annotate({ identifier: "CourseRevision" })
+export type CourseRevision = typeof CourseRevision.Type
+
 /** What students see of a course (the public course adds `purchased` and its lessons). */
 export const CoursePublicView = RecordVariants.extract(CourseFields, "public")
 
@@ -167,5 +180,20 @@ export class CourseSlugNotFound extends Schema.TaggedError<CourseSlugNotFound>()
 ) {
   override get message(): string {
     return `No course has the slug ${JSON.stringify(this.slug)}.`
+  }
+}
+
+/**
+ * A write named versions of the course (`If-Match`) it is no longer at: someone else
+ * changed it meanwhile. Nothing was written; `current` is the course as it is now.
+ */
+export class CourseVersionMismatch extends Schema.TaggedError<CourseVersionMismatch>()(
+  "CourseVersionMismatch",
+  { id: CourseId, current: Course },
+  { description: "The course changed since the version the write names." }
+) {
+  override get message(): string {
+    return `Course ${this.id} is at version ${this.current.version} now, not at the version this write names: ` +
+      "someone changed it meanwhile. Nothing was written; current holds the course as it is now."
   }
 }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Context, DateTime, Effect, Layer, Ref } from "effect"
+import { Context, DateTime, Effect, Layer, Ref, Schema } from "effect"
 import {
   CourseChanges,
   type CourseId,
@@ -12,8 +12,14 @@ import {
   CourseNotFound,
   CourseListRow,
   type CourseRecord,
-  CourseSlugNotFound
+  type CourseRevision,
+  CourseSlugNotFound,
+  CourseSnapshot,
+  courseSnapshotFields
 } from "./Course.ts"
+import { type Edit, meets, RevisionPolicies, StaleRecord, systemEdit } from "../editing/Edit.ts"
+import { type RevisionId, RevisionNotFound, type RevisionPageRequest, type RevisionSummary } from "../editing/Revision.ts"
+import { dropRevisions, emptyRevisionLogs, recordRevision, type RevisionLogs, revisionRows, summaryOf } from "../editing/RevisionLog.ts"
 import { type CourseSearchRequest, type CourseSearchRow, scoreOf, type SearchDocument, searchDocument } from "./CourseSearch.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
 import { md5Hex } from "../shared/md5.ts"
@@ -50,6 +56,13 @@ const absent = RecordVariants.absentAsNull(CourseInsert)
 // Only the shapes' keys are stored: TypeScript lets objects with extra properties through.
 const insertFields = RecordVariants.pick(CourseInsert)
 const changedFields = RecordVariants.pick(CourseChanges)
+const snapshotFields = RecordVariants.pick(CourseSnapshot)
+const encodeSnapshot = Schema.encodeSync(CourseSnapshot)
+const decodeSnapshot = Schema.decodeUnknownSync(CourseSnapshot)
+
+/** A course's fields as its revisions keep them, encoded (JSON values), as stores keep them. */
+export const courseSnapshotOf = (record: CourseRecord): Readonly<Record<string, unknown>> =>
+  encodeSnapshot(snapshotFields({ ...record, thumbnail_url: null }))
 
 /**
  * Stores courses.
@@ -88,6 +101,18 @@ const changedFields = RecordVariants.pick(CourseChanges)
  * instant on, without any job or write. It goes into public ETags, so it is opaque as a
  * whole, the same on every instance: it reveals neither that instant nor how many
  * changes were made (drafts included).
+ *
+ * Versions and revisions: a course's `version` is 1 when inserted and one more on every
+ * update that changes it (see `RecordVariants.counted`). `update` and `delete` with an
+ * `edit.ifMatch` the course's version does not meet fail with `StaleRecord` carrying the
+ * course as stored, and write nothing; the check and the write are one step, so of
+ * concurrent writes naming one version exactly one succeeds. `insert` stores the first
+ * revision, and every `update` that changes the course stores the step
+ * `nextRevisionStep` decides (by `edit.author`, `edit.autosave`, `edit.note`, with
+ * `RevisionPolicies`' window by the store's clock) in the same step, keeping the newest
+ * `keep`. `revisions` pages them newest first (ids ≤ cursor, at most `limit`);
+ * `revision` reads one with its snapshot. Deleting a course deletes its revisions. Both
+ * reads fail with `CourseNotFound` for a course that does not exist.
  */
 /** The in-memory layer's state: the courses, and the search words of each. */
 type State = {
@@ -95,29 +120,41 @@ type State = {
   readonly version: number
   readonly courses: Map<number, CourseRecord>
   readonly documents: Map<number, SearchDocument>
+  readonly revisions: RevisionLogs
 }
 
 export class CourseRepo extends Context.Service<CourseRepo, {
-  insert(course: NewCourse): Effect.Effect<CourseRecord, PersistenceError>
+  insert(course: NewCourse, edit?: Edit): Effect.Effect<CourseRecord, PersistenceError>
   findById(id: CourseId, lookup?: CourseLookup): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
   findBySlug(slug: string, lookup?: CourseLookup): Effect.Effect<CourseRecord, CourseSlugNotFound | PersistenceError>
   list(request: CourseListRequest): Effect.Effect<CourseListRows, PersistenceError>
   search(request: CourseSearchRequest): Effect.Effect<ReadonlyArray<CourseSearchRow>, PersistenceError>
-  update(id: CourseId, changes: CourseChanges): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
-  delete(id: CourseId): Effect.Effect<CourseRecord, CourseNotFound | PersistenceError>
+  update(id: CourseId, changes: CourseChanges, edit?: Edit): Effect.Effect<CourseRecord, CourseNotFound | StaleRecord<CourseRecord> | PersistenceError>
+  delete(id: CourseId, edit?: Edit): Effect.Effect<CourseRecord, CourseNotFound | StaleRecord<CourseRecord> | PersistenceError>
+  revisions(id: CourseId, request: RevisionPageRequest): Effect.Effect<ReadonlyArray<RevisionSummary>, CourseNotFound | PersistenceError>
+  revision(id: CourseId, revisionId: RevisionId): Effect.Effect<CourseRevision, CourseNotFound | RevisionNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
 }>()("@coursekit/core/CourseRepo") {
   /** An in-memory repository: for tests and for trying the core without a database. */
   static readonly layerMemory: Layer.Layer<CourseRepo> = Layer.effect(
     CourseRepo,
     Effect.gen(function*() {
-      const state = yield* Ref.make<State>({ nextId: 1, version: 0, courses: new Map(), documents: new Map() })
+      const policy = yield* RevisionPolicies
+      const state = yield* Ref.make<State>({ nextId: 1, version: 0, courses: new Map(), documents: new Map(), revisions: emptyRevisionLogs })
+      /** `revisions` with the write that made `record` recorded. */
+      const recorded = (revisions: RevisionLogs, record: CourseRecord, edit: Edit, now: DateTime.Utc) =>
+        recordRevision(revisions, record.id, courseSnapshotOf(record), {
+          version: record.version,
+          author: edit.author,
+          autosave: edit.autosave === true,
+          note: edit.note ?? null
+        }, courseSnapshotFields, now, policy)
 
-      const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse) {
+      const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse, edit: Edit = systemEdit) {
         const now = yield* DateTime.now
         const document = searchDocument(course)
         // Ref.modify runs the whole read-choose-write step atomically, as the port requires.
-        return yield* Ref.modify(state, ({ documents, nextId, version, courses }) => {
+        return yield* Ref.modify(state, ({ documents, nextId, version, courses, revisions }) => {
           const id = nextId as CourseId
           const base = course.slugBase === "" ? Slug.fallback(id) : course.slugBase
           const taken = new Set<string>()
@@ -139,7 +176,8 @@ export class CourseRepo extends Context.Service<CourseRepo, {
             nextId: nextId + 1,
             version: version + 1,
             courses: new Map(courses).set(id, record),
-            documents: new Map(documents).set(id, document)
+            documents: new Map(documents).set(id, document),
+            revisions: recorded(revisions, record, edit, now)
           }]
         })
       })
@@ -199,33 +237,53 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return rows.slice(0, request.limit)
       })
 
-      const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges) {
+      const update = Effect.fn("CourseRepo.update")(function*(id: CourseId, changes: CourseChanges, edit: Edit = systemEdit) {
         const now = yield* DateTime.now
-        const updated = yield* Ref.modify(state, (current) => {
+        const updated = yield* Ref.modify(state, (current): [CourseRecord | StaleRecord<CourseRecord> | undefined, State] => {
           const record = current.courses.get(id)
           if (record === undefined) return [undefined, current]
+          if (!meets(edit.ifMatch, record.version)) return [new StaleRecord({ current: record }), current]
           const next: CourseRecord = RecordVariants.counted(record, { ...record, ...RecordVariants.definedOnly(changedFields(changes)), updated_at: now })
           const documents = changes.title === undefined && changes.description === undefined && changes.content_html === undefined
             ? current.documents
             : new Map(current.documents).set(id, searchDocument(next))
-          return [next, { ...current, version: current.version + 1, courses: new Map(current.courses).set(id, next), documents }]
+          const revisions = next.version === record.version ? current.revisions : recorded(current.revisions, next, edit, now)
+          return [next, { ...current, version: current.version + 1, courses: new Map(current.courses).set(id, next), documents, revisions }]
         })
         if (updated === undefined) return yield* new CourseNotFound({ id })
+        if (updated instanceof StaleRecord) return yield* updated
         return updated
       })
 
-      const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId) {
-        const deleted = yield* Ref.modify(state, (current): [CourseRecord | undefined, State] => {
+      const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId, edit: Edit = systemEdit) {
+        const deleted = yield* Ref.modify(state, (current): [CourseRecord | StaleRecord<CourseRecord> | undefined, State] => {
           const course = current.courses.get(id)
           if (course === undefined) return [undefined, current]
+          if (!meets(edit.ifMatch, course.version)) return [new StaleRecord({ current: course }), current]
           const courses = new Map(current.courses)
           courses.delete(id)
           const documents = new Map(current.documents)
           documents.delete(id)
-          return [course, { ...current, version: current.version + 1, courses, documents }]
+          return [course, { ...current, version: current.version + 1, courses, documents, revisions: dropRevisions(current.revisions, id) }]
         })
         if (deleted === undefined) return yield* new CourseNotFound({ id })
+        if (deleted instanceof StaleRecord) return yield* deleted
         return deleted
+      })
+
+      const revisions = Effect.fn("CourseRepo.revisions")(function*(id: CourseId, request: RevisionPageRequest) {
+        const current = yield* Ref.get(state)
+        if (!current.courses.has(id)) return yield* new CourseNotFound({ id })
+        return revisionRows(current.revisions, id, request).map(summaryOf)
+      })
+
+      const revision = Effect.fn("CourseRepo.revision")(function*(id: CourseId, revisionId: RevisionId) {
+        const current = yield* Ref.get(state)
+        if (!current.courses.has(id)) return yield* new CourseNotFound({ id })
+        const found = current.revisions.byRecord.get(id)?.find((stored) => stored.revision_id === revisionId)
+        if (found === undefined) return yield* new RevisionNotFound({ revision_id: revisionId })
+        const answer: CourseRevision = { ...summaryOf(found), record: decodeSnapshot(found.record) }
+        return answer
       })
 
       // Versions go into public ETags: the counter (drafts count) and the next launch date
@@ -249,7 +307,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return versionOf(yield* Ref.get(state), yield* DateTime.now)
       })
 
-      return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, version })
+      return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, revisions, revision, version })
     })
   )
 }

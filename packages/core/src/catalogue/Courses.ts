@@ -14,8 +14,12 @@ import {
   type CoursePage,
   type CoursePageRequest,
   type CourseRecord,
-  type CourseUpdate
+  type CourseRevision,
+  type CourseUpdate,
+  CourseVersionMismatch
 } from "./Course.ts"
+import { type Edit, type StaleRecord, systemEdit } from "../editing/Edit.ts"
+import type { RevisionId, RevisionNotFound, RevisionPage, RevisionPageRequest } from "../editing/Revision.ts"
 import { CourseRepo } from "./CourseRepo.ts"
 import {
   type CourseSearchPage,
@@ -65,14 +69,32 @@ const publicListKeys = adminListKeys.filter((key) => !adminOnlyListKeys.includes
  *
  * `content_html` is sanitized on every write (the pipeline's stages 2 and 3, for HTML a
  * person wrote) and stored as sanitized; what is read back is what was stored.
+ *
+ * Writes carry an {@link Edit}: its author goes into the revisions, and `update`,
+ * `delete` and `restore` with `ifMatch` fail with `CourseVersionMismatch` (the course as
+ * it is now) when the course is at none of those versions, writing nothing. `revisions`
+ * pages a course's revisions newest first; `restore` writes a revision's fields back as
+ * a new change (a new version and revision whose note names the one restored; the body
+ * is sanitized again). A restore that would change nothing writes nothing.
  */
 export class Courses extends Context.Service<Courses, {
-  create(input: CourseCreate): Effect.Effect<Course, HtmlRefused | PersistenceError>
+  create(input: CourseCreate, edit?: Edit): Effect.Effect<Course, HtmlRefused | PersistenceError>
   list(request: CoursePageRequest): Effect.Effect<CoursePage, PersistenceError>
   search(request: CourseSearchPageRequest): Effect.Effect<CourseSearchPage, InvalidSearchCursor | PersistenceError>
   get(id: CourseId, audience: CatalogueAudience): Effect.Effect<Course, CourseNotFound | PersistenceError>
-  update(id: CourseId, changes: CourseUpdate): Effect.Effect<Course, CourseNotFound | HtmlRefused | PersistenceError>
-  delete(id: CourseId): Effect.Effect<void, CourseNotFound | PersistenceError>
+  update(
+    id: CourseId,
+    changes: CourseUpdate,
+    edit?: Edit
+  ): Effect.Effect<Course, CourseNotFound | CourseVersionMismatch | HtmlRefused | PersistenceError>
+  delete(id: CourseId, edit?: Edit): Effect.Effect<void, CourseNotFound | CourseVersionMismatch | PersistenceError>
+  revisions(id: CourseId, request: RevisionPageRequest): Effect.Effect<RevisionPage, CourseNotFound | PersistenceError>
+  revision(id: CourseId, revisionId: RevisionId): Effect.Effect<CourseRevision, CourseNotFound | RevisionNotFound | PersistenceError>
+  restore(
+    id: CourseId,
+    revisionId: RevisionId,
+    edit: Edit
+  ): Effect.Effect<Course, CourseNotFound | RevisionNotFound | CourseVersionMismatch | HtmlRefused | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
 }>()("@coursekit/core/Courses") {
   /**
@@ -100,14 +122,18 @@ export class Courses extends Context.Service<Courses, {
       const toAdminListItem = listItemWith(adminListKeys)
       const toListItem = listItemWith(publicListKeys)
 
-      const create = Effect.fn("Courses.create")(function*(input: CourseCreate) {
+      /** A repository's refusal as the course's own error, with the course as the API shows it. */
+      const mismatch = (stale: StaleRecord<CourseRecord>) =>
+        Effect.fail(new CourseVersionMismatch({ id: stale.current.id, current: toCourse(stale.current) }))
+
+      const create = Effect.fn("Courses.create")(function*(input: CourseCreate, edit: Edit = systemEdit) {
         const record = yield* repo.insert({
           ...input,
           status: input.status ?? "published",
           publish_at: input.publish_at ?? null,
           slugBase: Slug.fromTitle(input.title),
           content_html: yield* sanitizer.sanitizeAuthored(input.content_html)
-        })
+        }, edit)
         return toCourse(record)
       })
 
@@ -146,15 +172,38 @@ export class Courses extends Context.Service<Courses, {
         return toCourse(yield* repo.findById(id, { visibleOnly: audience._tag === "Public" }))
       })
 
-      const update = Effect.fn("Courses.update")(function*(id: CourseId, changes: CourseUpdate) {
+      const update = Effect.fn("Courses.update")(function*(id: CourseId, changes: CourseUpdate, edit: Edit = systemEdit) {
         const sanitized = changes.content_html === undefined
           ? changes
           : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) }
-        return toCourse(yield* repo.update(id, sanitized))
+        return toCourse(yield* repo.update(id, sanitized, edit).pipe(Effect.catchTag("StaleRecord", mismatch)))
       })
 
-      const delete_ = Effect.fn("Courses.delete")(function*(id: CourseId) {
-        const deleted = yield* repo.delete(id)
+      const revisions = Effect.fn("Courses.revisions")(function*(id: CourseId, request: RevisionPageRequest) {
+        // One row past the page tells whether a next page exists, and where it starts.
+        const rows = yield* repo.revisions(id, { cursor: request.cursor, limit: request.limit + 1 })
+        const page: RevisionPage = {
+          items: rows.length > request.limit ? rows.slice(0, request.limit) : rows,
+          next: rows.length > request.limit ? rows[request.limit]!.revision_id : undefined
+        }
+        return page
+      })
+
+      const revision = Effect.fn("Courses.revision")(function*(id: CourseId, revisionId: RevisionId) {
+        return yield* repo.revision(id, revisionId)
+      })
+
+      const restore = Effect.fn("Courses.restore")(function*(id: CourseId, revisionId: RevisionId, edit: Edit) {
+        const { record } = yield* repo.revision(id, revisionId)
+        // The body goes through today's sanitizer: what was allowed then may not be now.
+        const changes = { ...record, content_html: yield* sanitizer.sanitizeAuthored(record.content_html) }
+        const restored = yield* repo.update(id, changes, { ...edit, autosave: false, note: `Restored from revision ${revisionId}.` })
+          .pipe(Effect.catchTag("StaleRecord", mismatch))
+        return toCourse(restored)
+      })
+
+      const delete_ = Effect.fn("Courses.delete")(function*(id: CourseId, edit: Edit = systemEdit) {
+        const deleted = yield* repo.delete(id, edit).pipe(Effect.catchTag("StaleRecord", mismatch))
         if (deleted.thumbnail_key === null) return
         // The course is gone whatever happens to its thumbnail: a failure here is logged,
         // not answered. A thumbnail some lesson also plays stays (MediaInUse).
@@ -169,7 +218,7 @@ export class Courses extends Context.Service<Courses, {
         )
       })
 
-      return Courses.of({ create, list, search, get, update, delete: delete_, version: repo.version })
+      return Courses.of({ create, list, search, get, update, delete: delete_, revisions, revision, restore, version: repo.version })
     })
   )
 

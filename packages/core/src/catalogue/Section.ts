@@ -106,3 +106,18 @@ export class SectionNotEmpty extends Schema.TaggedError<SectionNotEmpty>()(
       "delete it detaching them (they become loose lessons of the course, appended in their order)."
   }
 }
+
+/**
+ * A write named versions of the section (`If-Match`) it is no longer at. Nothing was
+ * written; `current` is the section as it is now.
+ */
+export class SectionVersionMismatch extends Schema.TaggedError<SectionVersionMismatch>()(
+  "SectionVersionMismatch",
+  { course_id: CourseId, id: SectionId, current: Section },
+  { description: "The section changed since the version the write names." }
+) {
+  override get message(): string {
+    return `Section ${this.id} is at version ${this.current.version} now, not at the version this write names: ` +
+      "someone changed it meanwhile. Nothing was written; current holds the section as it is now."
+  }
+}

@@ -3,7 +3,8 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
+import { revisionWith } from "../editing/Revision.ts"
 import { ContentHtml, CourseId, CourseTitle, maxId, titleMaxLength } from "../catalogue/Course.ts"
 import { publishAtField, publishStatusField } from "../catalogue/Publishing.ts"
 import { SectionId } from "../catalogue/Section.ts"
@@ -136,6 +137,17 @@ export type LessonInsert = typeof LessonInsert.Type
 export const LessonChanges = RecordVariants.extract(LessonFields, "changes")
 export type LessonChanges = typeof LessonChanges.Type
 
+/** The fields a lesson's revisions keep: what an author writes, and its section. */
+export const lessonSnapshotFields = ["title", "content_html", "is_preview", "video_key", "status", "publish_at", "section_id"] as const
+
+/** A lesson's fields as a revision keeps them (`record` of a revision). */
+export const LessonSnapshot = Lesson.mapFields(Struct.pick(lessonSnapshotFields)).annotate({ identifier: "LessonSnapshot" })
+export type LessonSnapshot = typeof LessonSnapshot.Type
+
+/** A revision of a lesson, with its snapshot. */
+export const LessonRevision = revisionWith(LessonSnapshot).annotate({ identifier: "LessonRevision" })
+export type LessonRevision = typeof LessonRevision.Type
+
 /** A lesson of the public course. */
 export const PublicLesson = RecordVariants.extract(LessonFields, "public").annotate({ identifier: "PublicLesson" })
 export type PublicLesson = typeof PublicLesson.Type
@@ -202,5 +214,20 @@ export class VideoNotFound extends Schema.TaggedError<VideoNotFound>()(
 ) {
   override get message(): string {
     return `video_key ${JSON.stringify(this.video_key)} names no finalized media file.`
+  }
+}
+
+/**
+ * A write named versions of the lesson (`If-Match`) it is no longer at. Nothing was
+ * written; `current` is the lesson as it is now.
+ */
+export class LessonVersionMismatch extends Schema.TaggedError<LessonVersionMismatch>()(
+  "LessonVersionMismatch",
+  { course_id: CourseId, id: LessonId, current: Lesson },
+  { description: "The lesson changed since the version the write names." }
+) {
+  override get message(): string {
+    return `Lesson ${this.id} is at version ${this.current.version} now, not at the version this write names: ` +
+      "someone changed it meanwhile. Nothing was written; current holds the lesson as it is now."
   }
 }

@@ -5,7 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Context, DateTime, Effect, Layer, Ref } from "effect"
+import { Context, DateTime, Effect, Layer, Ref, Schema } from "effect"
+import { type Edit, meets, RevisionPolicies, StaleRecord, systemEdit } from "../editing/Edit.ts"
+import { type RevisionId, RevisionNotFound, type RevisionPageRequest, type RevisionSummary } from "../editing/Revision.ts"
+import { dropRevisions, emptyRevisionLogs, recordRevision, type RevisionLogs, revisionRows, summaryOf } from "../editing/RevisionLog.ts"
 import { type CourseId, CourseNotFound } from "../catalogue/Course.ts"
 import { CourseRepo } from "../catalogue/CourseRepo.ts"
 import {
@@ -15,6 +18,9 @@ import {
   LessonInsert,
   LessonNotFound,
   type LessonRecord,
+  type LessonRevision,
+  LessonSnapshot,
+  lessonSnapshotFields,
   PublicVideoOnPaidLesson,
   type VideoNotFound,
   type ViewerLesson
@@ -38,6 +44,13 @@ const insertFields = RecordVariants.pick(LessonInsert)
 const changedFields = RecordVariants.pick(LessonChanges)
 const sectionFields = RecordVariants.pick(SectionInsert)
 const sectionChanges = RecordVariants.pick(SectionChanges)
+const snapshotFields = RecordVariants.pick(LessonSnapshot)
+const encodeSnapshot = Schema.encodeSync(LessonSnapshot)
+const decodeSnapshot = Schema.decodeUnknownSync(LessonSnapshot)
+
+/** A lesson's fields as its revisions keep them, encoded (JSON values), as stores keep them. */
+export const lessonSnapshotOf = (record: LessonRecord): Readonly<Record<string, unknown>> =>
+  encodeSnapshot(snapshotFields({ ...record, video_url: null, video_url_expires_at: null }))
 
 /** What the use case hands the repository to create a lesson (HTML already sanitized). */
 export type NewLesson = LessonInsert
@@ -48,6 +61,7 @@ type State = {
   readonly lessons: Map<number, LessonRecord>
   readonly nextSectionId: number
   readonly sections: Map<number, SectionRecord>
+  readonly revisions: RevisionLogs
 }
 
 /** `after` with the version of every entry that differs from `before`'s counted (`RecordVariants.counted`). */
@@ -105,34 +119,59 @@ const groupRank = (sections: ReadonlyMap<number, SectionRecord>, sectionId: numb
  *   not read from the store at all**, so no later code can leak them. Each row carries
  *   its section's title and position as read together with it (one statement, one
  *   snapshot), so a section changed meanwhile never leaves a lesson without its group.
+ * - Versions, preconditions and revisions as `CourseRepo` has them: lessons and
+ *   sections count `version` (a sibling shifted by a move included); `update` and
+ *   `delete` of a lesson or section with an `edit.ifMatch` it does not meet fail with
+ *   `StaleRecord` and write nothing, checked in the same step as the write. Lessons keep
+ *   revisions of their snapshot fields (`lessonSnapshotFields`): `insert` stores the
+ *   first, every write that changes one of them stores a step (`nextRevisionStep`) in
+ *   the same step, the detaching `deleteSection` included; a shift of position does not.
+ *   `revisions` and `revision` fail with `LessonNotFound` for a lesson that does not exist.
  */
 export class LessonRepo extends Context.Service<LessonRepo, {
   insert(
     courseId: CourseId,
-    lesson: NewLesson
+    lesson: NewLesson,
+    edit?: Edit
   ): Effect.Effect<LessonRecord, CourseNotFound | UnknownSection | PublicVideoOnPaidLesson | VideoNotFound | PersistenceError>
   list(courseId: CourseId): Effect.Effect<ReadonlyArray<LessonRecord>, PersistenceError>
   findById(courseId: CourseId, id: LessonId): Effect.Effect<LessonRecord, LessonNotFound | PersistenceError>
   update(
     courseId: CourseId,
     id: LessonId,
-    changes: LessonChanges
-  ): Effect.Effect<LessonRecord, LessonNotFound | UnknownSection | PublicVideoOnPaidLesson | VideoNotFound | PersistenceError>
+    changes: LessonChanges,
+    edit?: Edit
+  ): Effect.Effect<
+    LessonRecord,
+    LessonNotFound | StaleRecord<LessonRecord> | UnknownSection | PublicVideoOnPaidLesson | VideoNotFound | PersistenceError
+  >
   usingVideo(key: string): Effect.Effect<ReadonlyArray<LessonUsingFile>, PersistenceError>
-  delete(courseId: CourseId, id: LessonId): Effect.Effect<void, LessonNotFound | PersistenceError>
+  delete(courseId: CourseId, id: LessonId, edit?: Edit): Effect.Effect<void, LessonNotFound | StaleRecord<LessonRecord> | PersistenceError>
+  revisions(
+    courseId: CourseId,
+    id: LessonId,
+    request: RevisionPageRequest
+  ): Effect.Effect<ReadonlyArray<RevisionSummary>, LessonNotFound | PersistenceError>
+  revision(
+    courseId: CourseId,
+    id: LessonId,
+    revisionId: RevisionId
+  ): Effect.Effect<LessonRevision, LessonNotFound | RevisionNotFound | PersistenceError>
   listForViewer(courseId: CourseId, unlocked: boolean): Effect.Effect<ReadonlyArray<ViewerLesson>, PersistenceError>
   insertSection(courseId: CourseId, section: SectionInsert): Effect.Effect<SectionRecord, CourseNotFound | PersistenceError>
   listSections(courseId: CourseId): Effect.Effect<ReadonlyArray<SectionRecord>, PersistenceError>
   updateSection(
     courseId: CourseId,
     id: SectionId,
-    changes: SectionChanges
-  ): Effect.Effect<SectionRecord, SectionNotFound | PersistenceError>
+    changes: SectionChanges,
+    edit?: Edit
+  ): Effect.Effect<SectionRecord, SectionNotFound | StaleRecord<SectionRecord> | PersistenceError>
   deleteSection(
     courseId: CourseId,
     id: SectionId,
-    detachLessons: boolean
-  ): Effect.Effect<void, SectionNotFound | SectionNotEmpty | PersistenceError>
+    detachLessons: boolean,
+    edit?: Edit
+  ): Effect.Effect<void, SectionNotFound | StaleRecord<SectionRecord> | SectionNotEmpty | PersistenceError>
 }>()("@coursekit/core/LessonRepo") {
   /**
    * An in-memory repository over the `CourseRepo` in context (which says which courses
@@ -142,7 +181,8 @@ export class LessonRepo extends Context.Service<LessonRepo, {
     LessonRepo,
     Effect.gen(function*() {
       const courses = yield* CourseRepo
-      const state = yield* Ref.make<State>({ nextId: 1, lessons: new Map(), nextSectionId: 1, sections: new Map() })
+      const policy = yield* RevisionPolicies
+      const state = yield* Ref.make<State>({ nextId: 1, lessons: new Map(), nextSectionId: 1, sections: new Map(), revisions: emptyRevisionLogs })
       const courseExists = (courseId: CourseId) =>
         courses.findById(courseId).pipe(
           Effect.as(true),
@@ -150,14 +190,26 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         )
       /**
        * `Ref.modify` of the state, each lesson and section it changed counted as a store
-       * counts versions (moved siblings included), and the record it answers with as counted.
+       * counts versions (moved siblings included), and the record it answers with as
+       * counted; each lesson it changed, added or removed has its revisions follow, by `edit`.
        */
-      const modify = <A>(f: (current: State) => readonly [A, State]): Effect.Effect<A> =>
+      const modify = <A>(f: (current: State) => readonly [A, State], edit: Edit = systemEdit, now?: DateTime.Utc): Effect.Effect<A> =>
         Ref.modify(state, (current) => {
           const [result, next] = f(current)
           const lessons = countedMap(current.lessons, next.lessons)
           const sections = countedMap(current.sections, next.sections)
-          const settled = lessons === next.lessons && sections === next.sections ? next : { ...next, lessons, sections }
+          let revisions = current.revisions
+          if (lessons !== current.lessons && now !== undefined) {
+            const write = { author: edit.author, autosave: edit.autosave === true, note: edit.note ?? null }
+            for (const [id, lesson] of lessons) {
+              if (current.lessons.get(id)?.version === lesson.version) continue
+              revisions = recordRevision(revisions, id, lessonSnapshotOf(lesson), { ...write, version: lesson.version }, lessonSnapshotFields, now, policy)
+            }
+            for (const id of current.lessons.keys()) if (!lessons.has(id)) revisions = dropRevisions(revisions, id)
+          }
+          const settled = lessons === next.lessons && sections === next.sections && revisions === next.revisions
+            ? next
+            : { ...next, lessons, sections, revisions }
           const item: unknown = result
           let answer: unknown = result
           if (typeof item === "object" && item !== null && "id" in item && typeof item.id === "number") {
@@ -189,7 +241,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         })
       }
 
-      const insert = Effect.fn("LessonRepo.insert")(function*(courseId: CourseId, lesson: NewLesson) {
+      const insert = Effect.fn("LessonRepo.insert")(function*(courseId: CourseId, lesson: NewLesson, edit: Edit = systemEdit) {
         if (!(yield* courseExists(courseId))) return yield* new CourseNotFound({ id: courseId })
         if (hasPublicVideoWhilePaid(lesson)) return yield* new PublicVideoOnPaidLesson({ video_key: lesson.video_key! })
         const now = yield* DateTime.now
@@ -208,7 +260,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
           const lessons = new Map(current.lessons)
           place(lessons, siblings, { item: record, to: record.position })
           return [lessons.get(record.id)!, { ...current, nextId: current.nextId + 1, lessons }]
-        })
+        }, edit, now)
         if (inserted === undefined) return yield* new UnknownSection({ course_id: courseId, section_id: lesson.section_id as SectionId })
         return inserted
       })
@@ -229,14 +281,15 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         return lesson
       })
 
-      const update = Effect.fn("LessonRepo.update")(function*(courseId: CourseId, id: LessonId, changes: LessonChanges) {
+      const update = Effect.fn("LessonRepo.update")(function*(courseId: CourseId, id: LessonId, changes: LessonChanges, edit: Edit = systemEdit) {
         if (!(yield* courseExists(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
         const now = yield* DateTime.now
         const touchesVideo = changes.video_key !== undefined || changes.is_preview !== undefined
         const updated = yield* modify(
-          (current): [LessonRecord | PublicVideoOnPaidLesson | UnknownSection | undefined, State] => {
+          (current): [LessonRecord | StaleRecord<LessonRecord> | PublicVideoOnPaidLesson | UnknownSection | undefined, State] => {
             const lesson = current.lessons.get(id)
             if (lesson === undefined || lesson.course_id !== courseId) return [undefined, current]
+            if (!meets(edit.ifMatch, lesson.version)) return [new StaleRecord({ current: lesson }), current]
             const merged = { ...lesson, ...RecordVariants.definedOnly(changedFields(changes)) }
             if (touchesVideo && hasPublicVideoWhilePaid(merged)) {
               return [new PublicVideoOnPaidLesson({ video_key: merged.video_key! }), current]
@@ -257,10 +310,12 @@ export class LessonRepo extends Context.Service<LessonRepo, {
               place(lessons, siblings, { item: record, to: clamp(changes.position, siblings.length + 1) })
             }
             return [lessons.get(id)!, { ...current, lessons }]
-          }
+          },
+          edit,
+          now
         )
         if (updated === undefined) return yield* new LessonNotFound({ course_id: courseId, id })
-        if (updated instanceof PublicVideoOnPaidLesson || updated instanceof UnknownSection) return yield* updated
+        if (updated instanceof PublicVideoOnPaidLesson || updated instanceof UnknownSection || updated instanceof StaleRecord) return yield* updated
         return updated
       })
 
@@ -274,17 +329,42 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         return live.map((lesson): LessonUsingFile => ({ course_id: lesson.course_id, lesson_id: lesson.id }))
       })
 
-      const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId) {
+      const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId, edit: Edit = systemEdit) {
         const exists = yield* courseExists(courseId)
-        const deleted = yield* modify((current) => {
+        const now = yield* DateTime.now
+        const deleted = yield* modify((current): [boolean | StaleRecord<LessonRecord>, State] => {
           const lesson = current.lessons.get(id)
           if (!exists || lesson === undefined || lesson.course_id !== courseId) return [false, current]
+          if (!meets(edit.ifMatch, lesson.version)) return [new StaleRecord({ current: lesson }), current]
           const lessons = new Map(current.lessons)
           lessons.delete(id)
           place(lessons, ofGroup(current.lessons, courseId, lesson.section_id).filter((other) => other.id !== id))
           return [true, { ...current, lessons }]
-        })
+        }, edit, now)
+        if (deleted instanceof StaleRecord) return yield* deleted
         if (!deleted) return yield* new LessonNotFound({ course_id: courseId, id })
+      })
+
+      /** The lesson, when it is one of the course's and the course exists. */
+      const lessonOf = Effect.fnUntraced(function*(courseId: CourseId, id: LessonId) {
+        const current = yield* Ref.get(state)
+        const lesson = current.lessons.get(id)
+        if (lesson === undefined || lesson.course_id !== courseId || !(yield* courseExists(courseId))) {
+          return yield* new LessonNotFound({ course_id: courseId, id })
+        }
+        return current
+      })
+
+      const revisions = Effect.fn("LessonRepo.revisions")(function*(courseId: CourseId, id: LessonId, request: RevisionPageRequest) {
+        return revisionRows((yield* lessonOf(courseId, id)).revisions, id, request).map(summaryOf)
+      })
+
+      const revision = Effect.fn("LessonRepo.revision")(function*(courseId: CourseId, id: LessonId, revisionId: RevisionId) {
+        const current = yield* lessonOf(courseId, id)
+        const found = current.revisions.byRecord.get(id)?.find((stored) => stored.revision_id === revisionId)
+        if (found === undefined) return yield* new RevisionNotFound({ revision_id: revisionId })
+        const answer: LessonRevision = { ...summaryOf(found), record: decodeSnapshot(found.record) }
+        return answer
       })
 
       const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, unlocked: boolean) {
@@ -337,29 +417,43 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         return sectionsOf((yield* Ref.get(state)).sections, courseId)
       })
 
-      const updateSection = Effect.fn("LessonRepo.updateSection")(function*(courseId: CourseId, id: SectionId, changes: SectionChanges) {
+      const updateSection = Effect.fn("LessonRepo.updateSection")(function*(
+        courseId: CourseId,
+        id: SectionId,
+        changes: SectionChanges,
+        edit: Edit = systemEdit
+      ) {
         const exists = yield* courseExists(courseId)
         const now = yield* DateTime.now
-        const updated = yield* modify((current): [SectionRecord | undefined, State] => {
+        const updated = yield* modify((current): [SectionRecord | StaleRecord<SectionRecord> | undefined, State] => {
           const section = current.sections.get(id)
           if (!exists || section === undefined || section.course_id !== courseId) return [undefined, current]
+          if (!meets(edit.ifMatch, section.version)) return [new StaleRecord({ current: section }), current]
           const siblings = sectionsOf(current.sections, courseId)
           const record: SectionRecord = { ...section, ...RecordVariants.definedOnly(sectionChanges(changes)), updated_at: now }
           const sections = new Map(current.sections)
           place(sections, siblings, { item: record, to: changes.position === undefined ? section.position : clamp(changes.position, siblings.length) })
           return [sections.get(id)!, { ...current, sections }]
-        })
+        }, edit, now)
         if (updated === undefined) return yield* new SectionNotFound({ course_id: courseId, id })
+        if (updated instanceof StaleRecord) return yield* updated
         return updated
       })
 
-      const deleteSection = Effect.fn("LessonRepo.deleteSection")(function*(courseId: CourseId, id: SectionId, detachLessons: boolean) {
+      const deleteSection = Effect.fn("LessonRepo.deleteSection")(function*(
+        courseId: CourseId,
+        id: SectionId,
+        detachLessons: boolean,
+        edit: Edit = systemEdit
+      ) {
         const exists = yield* courseExists(courseId)
-        const outcome = yield* modify((current): [SectionNotFound | SectionNotEmpty | undefined, State] => {
+        const now = yield* DateTime.now
+        const outcome = yield* modify((current): [SectionNotFound | StaleRecord<SectionRecord> | SectionNotEmpty | undefined, State] => {
           const section = current.sections.get(id)
           if (!exists || section === undefined || section.course_id !== courseId) {
             return [new SectionNotFound({ course_id: courseId, id }), current]
           }
+          if (!meets(edit.ifMatch, section.version)) return [new StaleRecord({ current: section }), current]
           const inSection = ofGroup(current.lessons, courseId, id)
           if (inSection.length > 0 && !detachLessons) {
             return [new SectionNotEmpty({ course_id: courseId, id, lessons: inSection.length }), current]
@@ -372,7 +466,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
           sections.delete(id)
           place(sections, sectionsOf(current.sections, courseId).filter((other) => other.id !== id))
           return [undefined, { ...current, lessons, sections }]
-        })
+        }, edit, now)
         if (outcome !== undefined) return yield* outcome
       })
 
@@ -382,6 +476,8 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         findById,
         update,
         delete: delete_,
+        revisions,
+        revision,
         usingVideo,
         listForViewer,
         insertSection,

@@ -14,7 +14,9 @@ import {
   type LessonId,
   type LessonNotFound,
   type LessonRecord,
+  type LessonRevision,
   type LessonUpdate,
+  LessonVersionMismatch,
   type PublicVideoOnPaidLesson,
   VideoNotFound
 } from "./Lesson.ts"
@@ -23,14 +25,18 @@ import { MediaRepo } from "../media/MediaRepo.ts"
 import { MediaUrls } from "../media/MediaUrls.ts"
 import type { StorageError } from "../media/ObjectStore.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
-import type {
-  Section,
-  SectionCreate,
-  SectionId,
-  SectionNotEmpty,
-  SectionNotFound,
-  SectionUpdate,
-  UnknownSection
+import { type Edit, type StaleRecord, systemEdit } from "../editing/Edit.ts"
+import type { RevisionId, RevisionNotFound, RevisionPage, RevisionPageRequest } from "../editing/Revision.ts"
+import {
+  type Section,
+  type SectionCreate,
+  type SectionId,
+  type SectionNotEmpty,
+  type SectionNotFound,
+  type SectionRecord,
+  type SectionUpdate,
+  SectionVersionMismatch,
+  type UnknownSection
 } from "../catalogue/Section.ts"
 
 /** What a lesson's video or section may be refused for. */
@@ -41,25 +47,57 @@ type PlacementError = VideoNotFound | PublicVideoOnPaidLesson | UnknownSection
  * wrote); `video_key` must name a finalized media file (`VideoNotFound` otherwise), and a
  * public one only for a preview (`PublicVideoOnPaidLesson`); `video_url` is where to
  * play it now (`MediaUrls`: signed for a private file).
+ *
+ * Writes carry an {@link Edit} as `Courses`' do: `ifMatch` refusals are
+ * `LessonVersionMismatch` and `SectionVersionMismatch` with the record as it is now.
+ * Lessons keep revisions (`revisions`, `revision`); `restore` writes one back as a new
+ * change, its body sanitized again and its video checked again; a lesson whose section
+ * no longer exists is restored among the loose lessons, and its revision's note says so.
  */
 export class Lessons extends Context.Service<Lessons, {
-  create(courseId: CourseId, input: LessonCreate): Effect.Effect<Lesson, CourseNotFound | PlacementError | HtmlRefused | PersistenceError | StorageError>
+  create(
+    courseId: CourseId,
+    input: LessonCreate,
+    edit?: Edit
+  ): Effect.Effect<Lesson, CourseNotFound | PlacementError | HtmlRefused | PersistenceError | StorageError>
   list(courseId: CourseId): Effect.Effect<ReadonlyArray<Lesson>, CourseNotFound | PersistenceError | StorageError>
   update(
     courseId: CourseId,
     id: LessonId,
-    changes: LessonUpdate
-  ): Effect.Effect<Lesson, LessonNotFound | PlacementError | HtmlRefused | PersistenceError | StorageError>
-  delete(courseId: CourseId, id: LessonId): Effect.Effect<void, LessonNotFound | PersistenceError>
+    changes: LessonUpdate,
+    edit?: Edit
+  ): Effect.Effect<Lesson, LessonNotFound | LessonVersionMismatch | PlacementError | HtmlRefused | PersistenceError | StorageError>
+  delete(courseId: CourseId, id: LessonId, edit?: Edit): Effect.Effect<void, LessonNotFound | LessonVersionMismatch | PersistenceError | StorageError>
+  revisions(courseId: CourseId, id: LessonId, request: RevisionPageRequest): Effect.Effect<RevisionPage, LessonNotFound | PersistenceError>
+  revision(
+    courseId: CourseId,
+    id: LessonId,
+    revisionId: RevisionId
+  ): Effect.Effect<LessonRevision, LessonNotFound | RevisionNotFound | PersistenceError>
+  restore(
+    courseId: CourseId,
+    id: LessonId,
+    revisionId: RevisionId,
+    edit: Edit
+  ): Effect.Effect<
+    Lesson,
+    LessonNotFound | RevisionNotFound | LessonVersionMismatch | PlacementError | HtmlRefused | PersistenceError | StorageError
+  >
   createSection(courseId: CourseId, input: SectionCreate): Effect.Effect<Section, CourseNotFound | PersistenceError>
   listSections(courseId: CourseId): Effect.Effect<ReadonlyArray<Section>, CourseNotFound | PersistenceError>
-  updateSection(courseId: CourseId, id: SectionId, changes: SectionUpdate): Effect.Effect<Section, SectionNotFound | PersistenceError>
+  updateSection(
+    courseId: CourseId,
+    id: SectionId,
+    changes: SectionUpdate,
+    edit?: Edit
+  ): Effect.Effect<Section, SectionNotFound | SectionVersionMismatch | PersistenceError>
   /** Deletes the section; one that still has lessons is `SectionNotEmpty` unless `detachLessons`. */
   deleteSection(
     courseId: CourseId,
     id: SectionId,
-    detachLessons: boolean
-  ): Effect.Effect<void, SectionNotFound | SectionNotEmpty | PersistenceError>
+    detachLessons: boolean,
+    edit?: Edit
+  ): Effect.Effect<void, SectionNotFound | SectionVersionMismatch | SectionNotEmpty | PersistenceError>
 }>()("@coursekit/core/Lessons") {
   static readonly layerNoDeps: Layer.Layer<Lessons, never, LessonRepo | CourseRepo | MediaRepo | MediaUrls | HtmlSanitizer> =
     Layer.effect(
@@ -87,7 +125,14 @@ export class Lessons extends Context.Service<Lessons, {
               Effect.flatMap((found) => Option.isSome(found) ? Effect.void : Effect.fail(new VideoNotFound({ video_key: videoKey })))
             )
 
-        const create = Effect.fn("Lessons.create")(function*(courseId: CourseId, input: LessonCreate) {
+        /** A repository's refusal as the lesson's own error, with the lesson as the API shows it. */
+        const lessonMismatch = (stale: StaleRecord<LessonRecord>) =>
+          Effect.flatMap(toLesson(stale.current), (current) =>
+            Effect.fail(new LessonVersionMismatch({ course_id: stale.current.course_id, id: stale.current.id, current })))
+        const sectionMismatch = (stale: StaleRecord<SectionRecord>) =>
+          Effect.fail(new SectionVersionMismatch({ course_id: stale.current.course_id, id: stale.current.id, current: stale.current }))
+
+        const create = Effect.fn("Lessons.create")(function*(courseId: CourseId, input: LessonCreate, edit: Edit = systemEdit) {
           yield* checkVideo(input.video_key)
           const record = yield* repo.insert(courseId, {
             title: input.title,
@@ -98,7 +143,7 @@ export class Lessons extends Context.Service<Lessons, {
             section_id: input.section_id ?? null,
             status: input.status ?? "published",
             publish_at: input.publish_at ?? null
-          })
+          }, edit)
           return yield* toLesson(record)
         })
 
@@ -108,20 +153,54 @@ export class Lessons extends Context.Service<Lessons, {
           return yield* Effect.forEach(yield* repo.list(courseId), toLesson)
         })
 
-        const update = Effect.fn("Lessons.update")(function*(courseId: CourseId, id: LessonId, changes: LessonUpdate) {
+        const update = Effect.fn("Lessons.update")(function*(courseId: CourseId, id: LessonId, changes: LessonUpdate, edit: Edit = systemEdit) {
           yield* checkVideo(changes.video_key)
           const record = yield* repo.update(
             courseId,
             id,
             changes.content_html === undefined
               ? changes
-              : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) }
-          )
+              : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) },
+            edit
+          ).pipe(Effect.catchTag("StaleRecord", lessonMismatch))
           return yield* toLesson(record)
         })
 
-        const delete_ = Effect.fn("Lessons.delete")(function*(courseId: CourseId, id: LessonId) {
-          yield* repo.delete(courseId, id)
+        const delete_ = Effect.fn("Lessons.delete")(function*(courseId: CourseId, id: LessonId, edit: Edit = systemEdit) {
+          yield* repo.delete(courseId, id, edit).pipe(Effect.catchTag("StaleRecord", lessonMismatch))
+        })
+
+        const revisions = Effect.fn("Lessons.revisions")(function*(courseId: CourseId, id: LessonId, request: RevisionPageRequest) {
+          // One row past the page tells whether a next page exists, and where it starts.
+          const rows = yield* repo.revisions(courseId, id, { cursor: request.cursor, limit: request.limit + 1 })
+          const page: RevisionPage = {
+            items: rows.length > request.limit ? rows.slice(0, request.limit) : rows,
+            next: rows.length > request.limit ? rows[request.limit]!.revision_id : undefined
+          }
+          return page
+        })
+
+        const revision = Effect.fn("Lessons.revision")(function*(courseId: CourseId, id: LessonId, revisionId: RevisionId) {
+          return yield* repo.revision(courseId, id, revisionId)
+        })
+
+        const restore = Effect.fn("Lessons.restore")(function*(courseId: CourseId, id: LessonId, revisionId: RevisionId, edit: Edit) {
+          const { record } = yield* repo.revision(courseId, id, revisionId)
+          yield* checkVideo(record.video_key)
+          // The body goes through today's sanitizer: what was allowed then may not be now.
+          const changes = { ...record, content_html: yield* sanitizer.sanitizeAuthored(record.content_html) }
+          const note = `Restored from revision ${revisionId}.`
+          const restored = yield* repo.update(courseId, id, changes, { ...edit, autosave: false, note }).pipe(
+            Effect.catchTag("UnknownSection", () =>
+              // Its section is gone: the lesson comes back among the loose lessons, and says so.
+              repo.update(courseId, id, { ...changes, section_id: null }, {
+                ...edit,
+                autosave: false,
+                note: `${note} Its section ${record.section_id} no longer exists: it was restored among the loose lessons.`
+              })),
+            Effect.catchTag("StaleRecord", lessonMismatch)
+          )
+          return yield* toLesson(restored)
         })
 
         const createSection = Effect.fn("Lessons.createSection")(function*(courseId: CourseId, input: SectionCreate) {
@@ -134,15 +213,37 @@ export class Lessons extends Context.Service<Lessons, {
           return yield* repo.listSections(courseId)
         })
 
-        const updateSection = Effect.fn("Lessons.updateSection")(function*(courseId: CourseId, id: SectionId, changes: SectionUpdate) {
-          return yield* repo.updateSection(courseId, id, changes)
+        const updateSection = Effect.fn("Lessons.updateSection")(function*(
+          courseId: CourseId,
+          id: SectionId,
+          changes: SectionUpdate,
+          edit: Edit = systemEdit
+        ) {
+          return yield* repo.updateSection(courseId, id, changes, edit).pipe(Effect.catchTag("StaleRecord", sectionMismatch))
         })
 
-        const deleteSection = Effect.fn("Lessons.deleteSection")(function*(courseId: CourseId, id: SectionId, detachLessons: boolean) {
-          yield* repo.deleteSection(courseId, id, detachLessons)
+        const deleteSection = Effect.fn("Lessons.deleteSection")(function*(
+          courseId: CourseId,
+          id: SectionId,
+          detachLessons: boolean,
+          edit: Edit = systemEdit
+        ) {
+          yield* repo.deleteSection(courseId, id, detachLessons, edit).pipe(Effect.catchTag("StaleRecord", sectionMismatch))
         })
 
-        return Lessons.of({ create, list, update, delete: delete_, createSection, listSections, updateSection, deleteSection })
+        return Lessons.of({
+          create,
+          list,
+          update,
+          delete: delete_,
+          revisions,
+          revision,
+          restore,
+          createSection,
+          listSections,
+          updateSection,
+          deleteSection
+        })
       })
     )
 }

@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import { type Edit, systemEdit } from "../editing/Edit.ts"
 import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import type { Course, CourseId, CourseNotFound } from "../catalogue/Course.ts"
 import { CourseRepo } from "../catalogue/CourseRepo.ts"
@@ -97,9 +98,11 @@ export class Uploads extends Context.Service<Uploads, {
     courseId: CourseId,
     request: UploadUrlRequest
   ): Effect.Effect<UploadUrlResponse, CourseNotFound | UploadUrlError>
+  /** `edit.author` is the author of the revision the new thumbnail stores (its precondition is not used). */
   finalizeCourseThumbnail(
     courseId: CourseId,
-    request: FinalizeUploadRequest
+    request: FinalizeUploadRequest,
+    edit?: Edit
   ): Effect.Effect<Course, CourseNotFound | FinalizeError>
   mediaUploadUrl(request: MediaUploadUrlRequest): Effect.Effect<UploadUrlResponse, UploadUrlError>
   finalizeMedia(request: FinalizeUploadRequest): Effect.Effect<MediaFile, FinalizeError>
@@ -279,11 +282,15 @@ export class Uploads extends Context.Service<Uploads, {
 
         const finalizeCourseThumbnail = Effect.fn("Uploads.finalizeCourseThumbnail")(function*(
           courseId: CourseId,
-          request: FinalizeUploadRequest
+          request: FinalizeUploadRequest,
+          edit: Edit = systemEdit
         ) {
           yield* courses.findById(courseId)
           yield* confirm("thumbnail", courseId, request.file_key)
-          const record = yield* courses.update(courseId, { thumbnail_key: request.file_key })
+          // No precondition: the thumbnail is set whatever else changed, so no StaleRecord.
+          const record = yield* courses.update(courseId, { thumbnail_key: request.file_key }, { author: edit.author }).pipe(
+            Effect.catchTag("StaleRecord", (stale) => Effect.die(stale))
+          )
           yield* intents.markFinalized(request.file_key)
           const course: Course = { ...record, thumbnail_url: files.publicUrl(request.file_key) }
           return course
