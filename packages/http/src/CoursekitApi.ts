@@ -8,6 +8,7 @@
 import {
   Course,
   CourseCreate,
+  CourseRevision,
   CourseListItem,
   CourseUpdate,
   FileKey,
@@ -16,6 +17,7 @@ import {
   GenerateRequest,
   Lesson,
   LessonCreate,
+  LessonRevision,
   LessonUpdate,
   MediaFile,
   MediaUploadUrlRequest,
@@ -27,6 +29,7 @@ import {
   PartUrlsRequest,
   PublicCourse,
   PublishStatusFilter,
+  RevisionSummary,
   Section,
   SectionCreate,
   SectionUpdate,
@@ -43,10 +46,11 @@ import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, Op
 import { AdminAuth } from "./auth/AdminAuth.ts"
 import { CatalogueAuth } from "./auth/CatalogueAuth.ts"
 import { ApiProblems } from "./problems/ApiProblems.ts"
-import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, SectionIdParam, SlugParam } from "./PathParams.ts"
+import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, RevisionIdParam, SectionIdParam, SlugParam } from "./PathParams.ts"
+import { describeEditHeaders } from "./problems/EditHeadersDoc.ts"
 import { problemsFor } from "./problems/DomainProblems.ts"
 import { describeGenerationEventStream } from "./handlers/GenerationEventStream.ts"
-import { problemDeclaration } from "./problems/Problems.ts"
+import { PreconditionRequired, problemDeclaration } from "./problems/Problems.ts"
 import { ViewerAuth } from "./auth/ViewerAuth.ts"
 
 /** The body of `GET /`. */
@@ -87,6 +91,18 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
 
 /** The `Link` header of a course page that has a successor. */
 const NextLink = { link: Schema.optional(Schema.String).annotate({ description: `<…?cursor=…&limit=L>; rel="next"` }) }
+
+/** What every write of a versioned record says of its preconditions. */
+const preconditions = "With If-Match (the ETag of the record as last read, or its version quoted: \"3\"; * for any), a " +
+  "record at another version is not written: 412 with current_version and current (the record now). A malformed " +
+  "If-Match is a 400. Without it the write goes through, unless the server requires If-Match (REQUIRE_IF_MATCH): 428."
+/** What a revision list says of its pages. */
+const revisionPages = "Newest first, with cursor pagination: when more follow, a Link header names the next page."
+/** The query of a revision list. */
+const revisionQuery = {
+  cursor: Schema.optional(RevisionIdParam).annotate({ description: "First revision id of the page (inclusive); the pages go down. Omit for the newest." }),
+  limit: Schema.optional(PageLimitParam)
+}
 
 const catalogueReaders = "Anyone may read: without admin access only courses visible now (published, publish_at " +
   "null or passed) are shown. With an admin token (or the host's admin session) every course is shown, drafts and " +
@@ -146,28 +162,58 @@ export class CoursesApi extends HttpApiGroup.make("courses")
       error: problemsFor("CourseNotFound", "PersistenceError")
     }).middleware(CatalogueAuth).annotate(OpenApi.Summary, "Read one course").annotate(
       OpenApi.Description,
-      `${catalogueReaders} A draft or scheduled course is a 404 to everyone else.`
-    ),
+      `${catalogueReaders} A draft or scheduled course is a 404 to everyone else. An admin's answer carries a strong ` +
+        "ETag of the course's version, for If-Match."
+    ).annotate(OpenApi.Transform, describeEditHeaders({ etag: true })),
     HttpApiEndpoint.post("create", "/courses", {
       payload: CourseCreate,
       success: HttpApiSchema.WithHeaders(Course, { location: Schema.String }).pipe(HttpApiSchema.status(201)),
       error: problemsFor("HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError")
-    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Create a course; the slug is generated from the title"),
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Create a course; the slug is generated from the title")
+      .annotate(OpenApi.Description, "Stores its first revision (version 1). The answer carries the ETag of version 1.")
+      .annotate(OpenApi.Transform, describeEditHeaders({ etag: true, status: "201" })),
     HttpApiEndpoint.patch("update", "/courses/:id", {
       params: { id: CourseIdParam },
       payload: CourseUpdate,
       success: Course,
-      error: problemsFor("CourseNotFound", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError")
-    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a course's title or body; the slug stays"),
+      error: [...problemsFor("CourseNotFound", "CourseVersionMismatch", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError"), PreconditionRequired]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a course's title or body; the slug stays").annotate(
+      OpenApi.Description,
+      `${preconditions} A change of an authored field stores a revision; with Coursekit-Autosave: 1, consecutive ` +
+        "autosaves by one author within 10 minutes keep one. The answer carries the ETag of the new version."
+    ).annotate(OpenApi.Transform, describeEditHeaders({ etag: true, ifMatch: true, autosave: true })),
     HttpApiEndpoint.delete("delete", "/courses/:id", {
       params: { id: CourseIdParam },
       success: HttpApiSchema.NoContent,
-      error: problemsFor("CourseNotFound", "PersistenceError")
+      error: [...problemsFor("CourseNotFound", "CourseVersionMismatch", "PersistenceError"), PreconditionRequired]
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a course").annotate(
       OpenApi.Description,
-      "Its lessons and purchases go with it, and its thumbnail's record and object (unless a lesson also plays " +
-        "that file). Media files its lessons used stay in the library: other courses may use them."
-    )
+      "Its lessons, purchases and revisions go with it, and its thumbnail's record and object (unless a lesson also plays " +
+        `that file). Media files its lessons used stay in the library: other courses may use them. ${preconditions}`
+    ).annotate(OpenApi.Transform, describeEditHeaders({ ifMatch: true })),
+    HttpApiEndpoint.get("revisions", "/courses/:id/revisions", {
+      params: { id: CourseIdParam },
+      query: revisionQuery,
+      success: HttpApiSchema.WithHeaders(Schema.Array(RevisionSummary), NextLink),
+      error: problemsFor("CourseNotFound", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "A course's revisions").annotate(OpenApi.Description, revisionPages),
+    HttpApiEndpoint.get("revision", "/courses/:id/revisions/:revision_id", {
+      params: { id: CourseIdParam, revision_id: RevisionIdParam },
+      success: CourseRevision,
+      error: problemsFor("CourseNotFound", "RevisionNotFound", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "One revision of a course, with its snapshot (record)"),
+    HttpApiEndpoint.post("restore", "/courses/:id/revisions/:revision_id/restore", {
+      params: { id: CourseIdParam, revision_id: RevisionIdParam },
+      success: Course,
+      error: [
+        ...problemsFor("CourseNotFound", "RevisionNotFound", "CourseVersionMismatch", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError"),
+        PreconditionRequired
+      ]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Write a revision's fields back as a new change").annotate(
+      OpenApi.Description,
+      "A new version and a new revision, whose note names the revision restored; content_html goes through the " +
+        `sanitizer again. A restore that would change nothing writes nothing. ${preconditions}`
+    ).annotate(OpenApi.Transform, describeEditHeaders({ etag: true, ifMatch: true }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Courses", description: "The course catalogue." }))
 {}
@@ -337,8 +383,9 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
       error: problemsFor("CourseNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Add a lesson (at the end, or at position)").annotate(
       OpenApi.Description,
-      `${lessonBodies} A position shifts the lessons from there on; past the end means the end.`
-    ),
+      `${lessonBodies} A position shifts the lessons from there on; past the end means the end. Stores the lesson's ` +
+        "first revision; the answer carries the ETag of version 1."
+    ).annotate(OpenApi.Transform, describeEditHeaders({ etag: true, status: "201" })),
     HttpApiEndpoint.get("list", "/courses/:id/lessons", {
       params: { id: CourseIdParam },
       success: Schema.Array(Lesson),
@@ -351,19 +398,52 @@ export class LessonsApi extends HttpApiGroup.make("lessons")
       params: lessonPath,
       payload: LessonUpdate,
       success: Lesson,
-      error: problemsFor("LessonNotFound", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError", "StorageError")
+      error: [
+        ...problemsFor("LessonNotFound", "LessonVersionMismatch", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError", "StorageError"),
+        PreconditionRequired
+      ]
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Change a lesson, or move it to another position or section").annotate(
       OpenApi.Description,
       `${lessonBodies} Positions stay 1…n: moving a lesson shifts those between; past the end means last. ` +
         "A section_id (null: the loose lessons) moves the lesson to that section at position (absent: its end) in " +
         "one step, closing the gap it leaves. " +
-        "Switching is_preview off locks the lesson for non-buyers at once; it is refused (422) while the video is public."
-    ),
+        "Switching is_preview off locks the lesson for non-buyers at once; it is refused (422) while the video is public. " +
+        `${preconditions} A change of title, content_html, is_preview, video_key, status, publish_at or section stores a ` +
+        "revision (a move within its section does not); with Coursekit-Autosave: 1, consecutive autosaves by one author " +
+        "within 10 minutes keep one. The answer carries the ETag of the new version."
+    ).annotate(OpenApi.Transform, describeEditHeaders({ etag: true, ifMatch: true, autosave: true })),
     HttpApiEndpoint.delete("delete", "/courses/:id/lessons/:lesson_id", {
       params: lessonPath,
       success: HttpApiSchema.NoContent,
-      error: problemsFor("LessonNotFound", "PersistenceError")
+      error: [...problemsFor("LessonNotFound", "LessonVersionMismatch", "PersistenceError", "StorageError"), PreconditionRequired]
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a lesson; the lessons after it move up")
+      .annotate(OpenApi.Description, `Its revisions go with it. ${preconditions}`)
+      .annotate(OpenApi.Transform, describeEditHeaders({ ifMatch: true })),
+    HttpApiEndpoint.get("revisions", "/courses/:id/lessons/:lesson_id/revisions", {
+      params: lessonPath,
+      query: revisionQuery,
+      success: HttpApiSchema.WithHeaders(Schema.Array(RevisionSummary), NextLink),
+      error: problemsFor("LessonNotFound", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "A lesson's revisions").annotate(OpenApi.Description, revisionPages),
+    HttpApiEndpoint.get("revision", "/courses/:id/lessons/:lesson_id/revisions/:revision_id", {
+      params: { ...lessonPath, revision_id: RevisionIdParam },
+      success: LessonRevision,
+      error: problemsFor("LessonNotFound", "RevisionNotFound", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "One revision of a lesson, with its snapshot (record)"),
+    HttpApiEndpoint.post("restore", "/courses/:id/lessons/:lesson_id/revisions/:revision_id/restore", {
+      params: { ...lessonPath, revision_id: RevisionIdParam },
+      success: Lesson,
+      error: [
+        ...problemsFor("LessonNotFound", "RevisionNotFound", "LessonVersionMismatch", "VideoNotFound", "PublicVideoOnPaidLesson", "UnknownSection", "HtmlTooComplex", "HtmlTooLong", "SanitizerOverloaded", "PersistenceError", "StorageError"),
+        PreconditionRequired
+      ]
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "Write a lesson revision's fields back as a new change").annotate(
+      OpenApi.Description,
+      "A new version and a new revision, whose note names the revision restored; content_html goes through the " +
+        "sanitizer again, and video_key must still name a finalized media file (else 422). A lesson whose section no " +
+        "longer exists comes back among the loose lessons (at their end), and the note says so. A restore that would " +
+        `change nothing writes nothing. ${preconditions}`
+    ).annotate(OpenApi.Transform, describeEditHeaders({ etag: true, ifMatch: true }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Lessons", description: "A course's lessons, in order." }))
 {}
@@ -380,8 +460,8 @@ export class SectionsApi extends HttpApiGroup.make("sections")
       error: problemsFor("CourseNotFound", "PersistenceError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Add a section (at the end, or at position)").annotate(
       OpenApi.Description,
-      "A position shifts the sections from there on; past the end means the end."
-    ),
+      "A position shifts the sections from there on; past the end means the end. The answer carries the ETag of version 1."
+    ).annotate(OpenApi.Transform, describeEditHeaders({ etag: true, status: "201" })),
     HttpApiEndpoint.get("list", "/courses/:id/sections", {
       params: { id: CourseIdParam },
       success: Schema.Array(Section),
@@ -391,11 +471,12 @@ export class SectionsApi extends HttpApiGroup.make("sections")
       params: sectionPath,
       payload: SectionUpdate,
       success: Section,
-      error: problemsFor("SectionNotFound", "PersistenceError")
+      error: [...problemsFor("SectionNotFound", "SectionVersionMismatch", "PersistenceError"), PreconditionRequired]
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Rename a section, or move it to another position").annotate(
       OpenApi.Description,
-      "Positions stay 1…n: moving a section shifts those between; past the end means last. Its lessons move with it."
-    ),
+      "Positions stay 1…n: moving a section shifts those between; past the end means last. Its lessons move with it. " +
+        `${preconditions} The answer carries the ETag of the new version. Sections keep no revisions.`
+    ).annotate(OpenApi.Transform, describeEditHeaders({ etag: true, ifMatch: true })),
     HttpApiEndpoint.delete("delete", "/courses/:id/sections/:section_id", {
       params: sectionPath,
       query: {
@@ -405,8 +486,10 @@ export class SectionsApi extends HttpApiGroup.make("sections")
         })
       },
       success: HttpApiSchema.NoContent,
-      error: problemsFor("SectionNotFound", "SectionNotEmpty", "PersistenceError")
+      error: [...problemsFor("SectionNotFound", "SectionVersionMismatch", "SectionNotEmpty", "PersistenceError"), PreconditionRequired]
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Delete a section; the sections after it move up")
+      .annotate(OpenApi.Description, `Detached lessons each store a revision (their section changed). ${preconditions}`)
+      .annotate(OpenApi.Transform, describeEditHeaders({ ifMatch: true }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Sections", description: "Ordered groups of a course's lessons." }))
 {}

@@ -31,6 +31,7 @@ import { problemBody } from "./problems/Problems.ts"
 import { Readiness, type ReadinessCheck } from "./handlers/Readiness.ts"
 import { maxBodySize } from "./edge/RequestLimits.ts"
 import { RequestLogger } from "./edge/RequestLogger.ts"
+import { RequireIfMatch } from "./handlers/EditHeaders.ts"
 import { type Identify, layerHostAuth } from "./auth/HostIdentity.ts"
 import * as HostMount from "./edge/HostMount.ts"
 import { MountPrefix, normalizePrefix, stripPrefix } from "./edge/RequestPath.ts"
@@ -109,6 +110,8 @@ export interface HostServicesOptions {
   readonly listCacheEntries?: number | undefined
   /** Readiness checks of `GET /health/ready` (the host's database, its storage); default none. */
   readonly readiness?: ReadonlyArray<ReadinessCheck> | undefined
+  /** Whether writes of courses, lessons and sections must carry `If-Match` (else 428), as `REQUIRE_IF_MATCH`; default false. */
+  readonly requireIfMatch?: boolean | undefined
 }
 
 /**
@@ -125,6 +128,7 @@ export const layerHostServices = <E, R>(
     layerHostAuth,
     Readiness.layer(options.readiness ?? []),
     CourseListCache.layer(options.listCacheEntries === undefined ? {} : { maxEntries: options.listCacheEntries }),
+    Layer.succeed(RequireIfMatch, options.requireIfMatch === true),
     RequestLogger.layerSilent
   ).pipe(Layer.provideMerge(useCases))
 

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { CourseId, LessonId, MediaFileId, maxId, maxPageSize, SectionId, Slug, storableText } from "@coursekit/core"
+import { CourseId, LessonId, RevisionId, MediaFileId, maxId, maxPageSize, SectionId, Slug, storableText } from "@coursekit/core"
 import { Schema, SchemaTransformation } from "effect"
 
 /**
@@ -38,6 +38,9 @@ export const LessonIdParam = canonicalDecimal(LessonId, "the lesson id", [1, max
 
 /** A section id in a path. */
 export const SectionIdParam = canonicalDecimal(SectionId, "the section id", [1, maxId], 10)
+
+/** A revision id in a path or a query. */
+export const RevisionIdParam = canonicalDecimal(RevisionId, "the revision id", [1, maxId], 10)
 
 /** A media file id in a query (the media library's cursor). */
 export const MediaFileIdParam = canonicalDecimal(MediaFileId, "the media file id", [1, Number.MAX_SAFE_INTEGER], 16)

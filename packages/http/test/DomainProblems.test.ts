@@ -1,5 +1,13 @@
 import {
+  type Course,
   CourseNotFound,
+  CourseVersionMismatch,
+  type Lesson,
+  LessonVersionMismatch,
+  RevisionNotFound,
+  type RevisionId,
+  type Section,
+  SectionVersionMismatch,
   type CourseId,
   CourseSlugNotFound,
   FileTooLarge,
@@ -32,13 +40,29 @@ import {
   VideoNotFound
 } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { type DomainError, domainProblems, problemOf, problemsFor } from "../src/problems/DomainProblems.ts"
 import { problemTitles } from "../src/problems/Problems.ts"
+
+const at = DateTime.makeUnsafe("2026-11-28T12:00:00Z")
+const stamps = { version: 4, created_at: at, updated_at: at }
+const course: Course = {
+  id: 7 as CourseId, title: "T", slug: "t", content_html: "", description: null, thumbnail_key: null, thumbnail_url: null,
+  status: "published", publish_at: null, ...stamps
+}
+const lesson: Lesson = {
+  id: 3 as LessonId, course_id: 7 as CourseId, section_id: null, title: "L", position: 1, content_html: "", video_key: null,
+  video_url: null, video_url_expires_at: null, is_preview: false, status: "published", publish_at: null, ...stamps
+}
+const section: Section = { id: 2 as SectionId, course_id: 7 as CourseId, title: "S", position: 1, ...stamps }
 
 const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { readonly _tag: Tag }> } = {
   CourseNotFound: new CourseNotFound({ id: 7 as CourseId }),
   CourseSlugNotFound: new CourseSlugNotFound({ slug: "intro" }),
+  CourseVersionMismatch: new CourseVersionMismatch({ id: 7 as CourseId, current: course }),
+  LessonVersionMismatch: new LessonVersionMismatch({ course_id: 7 as CourseId, id: 3 as LessonId, current: lesson }),
+  SectionVersionMismatch: new SectionVersionMismatch({ course_id: 7 as CourseId, id: 2 as SectionId, current: section }),
+  RevisionNotFound: new RevisionNotFound({ revision_id: 9 as RevisionId }),
   LessonNotFound: new LessonNotFound({ course_id: 7 as CourseId, id: 3 as LessonId }),
   SectionNotFound: new SectionNotFound({ course_id: 7 as CourseId, id: 2 as SectionId }),
   UnknownSection: new UnknownSection({ course_id: 7 as CourseId, section_id: 2 as SectionId }),
@@ -70,6 +94,10 @@ const one: { readonly [Tag in DomainError["_tag"]]: Extract<DomainError, { reado
 const expectedStatus: { readonly [Tag in DomainError["_tag"]]: number } = {
   CourseNotFound: 404,
   CourseSlugNotFound: 404,
+  CourseVersionMismatch: 412,
+  LessonVersionMismatch: 412,
+  SectionVersionMismatch: 412,
+  RevisionNotFound: 404,
   LessonNotFound: 404,
   SectionNotFound: 404,
   UnknownSection: 422,

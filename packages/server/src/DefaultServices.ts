@@ -30,9 +30,11 @@ import {
   Purchases,
   type StorageError,
   Uploads,
-  UploadSweep
+  UploadSweep,
+  defaultRevisionPolicy,
+  RevisionPolicies
 } from "@coursekit/core"
-import { CourseListCache, type CoursekitHttp, layerHostAuth, Readiness, RequestLogger } from "@coursekit/http"
+import { CourseListCache, type CoursekitHttp, layerHostAuth, Readiness, RequestLogger, RequireIfMatch } from "@coursekit/http"
 import * as LocalStorageRoutes from "@coursekit/http/local-storage"
 import { GeminiProvider } from "@coursekit/llm-gemini"
 import { OpenAiProvider } from "@coursekit/llm-openai"
@@ -246,6 +248,7 @@ export const coreLayers = (settings: ServerSettings, publicUrl: () => string): C
     Layer.provide(MediaUrls.layer({ ttl: settings.mediaUrlTtl })),
     Layer.provide(layerFileUrl(settings)),
     Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer, PgPublicCourseRows.layer)),
+    Layer.provide(Layer.succeed(RevisionPolicies, { ...defaultRevisionPolicy, keep: settings.revisionsKeep })),
     Layer.provide(storage.store),
     Layer.provide(database),
     Layer.provide(NodeServices.layer),
@@ -286,6 +289,7 @@ export const layerFrom = (settings: ServerSettings, options: Options): Coursekit
   return Layer.mergeAll(
     layerHostAuth,
     CourseListCache.layer({ maxEntries: settings.listCacheEntries }),
+    Layer.succeed(RequireIfMatch, settings.requireIfMatch),
     RequestLogger.layerSilent,
     core.storageRoutes
   ).pipe(Layer.provideMerge(core.services))

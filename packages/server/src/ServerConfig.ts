@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { defaultHtmlLimits, defaultMediaUrlTtl, defaultSinglePutMaxBytes, defaultUploadLimits, type LlmPrices, maxMediaUrlTtl, type UploadLimits } from "@coursekit/core"
+import { defaultHtmlLimits, defaultRevisionPolicy, defaultMediaUrlTtl, defaultSinglePutMaxBytes, defaultUploadLimits, type LlmPrices, maxMediaUrlTtl, type UploadLimits } from "@coursekit/core"
 import { PgDatabase } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { Config, ConfigProvider, Data, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
@@ -170,6 +170,10 @@ export interface ServerSettings {
   readonly adminTokens: ReadonlyArray<Redacted.Redacted<string>>
   /** Most `GET /courses` responses cached per instance; 0 turns the cache off. */
   readonly listCacheEntries: number
+  /** Revisions kept per course and per lesson (`REVISIONS_KEEP`, default 100). */
+  readonly revisionsKeep: number
+  /** Whether writes of courses, lessons and sections must carry `If-Match` (`REQUIRE_IF_MATCH`). */
+  readonly requireIfMatch: boolean
   /** The language models of `POST /admin/ai/generate`, in the order they are tried. */
   readonly aiModels: ReadonlyArray<AiModelSettings>
   /** Deadline of each model call (`AI_TIMEOUT_MS`). */
@@ -248,6 +252,8 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   listCacheEntries: Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), "LIST_CACHE_ENTRIES").pipe(
     Config.withDefault(10_000)
   ),
+  revisionsKeep: intBetween("REVISIONS_KEEP", 1, 100_000, defaultRevisionPolicy.keep),
+  requireIfMatch: Config.Boolean("REQUIRE_IF_MATCH").pipe(Config.withDefault(false)),
   aiModels: aiModelsConfig,
   aiTimeoutMs: intBetween("AI_TIMEOUT_MS", 1, 600_000, 30_000),
   aiCooldownMs: intBetween("AI_COOLDOWN_MS", 0, 3_600_000, 60_000),
@@ -291,6 +297,8 @@ export const settings: Config.Config<ServerSettings> = Config.all({
         ) => Redacted.make(token))
     }),
     listCacheEntries: raw.listCacheEntries,
+    revisionsKeep: raw.revisionsKeep,
+    requireIfMatch: raw.requireIfMatch,
     aiModels: raw.aiModels,
     aiTimeout: Duration.millis(raw.aiTimeoutMs),
     aiCooldown: Duration.millis(raw.aiCooldownMs),

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { Courses, Uploads, UploadSweep } from "@coursekit/core"
-import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, RequestLogger, ViewerResolver } from "@coursekit/http"
+import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, RequestLogger, RequireIfMatch, ViewerResolver } from "@coursekit/http"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { type Config, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { HttpServer, type HttpServerError } from "effect/http"
@@ -99,6 +99,7 @@ export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.Http
     Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host }, routes)),
     Layer.provide([
       CourseListCache.layer({ maxEntries: settings.listCacheEntries }),
+      Layer.succeed(RequireIfMatch, settings.requireIfMatch),
       layerAdminTokens(settings),
       layerViewers(settings),
       LogLevel.isGreaterThan(settings.logLevel, "Info") ? RequestLogger.layerSilent : RequestLogger.layerJsonLines()

@@ -46,6 +46,8 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     jwtAudience: Option.none(),
     adminTokens: [Redacted.make(adminToken)],
     listCacheEntries: 10_000,
+    revisionsKeep: 100,
+    requireIfMatch: false,
     aiModels: [],
     aiTimeout: Duration.seconds(30),
     aiCooldown: Duration.seconds(60),

@@ -38,4 +38,9 @@ export const genericAdminRefusals: AdminRefusals = {
 export class AdminAccess extends Context.Service<AdminAccess, {
   isAdmin(request: HttpServerRequest.HttpServerRequest, bearer: Redacted.Redacted<string>): Effect.Effect<boolean, ServiceUnavailable>
   readonly refusals?: AdminRefusals | undefined
+  /**
+   * Who an admitted request writes as: the `author` of the revisions it stores (a user
+   * id, a token's name; never a secret). Absent or undefined: `admin`.
+   */
+  readonly authorOf?: ((request: HttpServerRequest.HttpServerRequest, bearer: Redacted.Redacted<string>) => Effect.Effect<string | undefined, ServiceUnavailable>) | undefined
 }>()("@coursekit/http/AdminAccess") {}

@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { AdminAuth } from "./AdminAuth.ts"
 import { AdminAccess, genericAdminRefusals } from "./AdminAccess.ts"
+import { CurrentAuthor } from "../handlers/EditHeaders.ts"
 import { Forbidden, Unauthorized } from "../problems/Problems.ts"
 import { resolveOnce } from "./RequestViewer.ts"
 import { ViewerResolver } from "./ViewerResolver.ts"
@@ -26,7 +27,11 @@ export const layer: Layer.Layer<AdminAuth, never, AdminAccess | ViewerResolver> 
       adminToken: (httpEffect, { credential }) =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
-          if (yield* access.isAdmin(request, credential)) return yield* httpEffect
+          if (yield* access.isAdmin(request, credential)) {
+            // The writes it makes are this admin's: their revisions name them.
+            const author = access.authorOf === undefined ? undefined : yield* access.authorOf(request, credential)
+            return yield* (author === undefined ? httpEffect : Effect.provideService(httpEffect, CurrentAuthor, author))
+          }
           // Not an admin. A valid viewer gets 403 (known, but not allowed); anyone else 401.
           const viewer = yield* resolveOnce(viewers, request).pipe(Effect.orElseSucceed(() => undefined))
           if (viewer?._tag === "User") return yield* new Forbidden({ detail: refusals.forbidden })

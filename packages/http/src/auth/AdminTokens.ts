@@ -18,6 +18,23 @@ export const adminTokenRefusals: AdminRefusals = {
   forbidden: "A viewer token cannot be used for admin operations; use an admin token."
 }
 
+/** A configured admin token and the name its writes go by. */
+interface NamedToken {
+  readonly name: string
+  readonly digest: Buffer
+}
+
+/**
+ * An `ADMIN_TOKENS` entry: `name=token` names its writes' author when an `=` is followed
+ * by something other than `=` (a base64 token's padding is not a name); a bare token's
+ * author is `admin-` and the first 8 hex digits of its SHA-256, never the token.
+ */
+export const namedToken = (entry: string): { readonly name: string; readonly token: string } => {
+  const split = /^([^=]+)=(?!=)(.+)$/.exec(entry)
+  if (split !== null && !split[2]!.split("").every((char) => char === "=")) return { name: split[1]!.trim(), token: split[2]! }
+  return { name: `admin-${digest(entry).toString("hex").slice(0, 8)}`, token: entry }
+}
+
 /**
  * Checks a presented token against the configured admin tokens. Both sides are hashed to
  * equal-length digests and every configured token is compared, so neither the length nor
@@ -25,26 +42,35 @@ export const adminTokenRefusals: AdminRefusals = {
  */
 export class AdminTokens extends Context.Service<AdminTokens, {
   isAdmin(presented: Redacted.Redacted<string>): boolean
+  /** The name of the presented token's writes ({@link namedToken}); undefined for no admin token. */
+  authorOf(presented: Redacted.Redacted<string>): string | undefined
 }>()("@coursekit/http/AdminTokens") {
   /**
-   * Accepts exactly `tokens` (empty strings are ignored), and grants admin access to the
-   * requests that present one as a bearer token (`AdminAccess`, refusing in the terms of
-   * tokens: {@link adminTokenRefusals}).
+   * Accepts exactly `tokens` (empty strings are ignored; `name=token` entries name their
+   * writes' author, see {@link namedToken}), and grants admin access to the requests that
+   * present one as a bearer token (`AdminAccess`, refusing in the terms of tokens:
+   * {@link adminTokenRefusals}).
    */
   static readonly layer = (tokens: ReadonlyArray<Redacted.Redacted<string>>): Layer.Layer<AdminTokens | AdminAccess> => {
-    const digests = tokens.map(Redacted.value).filter((token) => token.length > 0).map(digest)
+    const known: ReadonlyArray<NamedToken> = tokens.map(Redacted.value).filter((token) => token.length > 0).map((entry) => {
+      const { name, token } = namedToken(entry)
+      return { name, digest: digest(token) }
+    })
+    const match = (presented: Redacted.Redacted<string>) => {
+      const candidate = digest(Redacted.value(presented))
+      let found: NamedToken | undefined
+      for (const token of known) if (timingSafeEqual(token.digest, candidate) && found === undefined) found = token
+      return found
+    }
     const service = AdminTokens.of({
-      isAdmin: (presented) => {
-        const candidate = digest(Redacted.value(presented))
-        let match = false
-        for (const known of digests) match = timingSafeEqual(known, candidate) || match
-        return match
-      }
+      isAdmin: (presented) => match(presented) !== undefined,
+      authorOf: (presented) => match(presented)?.name
     })
     return Layer.succeedContext(
       Context.make(AdminTokens, service).pipe(
         Context.add(AdminAccess, AdminAccess.of({
           isAdmin: (_request, bearer) => Effect.succeed(Redacted.value(bearer) !== "" && service.isAdmin(bearer)),
+          authorOf: (_request, bearer) => Effect.succeed(service.authorOf(bearer)),
           refusals: adminTokenRefusals
         }))
       )

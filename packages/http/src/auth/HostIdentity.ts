@@ -65,6 +65,12 @@ export const layerHostAuth: Layer.Layer<ViewerResolver | AdminAccess> = Layer.me
       Effect.gen(function*() {
         return (yield* yield* CurrentHostIdentity).admin
       }),
+    // The host's user writes: revisions name their id.
+    authorOf: () =>
+      Effect.gen(function*() {
+        const { viewer } = yield* yield* CurrentHostIdentity
+        return viewer._tag === "User" ? viewer.id : undefined
+      }),
     refusals: hostLoginRefusals
   }))
 )

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { adminAudience, Courses, defaultPageSize, publicAudience } from "@coursekit/core"
+import { adminAudience, Courses, defaultPageSize, defaultRevisionPageSize, publicAudience } from "@coursekit/core"
 import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { CurrentAudience } from "../auth/CatalogueAuth.ts"
@@ -11,6 +11,7 @@ import { CoursekitApi } from "../CoursekitApi.ts"
 import { problems } from "../problems/DomainProblems.ts"
 import { withNextLink } from "./NextPageLink.ts"
 import { MountPrefix, pathOf } from "../edge/RequestPath.ts"
+import { creatorEdit, editOf, withEtag } from "./EditHeaders.ts"
 
 // Links are the mount prefix and the path the request came in on, so they stay right
 // wherever the host mounts the API.
@@ -36,11 +37,13 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
       }),
     get: ({ params }) =>
       Effect.gen(function*() {
-        const audience = (yield* CurrentAudience) === "admin" ? adminAudience() : publicAudience
-        return yield* problems(catalogue.get(params.id, audience))
+        if ((yield* CurrentAudience) !== "admin") return yield* problems(catalogue.get(params.id, publicAudience))
+        // Admins write with If-Match: their answer carries the version's ETag.
+        return yield* problems(catalogue.get(params.id, adminAudience())).pipe(Effect.flatMap(withEtag))
       }),
     create: ({ payload, request }) =>
-      catalogue.create(payload).pipe(
+      Effect.flatMap(creatorEdit, (edit) => catalogue.create(payload, edit)).pipe(
+        Effect.flatMap(withEtag),
         Effect.map((course) =>
           HttpApiSchema.withHeaders({
             body: course,
@@ -49,7 +52,23 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
         ),
         problems
       ),
-    update: ({ params, payload }) => problems(catalogue.update(params.id, payload)),
-    delete: ({ params }) => problems(catalogue.delete(params.id))
+    update: ({ params, payload, request }) =>
+      Effect.gen(function*() {
+        const edit = yield* editOf(request)
+        return yield* problems(catalogue.update(params.id, payload, edit)).pipe(Effect.flatMap(withEtag))
+      }),
+    delete: ({ params, request }) => Effect.flatMap(editOf(request), (edit) => problems(catalogue.delete(params.id, edit))),
+    revisions: ({ params, query, request }) =>
+      Effect.gen(function*() {
+        const limit = query.limit ?? defaultRevisionPageSize
+        const page = yield* problems(catalogue.revisions(params.id, { cursor: query.cursor, limit }))
+        return withNextLink(page, { prefix, url: request.url, limit })
+      }),
+    revision: ({ params }) => problems(catalogue.revision(params.id, params.revision_id)),
+    restore: ({ params, request }) =>
+      Effect.gen(function*() {
+        const edit = yield* editOf(request)
+        return yield* problems(catalogue.restore(params.id, params.revision_id, edit)).pipe(Effect.flatMap(withEtag))
+      })
   })
 }))

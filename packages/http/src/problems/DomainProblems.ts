@@ -11,6 +11,10 @@
 import type {
   CourseNotFound,
   CourseSlugNotFound,
+  CourseVersionMismatch,
+  LessonVersionMismatch,
+  RevisionNotFound,
+  SectionVersionMismatch,
   FileTooLarge,
   GenerationFailed,
   GenerationInterrupted,
@@ -44,6 +48,9 @@ import {
   BadGateway,
   Conflict,
   ContentTooLarge,
+  CoursePreconditionFailed,
+  LessonPreconditionFailed,
+  SectionPreconditionFailed,
   Gone,
   InUse,
   NotFound,
@@ -57,6 +64,10 @@ import {
 /** The core's errors that reach the HTTP edge. */
 export type DomainError =
   | CourseNotFound
+  | CourseVersionMismatch
+  | LessonVersionMismatch
+  | SectionVersionMismatch
+  | RevisionNotFound
   | CourseSlugNotFound
   | LessonNotFound
   | SectionNotFound
@@ -111,6 +122,20 @@ export const domainProblems = {
   CourseSlugNotFound: withMessage(NotFound),
   LessonNotFound: withMessage(NotFound),
   SectionNotFound: withMessage(NotFound),
+  RevisionNotFound: withMessage(NotFound),
+  // The record as it is now travels with the refusal: the client merges, then writes with its version.
+  CourseVersionMismatch: {
+    problem: CoursePreconditionFailed,
+    render: (error) => new CoursePreconditionFailed({ detail: error.message, current_version: error.current.version, current: error.current })
+  },
+  LessonVersionMismatch: {
+    problem: LessonPreconditionFailed,
+    render: (error) => new LessonPreconditionFailed({ detail: error.message, current_version: error.current.version, current: error.current })
+  },
+  SectionVersionMismatch: {
+    problem: SectionPreconditionFailed,
+    render: (error) => new SectionPreconditionFailed({ detail: error.message, current_version: error.current.version, current: error.current })
+  },
   UnknownSection: {
     problem: UnprocessableContent,
     render: (error) => unprocessableAt("body.section_id", error.message)

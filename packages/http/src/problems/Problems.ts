@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { CourseId, GenerationAttempt, LessonUsingFile } from "@coursekit/core"
+import { Course, CourseId, GenerationAttempt, Lesson, LessonUsingFile, Section } from "@coursekit/core"
 import { Schema } from "effect"
 import { ProblemDetails } from "effect/http"
 import { HttpApiError, HttpApiSchema } from "effect/http-api"
@@ -25,10 +25,12 @@ export const problemTitles = {
   409: "Conflict",
   410: "Gone",
   411: "Length Required",
+  412: "Precondition Failed",
   413: "Content Too Large",
   415: "Unsupported Media Type",
   416: "Range Not Satisfiable",
   422: "Unprocessable Content",
+  428: "Precondition Required",
   500: "Internal Server Error",
   502: "Bad Gateway",
   503: "Service Unavailable"
@@ -88,6 +90,35 @@ export class PartConflict extends HttpApiError.Problem<PartConflict>()("PartConf
 
 /** 410: what the request names is gone for good (an expired upload URL never used). */
 export class Gone extends HttpApiError.Problem<Gone>()("Gone", problemDeclaration(410), { detail: Schema.String }) {}
+
+/**
+ * 412 for a course: `If-Match` names none of the course's current version; nothing was
+ * written. `current` is the course as the admin GET shows it now, at `current_version`.
+ */
+export class CoursePreconditionFailed extends HttpApiError.Problem<CoursePreconditionFailed>()("CoursePreconditionFailed", problemDeclaration(412), {
+  detail: Schema.String,
+  current_version: Schema.Int,
+  current: Course
+}) {}
+
+/** 412 for a lesson, as {@link CoursePreconditionFailed}: `current` is the lesson now. */
+export class LessonPreconditionFailed extends HttpApiError.Problem<LessonPreconditionFailed>()("LessonPreconditionFailed", problemDeclaration(412), {
+  detail: Schema.String,
+  current_version: Schema.Int,
+  current: Lesson
+}) {}
+
+/** 412 for a section, as {@link CoursePreconditionFailed}: `current` is the section now. */
+export class SectionPreconditionFailed extends HttpApiError.Problem<SectionPreconditionFailed>()("SectionPreconditionFailed", problemDeclaration(412), {
+  detail: Schema.String,
+  current_version: Schema.Int,
+  current: Section
+}) {}
+
+/** 428: this server requires `If-Match` on the write (`REQUIRE_IF_MATCH`), and the request has none. */
+export class PreconditionRequired extends HttpApiError.Problem<PreconditionRequired>()("PreconditionRequired", problemDeclaration(428), {
+  detail: Schema.String
+}) {}
 
 /** 413: the content (a request body, an uploaded file) is larger than allowed. */
 export class ContentTooLarge extends HttpApiError.Problem<ContentTooLarge>()("ContentTooLarge", problemDeclaration(413), { detail: Schema.String }) {}
