@@ -14,6 +14,7 @@ describe("@coursekit/http/api", () => {
       "Conflict",
       "ContentTooLarge",
       "CourseUploadsApi",
+      "CoursePreconditionFailed",
       "CoursekitApi",
       "CoursesApi",
       "CurrentAudience",
@@ -24,16 +25,19 @@ describe("@coursekit/http/api", () => {
       "Gone",
       "InUse",
       "InternalProblem",
+      "LessonPreconditionFailed",
       "LessonsApi",
       "MediaApi",
       "MultipartApi",
       "NotFound",
       "NotReady",
       "PartConflict",
+      "PreconditionRequired",
       "ProblemIssue",
       "PublicApi",
       "PurchasesApi",
       "ReadinessReport",
+      "SectionPreconditionFailed",
       "SectionsApi",
       "ServiceUnavailable",
       "SystemApi",
@@ -56,7 +60,7 @@ describe("@coursekit/http/api", () => {
   })
 
   it("its modules import no server code", () => {
-    const contract = ["auth/AdminAuth.ts", "problems/ApiProblems.ts", "auth/CatalogueAuth.ts", "CoursekitApi.ts", "problems/DomainProblems.ts", "handlers/GenerationEventStream.ts", "PathParams.ts", "problems/Problems.ts", "auth/ViewerAuth.ts"]
+    const contract = ["auth/AdminAuth.ts", "problems/ApiProblems.ts", "auth/CatalogueAuth.ts", "CoursekitApi.ts", "problems/DomainProblems.ts", "problems/EditHeadersDoc.ts", "handlers/GenerationEventStream.ts", "PathParams.ts", "problems/Problems.ts", "auth/ViewerAuth.ts"]
     const src = resolve(import.meta.dirname, "../src")
     for (const file of contract) {
       const source = readFileSync(resolve(src, file), "utf8")

@@ -38,6 +38,8 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           const bySql = yield* insertBySql(`Crème ${tag}`, "<p>Knead <b>Cr</b>&egrave;me <a href=\"https://example.com\">here</a></p>")
           // The database as it was before 0010 (and the steps after it, undone; 0014 replaces
           // its function whatever it finds).
+          yield* sql`DROP TABLE coursekit.course_revisions, coursekit.lesson_revisions`
+          yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 16`
           for (const table of ["courses", "lessons", "sections"]) {
             yield* sql.unsafe(`DROP TRIGGER ${table}_count_version ON coursekit.${table}`)
             yield* sql.unsafe(`ALTER TABLE coursekit.${table} DROP COLUMN version`)
@@ -66,7 +68,8 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
             [12, "catalogue_version_per_statement"],
             [13, "function_search_path"],
             [14, "opaque_catalogue_token"],
-            [15, "record_versions"]
+            [15, "record_versions"],
+            [16, "revisions"]
           ])
           assert.deepStrictEqual(yield* idsFor(tag), [byRepo.id, bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} creme knead`), [bySql])

@@ -176,7 +176,7 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
         const sql = yield* SqlClient.SqlClient
         // What an earlier Coursekit left: its twelve steps run in the connection's default
         // schema, public, and rows written there.
-        const { "0013_function_search_path": _, "0014_opaque_catalogue_token": _14, "0015_record_versions": _15, ...before } = migrations
+        const { "0013_function_search_path": _, "0014_opaque_catalogue_token": _14, "0015_record_versions": _15, "0016_revisions": _16, ...before } = migrations
         yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: migrationsTable }).pipe(
           Effect.provide(PgSchema.layer("public"))
         )
@@ -184,8 +184,9 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
         yield* sql`INSERT INTO lessons (course_id, title, content_html, position) SELECT id, 'Old lesson', '<p>l</p>', 1 FROM courses`
         yield* sql`INSERT INTO purchases (user_id, course_id) SELECT 'user-1', id FROM courses`
         const [old] = yield* sql<{ readonly id: number }>`SELECT id FROM public.courses`
-        // All of Coursekit's objects but those of the steps after the layout before schemas (0015's function).
-        assert.deepStrictEqual(yield* coursekitObjectsIn("public"), allOfCoursekit.filter((name) => name !== "coursekit_count_version"))
+        // All of Coursekit's objects but those of the steps after the layout before schemas (0015's function, 0016's tables).
+        const later = ["coursekit_count_version", "course_revisions", "lesson_revisions"]
+        assert.deepStrictEqual(yield* coursekitObjectsIn("public"), allOfCoursekit.filter((name) => !later.includes(name)))
 
         yield* Effect.provide(
           Effect.gen(function*() {
@@ -194,6 +195,17 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
             assert.strictEqual(found.id, old!.id as CourseId)
             assert.lengthOf(yield* (yield* LessonRepo).listForViewer(found.id, true), 1)
             assert.isTrue(yield* (yield* PurchaseRepo).has(found.id, "user-1" as UserId))
+            // Existing records start at version 1 with one revision of their state (0015, 0016).
+            assert.strictEqual(found.version, 1)
+            const [first, ...none] = yield* repo.revisions(found.id, { cursor: undefined, limit: 10 })
+            assert.deepStrictEqual(none, [])
+            assert.deepStrictEqual([first!.version, first!.author, first!.autosave], [1, "system", false])
+            assert.deepStrictEqual((yield* repo.revision(found.id, first!.revision_id)).record, {
+              title: "Old course", description: null, content_html: "<p>old</p>", status: "published", publish_at: null, thumbnail_key: null
+            })
+            const [oldLesson] = yield* (yield* LessonRepo).list(found.id)
+            const lessonRevisions = yield* (yield* LessonRepo).revisions(found.id, oldLesson!.id, { cursor: undefined, limit: 10 })
+            assert.deepStrictEqual(lessonRevisions.map((revision) => [revision.version, revision.author]), [[1, "system"]])
             // The identity went with its table: the next id follows the old ones.
             const next = yield* repo.insert({ ...publishedNow, title: "New course", slugBase: "new-course", content_html: "" })
             assert.isAbove(next.id, found.id)

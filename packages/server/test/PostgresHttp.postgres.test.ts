@@ -4,6 +4,8 @@ import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as StandaloneServer from "../src/StandaloneServer.ts"
 import { publishingHttpSuite } from "./PublishingHttpSuite.ts"
+import { editingHttpSuite, editingTokens } from "./EditingHttpSuite.ts"
+import type { ServerSettings } from "../src/ServerConfig.ts"
 import { call, callAt, layerTestServer, testSettings, urlOf } from "./TestServer.ts"
 
 const serverUrl = process.env.TEST_DATABASE_URL
@@ -18,7 +20,7 @@ const onServer = (url: string, statement: (sql: SqlClient.SqlClient) => Effect.E
     yield* statement(sql)
   }).pipe(Effect.provide(adminLayer(url)), Effect.orDie)
 
-const layerDatabaseAndServer = (url: string, name = databaseName) => {
+const layerDatabaseAndServer = (url: string, name = databaseName, overrides: Partial<ServerSettings> = {}) => {
   const target = new URL(url)
   target.pathname = `/${name}`
   return Layer.unwrap(Effect.gen(function*() {
@@ -26,12 +28,13 @@ const layerDatabaseAndServer = (url: string, name = databaseName) => {
       onServer(url, (sql) => sql`CREATE DATABASE ${sql(name)}`),
       () => onServer(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
     )
-    return layerTestServer({ databaseUrl: Option.some(Redacted.make(target.toString())), databasePoolSize: 4 })
+    return layerTestServer({ databaseUrl: Option.some(Redacted.make(target.toString())), databasePoolSize: 4, ...overrides })
   }))
 }
 
 if (serverUrl !== undefined) {
   publishingHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_publishing`))
+  editingHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_editing`, { adminTokens: editingTokens }))
 
   describe("standalone server over HTTP (PostgreSQL)", () => {
     layer(layerDatabaseAndServer(serverUrl), { timeout: 60_000 })((it) => {

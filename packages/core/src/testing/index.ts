@@ -6,6 +6,7 @@
  */
 export * from "./catalogue/CourseRepoSuite.ts"
 export * from "./catalogue/CourseSearchSuite.ts"
+export * from "./editing/RevisionsSuite.ts"
 export * from "./media/ObjectStoreSuite.ts"
 export * from "./media/UploadRepoSuite.ts"
 export * from "./media/MediaRepoSuite.ts"
