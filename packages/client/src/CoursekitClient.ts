@@ -10,6 +10,7 @@ import { AdminAuth, CatalogueAuth, CoursekitApi } from "@coursekit/http/api"
 import { Context, Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
+import { addWriteHeaders } from "./WriteOptions.ts"
 
 /** A token, or a function read before each request (for tokens that refresh). */
 export type TokenSource = string | (() => string | undefined)
@@ -38,9 +39,14 @@ export const make = (options: ClientOptions) =>
   HttpApiClient.make(CoursekitApi, {
     baseUrl: options.baseUrl,
     // The viewer's token on requests the admin middleware did not authorize already.
-    transformClient: HttpClient.mapRequest((request) =>
-      request.headers.authorization === undefined ? withBearer(request, read(options.viewerToken)) : request
-    )
+    transformClient: (client) =>
+      client.pipe(
+        HttpClient.mapRequest((request) =>
+          request.headers.authorization === undefined ? withBearer(request, read(options.viewerToken)) : request
+        ),
+        // If-Match and Coursekit-Autosave of a call run `withWriteOptions`.
+        HttpClient.mapRequestEffect(addWriteHeaders)
+      )
   }).pipe(
     Effect.provide([
       HttpApiMiddleware.layerClient(AdminAuth, ({ next, request }) => next(withBearer(request, read(options.adminToken)))),

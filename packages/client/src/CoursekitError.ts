@@ -21,13 +21,29 @@ export interface Problem {
  * server could not be reached or its answer not read.
  */
 export class CoursekitError extends Error {
-  override readonly name = "CoursekitError"
+  override readonly name: string = "CoursekitError"
   readonly status: number
   readonly problem: Problem
   constructor(status: number, problem: Problem, options?: { readonly cause?: unknown }) {
     super(problem.detail ?? problem.title ?? `HTTP ${status}`, options)
     this.status = status
     this.problem = problem
+  }
+}
+
+/**
+ * A write refused because the record changed since the version it named (412): `current`
+ * is the record as it is now (what the admin GET shows), at `currentVersion`. Merge, then
+ * write again with `ifMatch: currentVersion`.
+ */
+export class PreconditionFailedError<A = unknown> extends CoursekitError {
+  override readonly name: string = "PreconditionFailedError"
+  readonly current: A
+  readonly currentVersion: number
+  constructor(problem: Problem, options?: { readonly cause?: unknown }) {
+    super(412, problem, options)
+    this.current = problem.current as A
+    this.currentVersion = problem.current_version as number
   }
 }
 
@@ -42,7 +58,8 @@ export const fromCause = (cause: Cause.Cause<unknown>): CoursekitError => {
   const error = Cause.squash(cause)
   if (typeof error === "object" && error !== null && typeof (error as { status?: unknown }).status === "number") {
     const status = (error as { status: number }).status
-    return new CoursekitError(status, { ...problemFields(error), status }, { cause: error })
+    const problem = { ...problemFields(error), status }
+    return status === 412 ? new PreconditionFailedError(problem, { cause: error }) : new CoursekitError(status, problem, { cause: error })
   }
   // Errors without their own status class: 401 (`Unauthorized`) and transport failures.
   if (typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "Unauthorized") {

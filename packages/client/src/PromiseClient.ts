@@ -13,6 +13,7 @@ import { CoursekitError, fromCause } from "./CoursekitError.ts"
 import { type GenerationEvent, streamGeneration } from "./GenerationStream.ts"
 import { defaultMultipartThreshold, defaultResumeStore, joiningUploads, type MultipartOptions } from "./MultipartUpload.ts"
 import { putFile, type UploadOptions } from "./PutFile.ts"
+import { withWriteOptions, type WriteOptions } from "./WriteOptions.ts"
 
 /**
  * What an endpoint answers by default (`decoded-only`): the client's methods are generic in
@@ -20,9 +21,13 @@ import { putFile, type UploadOptions } from "./PutFile.ts"
  */
 type Decoded<S> = Exclude<S, HttpClientResponse.HttpClientResponse | readonly [unknown, HttpClientResponse.HttpClientResponse]>
 
-/** The Effect client's shape with Promises. */
+/**
+ * The Effect client's shape with Promises. Every call takes {@link WriteOptions} as a
+ * second argument: `kit.courses.update({ params, payload }, { ifMatch: course.version })`.
+ */
 export type PromiseClient<C> = {
-  readonly [K in keyof C]: C[K] extends (request: infer A) => Effect.Effect<infer S, infer _E, infer _R> ? (request: A) => Promise<Decoded<S>>
+  readonly [K in keyof C]: C[K] extends (request: infer A) => Effect.Effect<infer S, infer _E, infer _R>
+    ? (request: A, options?: WriteOptions) => Promise<Decoded<S>>
     : PromiseClient<C[K]>
 }
 
@@ -166,7 +171,8 @@ const promisedPath = (run: <A>(effect: Effect.Effect<A, unknown, CoursekitClient
         let value: any = yield* CoursekitClient
         for (const key of path) value = value?.[key]
         if (typeof value !== "function") return yield* Effect.die(new TypeError(`No endpoint ${path.map(String).join(".")}`))
-        return yield* (value(...args) as Effect.Effect<unknown, unknown>)
+        const [request, options] = args as [unknown, WriteOptions | undefined]
+        return yield* (value(request) as Effect.Effect<unknown, unknown>).pipe(withWriteOptions(options ?? {}))
       }))
   })
 

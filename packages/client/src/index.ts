@@ -10,6 +10,7 @@ export * from "./CoursekitError.ts"
 export * from "./GenerationStream.ts"
 export * from "./NextPage.ts"
 export * from "./PromiseClient.ts"
+export { CurrentWriteOptions, withWriteOptions, type WriteOptions } from "./WriteOptions.ts"
 export {
   defaultResumeStore,
   localStorageResumeStore,

@@ -9,7 +9,7 @@ import { DateTime, Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { SignJWT } from "jose"
 import { adminToken, jwtSecret, layerTestServer, TestServer } from "../../server/test/TestServer.ts"
-import { CoursekitClient, CoursekitError, createClient, nextCursor } from "../src/index.ts"
+import { CoursekitClient, CoursekitError, createClient, nextCursor, PreconditionFailedError, withWriteOptions } from "../src/index.ts"
 
 const rejection = (promise: Promise<unknown>) =>
   Effect.promise(() => promise.then(() => assert.fail("expected a rejection"), (error: unknown) => error))
@@ -40,6 +40,42 @@ describe("@coursekit/client against the standalone server", () => {
           return yield* Effect.flip(client.courses.create({ payload: { title: "No token", content_html: "" } }))
         }).pipe(Effect.provide(CoursekitClient.layerFetch({ baseUrl: url })))
         assert.strictEqual(anonymous._tag, "Unauthorized")
+      }))
+
+    it.effect("writes name the version they apply to: a stale one is a typed 412 carrying the course as it is now", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        yield* Effect.gen(function*() {
+          const client = yield* CoursekitClient
+          const { body: created } = yield* client.courses.create({ payload: { title: "Versioned", content_html: "" } })
+          const first = yield* client.courses.update({ params: { id: created.id }, payload: { title: "Mine" } }).pipe(withWriteOptions({ ifMatch: created.version }))
+          assert.strictEqual(first.version, 2)
+          const refused = yield* Effect.flip(
+            client.courses.update({ params: { id: created.id }, payload: { title: "Theirs" } }).pipe(withWriteOptions({ ifMatch: created.version }))
+          )
+          assert.strictEqual(refused._tag, "CoursePreconditionFailed")
+          if (refused._tag !== "CoursePreconditionFailed") return
+          assert.strictEqual(refused.current_version, 2)
+          assert.strictEqual(refused.current.title, "Mine")
+          const saved = yield* client.courses.update({ params: { id: created.id }, payload: { content_html: "<p>typing</p>" } }).pipe(
+            withWriteOptions({ ifMatch: "*", autosave: true })
+          )
+          assert.strictEqual(saved.version, 3)
+          const revisions = yield* client.courses.revisions({ params: { id: created.id }, query: {} })
+          assert.deepStrictEqual(revisions.body.map((revision) => [revision.version, revision.autosave]), [[3, true], [2, false], [1, false]])
+        }).pipe(Effect.provide(CoursekitClient.layer({ baseUrl: url, adminToken })), Effect.provide(FetchHttpClient.layer))
+
+        const kit = createClient({ baseUrl: url, adminToken })
+        const { body: course } = yield* Effect.promise(() => kit.courses.create({ payload: { title: "Promised", content_html: "" } }))
+        yield* Effect.promise(() => kit.courses.update({ params: { id: course.id }, payload: { title: "Promised 2" } }, { ifMatch: course.version }))
+        const error = yield* rejection(kit.courses.update({ params: { id: course.id }, payload: { title: "Lost" } }, { ifMatch: course.version }))
+        assert.instanceOf(error, PreconditionFailedError)
+        assert.instanceOf(error, CoursekitError)
+        const failed = error as PreconditionFailedError<{ readonly title: string }>
+        assert.strictEqual(failed.status, 412)
+        assert.strictEqual(failed.currentVersion, 2)
+        assert.strictEqual(failed.current.title, "Promised 2")
+        yield* Effect.promise(() => kit.dispose())
       }))
 
     it.effect("drafts, schedules and sections through the client: an admin client reads drafts, others do not", () =>
