@@ -1,7 +1,8 @@
 /**
  * The README's quick start, run as a user runs it: the `sh server` block starts the
  * service (its exports, then `npm start` as a process), and every `sh try-it` block runs,
- * in order, in one bash session. The commands come from README.md itself; the only
+ * in order, in one bash session: the README's, then those of the guides that continue
+ * its session ({@link continuedIn}). The commands come from the files themselves; the only
  * rewrites are the port (`localhost:3000` → the port the server bound) and the data
  * directory (`data/` → the test's own). `curl` fails on any HTTP error, a comment that
  * starts with a status asserts it, and `"field":value` fragments in a comment must appear
@@ -49,6 +50,9 @@ const commandsOf = (lines: ReadonlyArray<string>): Array<Command> => {
   }
   return commands
 }
+
+/** Guides whose `sh try-it` blocks continue the README's session (its `TOKEN`), in this order. */
+const continuedIn = ["docs/editing.md"]
 
 const listening = /listening on http:\/\/[^:]+:(\d+);/
 
@@ -110,6 +114,11 @@ describe("the README's quick start", () => {
     const tryIt = blocks.filter((block) => block.kind === "try-it")
     expect(server).toHaveLength(1)
     expect(tryIt.length).toBeGreaterThanOrEqual(4)
+    for (const guide of continuedIn) {
+      const guided = blocksOf(readFileSync(join(root, guide), "utf8")).filter((block) => block.kind === "try-it")
+      expect(guided.length, guide).toBeGreaterThan(0)
+      tryIt.push(...guided)
+    }
 
     const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "readme-"))
     const started = startServer(server[0]!, dataDir)
