@@ -13,8 +13,8 @@ describe("@coursekit/http/api", () => {
       "CatalogueAuth",
       "Conflict",
       "ContentTooLarge",
-      "CourseUploadsApi",
       "CoursePreconditionFailed",
+      "CourseUploadsApi",
       "CoursekitApi",
       "CoursesApi",
       "CurrentAudience",
@@ -65,7 +65,8 @@ describe("@coursekit/http/api", () => {
     for (const file of contract) {
       const source = readFileSync(resolve(src, file), "utf8")
       const imports = [...source.matchAll(/from "([^"]+)"/g)].map((match) => match[1]!)
-      expect(imports.length, file).toBeGreaterThan(0)
+      // The headers' description is plain data and a function: it imports nothing.
+      if (file !== "problems/EditHeadersDoc.ts") expect(imports.length, file).toBeGreaterThan(0)
       for (const specifier of imports) {
         // A relative import must land on another of the contract's files.
         const target = specifier.startsWith(".") ? relative(src, resolve(dirname(resolve(src, file)), specifier)) : specifier
