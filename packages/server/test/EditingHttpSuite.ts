@@ -5,6 +5,8 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Redacted } from "effect"
 import { createHash } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import type { TestServer } from "./TestServer.ts"
 import { adminToken, call } from "./TestServer.ts"
 
@@ -150,6 +152,21 @@ export const editingHttpSuite = <E>(name: string, server: Layer.Layer<TestServer
           assert.strictEqual((yield* call(`${path}/revisions/999999999`, { admin: true })).status, 404)
           assert.strictEqual((yield* call(`/courses/999999999/revisions`, { admin: true })).status, 404)
           assert.strictEqual((yield* call(`${path}/revisions`)).status, 401)
+        }))
+
+      it.effect("a new thumbnail is a change of the course: a revision by the admin who finalized it, naming thumbnail_key", () =>
+        Effect.gen(function*() {
+          const course = yield* call("/courses", { method: "POST", admin: true, json: { title: unique("Pictured"), content_html: "" } })
+          const path = `/courses/${course.body.id}`
+          const png = readFileSync(join(import.meta.dirname, "../../../docs/images/cover.png"))
+          const issued = yield* call(`${path}/upload-url`, { method: "POST", headers: asAda(), json: { file_name: "cover.png", content_type: "image/png" } })
+          const put = yield* Effect.promise(() => fetch(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: png }))
+          assert.strictEqual(put.status, 200)
+          const finalized = yield* call(`${path}/finalize-upload`, { method: "POST", headers: asAda(), json: { file_key: issued.body.file_key } })
+          assert.strictEqual(finalized.status, 200)
+          assert.strictEqual(finalized.body.version, 2)
+          const [newest] = (yield* call(`${path}/revisions`, { admin: true })).body
+          assert.deepStrictEqual([newest.version, newest.author, newest.changed], [2, "ada", ["thumbnail_key"]])
         }))
 
       it.effect("a lesson restored into a section that no longer exists comes back among the loose lessons, and its revision says so", () =>

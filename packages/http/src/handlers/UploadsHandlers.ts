@@ -11,13 +11,16 @@ import { CoursekitApi } from "../CoursekitApi.ts"
 import { problems } from "../problems/DomainProblems.ts"
 import { withNextLink } from "./NextPageLink.ts"
 import { MountPrefix } from "../edge/RequestPath.ts"
+import { creatorEdit } from "./EditHeaders.ts"
 
 /** The `courseUploads` group. Needs `Uploads`. */
 export const layerCourseUploads = HttpApiBuilder.group(CoursekitApi, "courseUploads", Effect.fn(function*(handlers) {
   const uploads = yield* Uploads
   return handlers.handleAll({
     uploadUrl: ({ params, payload }) => problems(uploads.courseThumbnailUploadUrl(params.id, payload)),
-    finalizeUpload: ({ params, payload }) => problems(uploads.finalizeCourseThumbnail(params.id, payload))
+    // The new thumbnail is a change of the course: its revision names this admin.
+    finalizeUpload: ({ params, payload }) =>
+      Effect.flatMap(creatorEdit, (edit) => problems(uploads.finalizeCourseThumbnail(params.id, payload, edit)))
   })
 }))
 
