@@ -39,6 +39,7 @@ import {
   type RevisionId,
   RevisionNotFound,
   RevisionPolicies,
+  revisionWriteOf,
   type RevisionPageRequest,
   searchDocument,
   Slug,
@@ -95,12 +96,7 @@ export const make = () => Effect.gen(function*() {
   const t = tablesOf(sql, yield* PgSchema)
   /** Records in the caller's transaction the write that left `record` as it is. */
   const revise = (record: CourseRecord, edit: Edit) =>
-    writeRevision(sql, t, courseRevisions, record.id, courseSnapshotOf(record), {
-      version: record.version,
-      author: edit.author,
-      autosave: edit.autosave === true,
-      note: edit.note ?? null
-    }, policy)
+    writeRevision(sql, t, courseRevisions, record.id, courseSnapshotOf(record), revisionWriteOf(record.version, edit), policy)
   /**
    * Why a write under `edit` found no row: the course as stored now when the precondition
    * is what it failed ({@link StaleRecord}), else there is no such course.

@@ -33,6 +33,7 @@ import {
   RevisionNotFound,
   type RevisionPageRequest,
   RevisionPolicies,
+  revisionWriteOf,
   StaleRecord,
   systemEdit,
   type NewLesson,
@@ -106,12 +107,7 @@ export const make = () => Effect.gen(function*() {
   const t = tablesOf(sql, yield* PgSchema)
   /** Records in the caller's transaction the write that left `lesson` as it is. */
   const revise = (lesson: LessonRecord, edit: Edit) =>
-    writeRevision(sql, t, lessonRevisions, lesson.id, lessonSnapshotOf(lesson), {
-      version: lesson.version,
-      author: edit.author,
-      autosave: edit.autosave === true,
-      note: edit.note ?? null
-    }, policy)
+    writeRevision(sql, t, lessonRevisions, lesson.id, lessonSnapshotOf(lesson), revisionWriteOf(lesson.version, edit), policy)
 
   /** Locks the course's row for this transaction; false when there is no such course. */
   const lockCourse = (courseId: CourseId) =>

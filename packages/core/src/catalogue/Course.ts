@@ -10,6 +10,7 @@ import { defaultHtmlLimits } from "../html/HtmlPipelines.ts"
 import { type CatalogueAudience, publishAtField, publishStatusField } from "./Publishing.ts"
 import * as RecordVariants from "../shared/RecordVariants.ts"
 import { storableText } from "../shared/StorableText.ts"
+import { staleMessage } from "../editing/Edit.ts"
 import { revisionWith } from "../editing/Revision.ts"
 import { maxId } from "../shared/Ids.ts"
 
@@ -193,7 +194,6 @@ export class CourseVersionMismatch extends Schema.TaggedError<CourseVersionMisma
   { description: "The course changed since the version the write names." }
 ) {
   override get message(): string {
-    return `Course ${this.id} is at version ${this.current.version} now, not at the version this write names: ` +
-      "someone changed it meanwhile. Nothing was written; current holds the course as it is now."
+    return staleMessage("course", this.id, this.current.version)
   }
 }

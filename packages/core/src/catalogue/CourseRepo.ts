@@ -18,7 +18,7 @@ import {
   courseSnapshotFields
 } from "./Course.ts"
 import { type Edit, meets, RevisionPolicies, StaleRecord, systemEdit } from "../editing/Edit.ts"
-import { type RevisionId, RevisionNotFound, type RevisionPageRequest, type RevisionSummary } from "../editing/Revision.ts"
+import { type RevisionId, RevisionNotFound, revisionWriteOf, type RevisionPageRequest, type RevisionSummary } from "../editing/Revision.ts"
 import { dropRevisions, emptyRevisionLogs, recordRevision, type RevisionLogs, revisionRows, summaryOf } from "../editing/RevisionLog.ts"
 import { type CourseSearchRequest, type CourseSearchRow, scoreOf, type SearchDocument, searchDocument } from "./CourseSearch.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
@@ -143,12 +143,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
       const state = yield* Ref.make<State>({ nextId: 1, version: 0, courses: new Map(), documents: new Map(), revisions: emptyRevisionLogs })
       /** `revisions` with the write that made `record` recorded. */
       const recorded = (revisions: RevisionLogs, record: CourseRecord, edit: Edit, now: DateTime.Utc) =>
-        recordRevision(revisions, record.id, courseSnapshotOf(record), {
-          version: record.version,
-          author: edit.author,
-          autosave: edit.autosave === true,
-          note: edit.note ?? null
-        }, courseSnapshotFields, now, policy)
+        recordRevision(revisions, record.id, courseSnapshotOf(record), revisionWriteOf(record.version, edit), courseSnapshotFields, now, policy)
 
       const insert = Effect.fn("CourseRepo.insert")(function*(course: NewCourse, edit: Edit = systemEdit) {
         const now = yield* DateTime.now

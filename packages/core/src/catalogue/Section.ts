@@ -8,6 +8,7 @@
 import { Schema } from "effect"
 import { CourseId, CourseTitle, maxId, titleMaxLength } from "./Course.ts"
 import * as RecordVariants from "../shared/RecordVariants.ts"
+import { staleMessage } from "../editing/Edit.ts"
 
 /** A section identifier: a positive integer assigned by the service. */
 export const SectionId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxId })).pipe(
@@ -117,7 +118,6 @@ export class SectionVersionMismatch extends Schema.TaggedError<SectionVersionMis
   { description: "The section changed since the version the write names." }
 ) {
   override get message(): string {
-    return `Section ${this.id} is at version ${this.current.version} now, not at the version this write names: ` +
-      "someone changed it meanwhile. Nothing was written; current holds the section as it is now."
+    return staleMessage("section", this.id, this.current.version)
   }
 }

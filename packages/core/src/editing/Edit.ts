@@ -43,6 +43,11 @@ export const systemEdit: Edit = { author: systemAuthor }
  */
 export class StaleRecord<R> extends Data.TaggedError("StaleRecord")<{ readonly current: R }> {}
 
+/** The message of a write refused for a stale version: the record's kind, id and version now. */
+export const staleMessage = (kind: string, id: number, version: number): string =>
+  `The ${kind} ${id} is at version ${version} now, not at the version this write names: someone changed it meanwhile. ` +
+  `Nothing was written; current holds the ${kind} as it is now.`
+
 /** How revisions are kept: how many per record, and how long an autosave run lasts. */
 export interface RevisionPolicy {
   /** Revisions kept per record (`REVISIONS_KEEP`); older ones are removed as new ones are written. */

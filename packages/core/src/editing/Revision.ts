@@ -8,6 +8,7 @@
  */
 import { Schema } from "effect"
 import { maxId } from "../shared/Ids.ts"
+import type { Edit } from "./Edit.ts"
 
 /** A revision identifier: a positive integer assigned by the store, unique per kind of record. */
 export const RevisionId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: maxId })).pipe(
@@ -93,6 +94,14 @@ export interface RevisionWrite {
   readonly autosave: boolean
   readonly note: string | null
 }
+
+/** The write of `edit` that left a record at `version`, as the revisions see it. */
+export const revisionWriteOf = (version: number, edit: Edit): RevisionWrite => ({
+  version,
+  author: edit.author,
+  autosave: edit.autosave === true,
+  note: edit.note ?? null
+})
 
 /**
  * What a write does to the revisions: nothing (no authored field changed: a move, or

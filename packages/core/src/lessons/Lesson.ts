@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Schema, Struct } from "effect"
+import { staleMessage } from "../editing/Edit.ts"
 import { revisionWith } from "../editing/Revision.ts"
 import { ContentHtml, CourseId, CourseTitle, maxId, titleMaxLength } from "../catalogue/Course.ts"
 import { publishAtField, publishStatusField } from "../catalogue/Publishing.ts"
@@ -227,7 +228,6 @@ export class LessonVersionMismatch extends Schema.TaggedError<LessonVersionMisma
   { description: "The lesson changed since the version the write names." }
 ) {
   override get message(): string {
-    return `Lesson ${this.id} is at version ${this.current.version} now, not at the version this write names: ` +
-      "someone changed it meanwhile. Nothing was written; current holds the lesson as it is now."
+    return staleMessage("lesson", this.id, this.current.version)
   }
 }

@@ -7,7 +7,7 @@
  */
 import { Context, DateTime, Effect, Layer, Ref, Schema } from "effect"
 import { type Edit, meets, RevisionPolicies, StaleRecord, systemEdit } from "../editing/Edit.ts"
-import { type RevisionId, RevisionNotFound, type RevisionPageRequest, type RevisionSummary } from "../editing/Revision.ts"
+import { type RevisionId, RevisionNotFound, revisionWriteOf, type RevisionPageRequest, type RevisionSummary } from "../editing/Revision.ts"
 import { dropRevisions, emptyRevisionLogs, recordRevision, type RevisionLogs, revisionRows, summaryOf } from "../editing/RevisionLog.ts"
 import { type CourseId, CourseNotFound } from "../catalogue/Course.ts"
 import { CourseRepo } from "../catalogue/CourseRepo.ts"
@@ -200,10 +200,9 @@ export class LessonRepo extends Context.Service<LessonRepo, {
           const sections = countedMap(current.sections, next.sections)
           let revisions = current.revisions
           if (lessons !== current.lessons && now !== undefined) {
-            const write = { author: edit.author, autosave: edit.autosave === true, note: edit.note ?? null }
             for (const [id, lesson] of lessons) {
               if (current.lessons.get(id)?.version === lesson.version) continue
-              revisions = recordRevision(revisions, id, lessonSnapshotOf(lesson), { ...write, version: lesson.version }, lessonSnapshotFields, now, policy)
+              revisions = recordRevision(revisions, id, lessonSnapshotOf(lesson), revisionWriteOf(lesson.version, edit), lessonSnapshotFields, now, policy)
             }
             for (const id of current.lessons.keys()) if (!lessons.has(id)) revisions = dropRevisions(revisions, id)
           }
