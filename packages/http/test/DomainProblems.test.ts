@@ -52,7 +52,7 @@ const course: Course = {
 }
 const lesson: Lesson = {
   id: 3 as LessonId, course_id: 7 as CourseId, section_id: null, title: "L", position: 1, content_html: "", video_key: null,
-  video_url: null, video_url_expires_at: null, is_preview: false, status: "published", publish_at: null, ...stamps
+  video_url: null, video_url_expires_at: null, is_preview: false, status: "published", publish_at: null, available_after_days: null, ...stamps
 }
 const section: Section = { id: 2 as SectionId, course_id: 7 as CourseId, title: "S", position: 1, ...stamps }
 

@@ -23,7 +23,7 @@ import {
   UserId
 } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { DateTime, Effect, Layer, Redacted, Schema } from "effect"
 import { AdminTokens, CourseListCache, CoursekitHttp, Readiness, RequestLogger, ViewerResolver } from "../src/index.ts"
 
 // An embedding app keeps its own authentication and its own idea of who paid: it
@@ -45,7 +45,7 @@ const HostViewers = Layer.succeed(
     }
   })
 )
-const HostEntitlements = Layer.succeed(Entitlements, Entitlements.of({ hasPurchased: (userId) => Effect.succeed(paidByHost.has(userId)) }))
+const HostEntitlements = Layer.succeed(Entitlements, Entitlements.of({ purchasedAt: (userId) => Effect.succeed(paidByHost.has(userId) ? DateTime.makeUnsafe(0) : undefined) }))
 
 // The core's use cases on memory repositories, except that the public course asks the
 // host's entitlements.

@@ -40,7 +40,8 @@ describe("the public course's JSON", () => {
           access: "purchased",
           content_html: "<p>x</p>",
           video_url: "https://cdn.example/v.mp4?sig=1",
-          video_url_expires_at: "2026-11-25T10:00:00.123Z"
+          video_url_expires_at: "2026-11-25T10:00:00.123Z",
+          available_at: null
         }],
         sections: []
       })

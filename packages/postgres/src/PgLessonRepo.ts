@@ -49,8 +49,8 @@ import {
   VideoNotFound,
   ViewerLesson
 } from "@coursekit/core"
-import { Effect, Layer, Schema } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { DateTime, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { visibleNow } from "./PgCourseRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, type PgTables, tablesOf } from "./PgSchema.ts"
@@ -73,20 +73,43 @@ const decodeViewerLessons = Schema.decodeUnknownEffect(Schema.Array(ViewerLesson
 const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(LessonUsingFile))
 
 /**
- * The public course's lessons: those visible now, by the database's clock (drafts and
- * scheduled lessons are not read). Unless `unlocked`, `content_html` and `video_key` are
- * selected only for previews: the statement itself never reads a locked body.
+ * When a lesson opens for a buyer who bought at `purchasedAt` (an SQL instant): drip's
+ * `available_after_days` later, or at once. By the database's clock, with nothing to run.
  */
-export const viewerLessons = (sql: SqlClient.SqlClient, t: PgTables, courseId: CourseId, unlocked: boolean) =>
-  unlocked
-    ? sql`
-        SELECT id, section_id, ${sectionOf(sql, t)}, title, position, is_preview, content_html, video_key
-        FROM ${t.lessons} WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql, t)}`
-    : sql`
-        SELECT id, section_id, ${sectionOf(sql, t)}, title, position, is_preview,
-               CASE WHEN is_preview THEN content_html END AS content_html,
-               CASE WHEN is_preview THEN video_key END AS video_key
-        FROM ${t.lessons} WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql, t)}`
+export const opensAt = (sql: SqlClient.SqlClient, purchasedAt: Statement.Fragment) =>
+  sql`(${purchasedAt} + coalesce(available_after_days, 0) * interval '1 day')`
+
+/** Whether a lesson is open to a viewer who bought at `purchasedAt` (null: no purchase): a preview, or released. */
+export const openTo = (sql: SqlClient.SqlClient, purchasedAt: Statement.Fragment) =>
+  sql`(is_preview OR (${purchasedAt} IS NOT NULL AND ${opensAt(sql, purchasedAt)} <= now()))`
+
+/** When a bought lesson its drip has not released yet opens; else null. */
+export const availableAt = (sql: SqlClient.SqlClient, purchasedAt: Statement.Fragment) =>
+  sql`CASE WHEN NOT is_preview AND ${opensAt(sql, purchasedAt)} > now() THEN ${opensAt(sql, purchasedAt)} END`
+
+/**
+ * The public course's lessons: those visible now, by the database's clock (drafts and
+ * scheduled lessons are not read). `content_html` and `video_key` are selected only for
+ * lessons open to the viewer ({@link openTo}: previews, and for a buyer those drip has
+ * released): the statement itself never reads a locked or upcoming body.
+ */
+export const viewerLessons = (sql: SqlClient.SqlClient, t: PgTables, courseId: CourseId, purchasedAt: DateTime.Utc | null) => {
+  if (purchasedAt === null) {
+    return sql`
+      SELECT id, section_id, ${sectionOf(sql, t)}, title, position, is_preview,
+             CASE WHEN is_preview THEN content_html END AS content_html,
+             CASE WHEN is_preview THEN video_key END AS video_key,
+             NULL::timestamptz AS available_at
+      FROM ${t.lessons} WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql, t)}`
+  }
+  const bought = sql`${DateTime.toDateUtc(purchasedAt)}::timestamptz`
+  return sql`
+    SELECT id, section_id, ${sectionOf(sql, t)}, title, position, is_preview,
+           CASE WHEN ${openTo(sql, bought)} THEN content_html END AS content_html,
+           CASE WHEN ${openTo(sql, bought)} THEN video_key END AS video_key,
+           ${availableAt(sql, bought)} AS available_at
+    FROM ${t.lessons} WHERE course_id = ${courseId} AND ${visibleNow(sql)} ${outlineOrder(sql, t)}`
+}
 
 // The lesson's section, in the same statement (one snapshot with the lessons).
 const sectionOf = (sql: SqlClient.SqlClient, t: PgTables) =>
@@ -275,8 +298,8 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "find lessons using a video"))
 
   // A span without `Effect.fn`'s call-site capture: this read is the public course page's.
-  const listForViewer = Effect.fnUntraced(function*(courseId: CourseId, unlocked: boolean) {
-    return yield* viewerLessons(sql, t, courseId, unlocked).pipe(
+  const listForViewer = Effect.fnUntraced(function*(courseId: CourseId, purchasedAt: DateTime.Utc | null) {
+    return yield* viewerLessons(sql, t, courseId, purchasedAt).pipe(
       Effect.flatMap(decodeViewerLessons),
       storeFailures("list lessons for a viewer")
     )

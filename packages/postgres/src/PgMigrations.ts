@@ -31,6 +31,7 @@ import functionSearchPath from "./migrations/0013_function_search_path.ts"
 import opaqueCatalogueToken from "./migrations/0014_opaque_catalogue_token.ts"
 import recordVersions from "./migrations/0015_record_versions.ts"
 import revisions from "./migrations/0016_revisions.ts"
+import learnerProgress from "./migrations/0017_learner_progress.ts"
 import { indexMissing } from "./PgCourseSearch.ts"
 import * as PgSchema from "./PgSchema.ts"
 
@@ -51,7 +52,8 @@ export const migrations = {
   "0013_function_search_path": functionSearchPath,
   "0014_opaque_catalogue_token": opaqueCatalogueToken,
   "0015_record_versions": recordVersions,
-  "0016_revisions": revisions
+  "0016_revisions": revisions,
+  "0017_learner_progress": learnerProgress
 }
 
 /** Table where applied migrations are recorded, in Coursekit's schema. */
@@ -84,6 +86,8 @@ const createdBy: { readonly [Name in PgSchema.TableName | PgSchema.FunctionName]
   coursekit_count_version: 15,
   course_revisions: 16,
   lesson_revisions: 16,
+  lesson_progress: 17,
+  course_progress: 17,
   // The migrator's own table, there before any step.
   coursekit_migrations: 0
 }

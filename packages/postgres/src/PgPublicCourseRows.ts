@@ -20,6 +20,7 @@ import { CourseSlugNotFound, PublicCourseRow, PublicCourseRows, RecordVariants, 
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { visibleNow } from "./PgCourseRepo.ts"
+import { availableAt, openTo } from "./PgLessonRepo.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, type PgTables, tablesOf } from "./PgSchema.ts"
 import { columnList, unionBranch } from "./PgColumns.ts"
@@ -47,14 +48,18 @@ const outlineColumns = [...new Set([...courseColumns, "purchased", ...lessonColu
  * statement on the page every student opens.
  */
 export const publicCourseStatement = (sql: SqlClient.SqlClient, t: PgTables) => {
-  const open = sql`is_preview OR (SELECT purchased FROM course)`
+  // The purchase's instant, read once in the course's row; null without one.
+  const bought = sql`(SELECT purchased_at FROM course)`
+  const open = openTo(sql, bought)
   const courseSide = Object.fromEntries([...courseColumns, "purchased"].map((column) => [column, sql`${sql(column)}`]))
+  courseSide["available_at"] = sql`NULL::timestamptz`
   const lessonSide = {
     ...Object.fromEntries(lessonColumns.map((column) => [column, sql`${sql(column)}`])),
     section_title: sql`(SELECT s.title FROM ${t.sections} s WHERE s.id = lessons.section_id)`,
     section_position: sql`(SELECT s.position FROM ${t.sections} s WHERE s.id = lessons.section_id)`,
     content_html: sql`CASE WHEN ${open} THEN content_html END`,
-    video_key: sql`CASE WHEN ${open} THEN video_key END`
+    video_key: sql`CASE WHEN ${open} THEN video_key END`,
+    available_at: availableAt(sql, bought)
   }
   const courseSelect = columnList(sql, courseColumns)
   const outlineSelect = columnList(sql, outlineColumns)
@@ -65,10 +70,12 @@ export const publicCourseStatement = (sql: SqlClient.SqlClient, t: PgTables) => 
     const userId = viewer._tag === "User" ? viewer.id : null
     return sql`
       WITH course AS (
-        SELECT ${courseSelect},
-               ${userId}::text IS NOT NULL
-                 AND EXISTS (SELECT 1 FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = courses.id) AS purchased
-        FROM ${t.courses} WHERE slug = ${slug} AND ${visible}
+        SELECT ${courseSelect}, purchased_at, purchased_at IS NOT NULL AS purchased
+        FROM ${t.courses}
+        LEFT JOIN LATERAL (
+          SELECT purchased_at FROM ${t.purchases} WHERE user_id = ${userId}::text AND course_id = courses.id
+        ) AS purchase ON true
+        WHERE slug = ${slug} AND ${visible}
       )
       SELECT ${outlineSelect}
       FROM (

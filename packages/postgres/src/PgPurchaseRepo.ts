@@ -53,14 +53,23 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "remove purchase"))
 
   // A span without `Effect.fn`'s call-site capture: every signed-in view of a course asks.
-  const has = Effect.fnUntraced(function*(courseId: CourseId, userId: UserId) {
-    const rows = yield* sql`SELECT 1 FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = ${courseId}`.pipe(
+  const find = Effect.fnUntraced(function*(courseId: CourseId, userId: UserId) {
+    const rows = yield* sql`SELECT * FROM ${t.purchases} WHERE user_id = ${userId} AND course_id = ${courseId}`.pipe(
+      Effect.flatMap(decodePurchases),
       storeFailures("read purchase")
     )
-    return rows.length > 0
-  }, bounded(timeout, "read purchase"), Effect.withSpan("PurchaseRepo.has"))
+    return rows[0]
+  }, bounded(timeout, "read purchase"), Effect.withSpan("PurchaseRepo.find"))
+  const has = (courseId: CourseId, userId: UserId) => Effect.map(find(courseId, userId), (purchase) => purchase !== undefined)
 
-  return { grant, revoke, has }
+  const buyers = Effect.fn("PurchaseRepo.buyers")(function*(courseId: CourseId) {
+    return yield* sql`SELECT * FROM ${t.purchases} WHERE course_id = ${courseId} ORDER BY user_id`.pipe(
+      Effect.flatMap(decodePurchases),
+      storeFailures("list purchases")
+    )
+  }, bounded(timeout, "list purchases"))
+
+  return { grant, revoke, has, find, buyers }
 })
 
 /**
@@ -70,7 +79,9 @@ export const make = () => Effect.gen(function*() {
 export const layer: Layer.Layer<PurchaseRepo | Entitlements, never, SqlClient.SqlClient> = Layer.effectContext(
   Effect.gen(function*() {
     const repo = yield* make()
-    const entitlements = Entitlements.of({ hasPurchased: (userId, courseId) => repo.has(courseId, userId) })
+    const entitlements = Entitlements.of({
+      purchasedAt: (userId, courseId) => Effect.map(repo.find(courseId, userId), (purchase) => purchase?.purchased_at)
+    })
     return Context.make(PurchaseRepo, PurchaseRepo.of(repo)).pipe(Context.add(Entitlements, entitlements))
   })
 )

@@ -73,6 +73,8 @@ export const tableNames = [
   "provider_cooldowns",
   "course_revisions",
   "lesson_revisions",
+  "lesson_progress",
+  "course_progress",
   "coursekit_migrations"
 ] as const
 

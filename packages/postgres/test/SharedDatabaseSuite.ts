@@ -6,7 +6,7 @@
  */
 import { type CourseId, CourseRepo, LessonRepo, publicAudience, publishedNow, PurchaseRepo, type UserId } from "@coursekit/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import * as PgCourseRepo from "../src/PgCourseRepo.ts"
 import * as PgLessonRepo from "../src/PgLessonRepo.ts"
@@ -114,7 +114,7 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
           Effect.gen(function*() {
             const written = yield* writeCourse("Coursekit neighbour", "user-1" as UserId)
             assert.deepStrictEqual(yield* listedTitles, ["Coursekit neighbour"])
-            assert.lengthOf(yield* (yield* LessonRepo).listForViewer(written.id, true), 1)
+            assert.lengthOf(yield* (yield* LessonRepo).listForViewer(written.id, DateTime.makeUnsafe(0)), 1)
             assert.isTrue(yield* (yield* PurchaseRepo).has(written.id, "user-1" as UserId))
             yield* (yield* CourseRepo).update(written.id, { title: "Coursekit neighbour, renamed" })
             return written
@@ -176,7 +176,7 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
         const sql = yield* SqlClient.SqlClient
         // What an earlier Coursekit left: its twelve steps run in the connection's default
         // schema, public, and rows written there.
-        const { "0013_function_search_path": _, "0014_opaque_catalogue_token": _14, "0015_record_versions": _15, "0016_revisions": _16, ...before } = migrations
+        const { "0013_function_search_path": _, "0014_opaque_catalogue_token": _14, "0015_record_versions": _15, "0016_revisions": _16, "0017_learner_progress": _17, ...before } = migrations
         yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: migrationsTable }).pipe(
           Effect.provide(PgSchema.layer("public"))
         )
@@ -185,7 +185,7 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
         yield* sql`INSERT INTO purchases (user_id, course_id) SELECT 'user-1', id FROM courses`
         const [old] = yield* sql<{ readonly id: number }>`SELECT id FROM public.courses`
         // All of Coursekit's objects but those of the steps after the layout before schemas (0015's function, 0016's tables).
-        const later = ["coursekit_count_version", "course_revisions", "lesson_revisions"]
+        const later = ["coursekit_count_version", "course_revisions", "lesson_revisions", "lesson_progress", "course_progress"]
         assert.deepStrictEqual(yield* coursekitObjectsIn("public"), allOfCoursekit.filter((name) => !later.includes(name)))
 
         yield* Effect.provide(
@@ -193,7 +193,7 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
             const repo = yield* CourseRepo
             const found = yield* repo.findBySlug("old-course")
             assert.strictEqual(found.id, old!.id as CourseId)
-            assert.lengthOf(yield* (yield* LessonRepo).listForViewer(found.id, true), 1)
+            assert.lengthOf(yield* (yield* LessonRepo).listForViewer(found.id, DateTime.makeUnsafe(0)), 1)
             assert.isTrue(yield* (yield* PurchaseRepo).has(found.id, "user-1" as UserId))
             // Existing records start at version 1 with one revision of their state (0015, 0016).
             assert.strictEqual(found.version, 1)

@@ -179,7 +179,7 @@ export const editingHttpSuite = <E>(name: string, server: Layer.Layer<TestServer
           yield* call(lessonPath, { method: "PATCH", admin: true, json: { content_html: "<p>second</p>" } })
           assert.strictEqual((yield* call(`${base}/sections/${section.body.id}?lessons=detach`, { method: "DELETE", admin: true })).status, 204)
           const revisions = (yield* call(`${lessonPath}/revisions`, { admin: true })).body
-          assert.deepStrictEqual(revisions.map((revision: any) => revision.changed), [["section_id"], ["content_html"], ["title", "content_html", "is_preview", "video_key", "status", "publish_at", "section_id"]])
+          assert.deepStrictEqual(revisions.map((revision: any) => revision.changed), [["section_id"], ["content_html"], ["title", "content_html", "is_preview", "video_key", "status", "publish_at", "section_id", "available_after_days"]])
           const first = revisions[2]
           assert.strictEqual((yield* call(`${lessonPath}/revisions/${first.revision_id}`, { admin: true })).body.record.section_id, section.body.id)
           const restored = yield* call(`${lessonPath}/revisions/${first.revision_id}/restore`, { method: "POST", admin: true })

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Schema, Struct } from "effect"
+import { DateTime, Schema, Struct } from "effect"
 import { staleMessage } from "../editing/Edit.ts"
 import { revisionWith } from "../editing/Revision.ts"
 import { ContentHtml, CourseId, CourseTitle, maxId, titleMaxLength } from "../catalogue/Course.ts"
@@ -45,9 +45,18 @@ const VideoKey = Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024), sto
 })
 
 /** How a viewer may see a lesson of the public course. */
-export const LessonAccess = Schema.Literals(["preview", "purchased", "locked"]).annotate({
-  description: "preview: open to everyone; purchased: open because the viewer bought the course; " +
-    "locked: title only."
+export const LessonAccess = Schema.Literals(["preview", "purchased", "upcoming", "locked"]).annotate({
+  description: "preview: open to everyone; purchased: open because the viewer bought the course; upcoming: bought, " +
+    "but released later (available_at), title only until then; locked: title only."
+})
+
+/** Most days after a purchase a lesson may wait for (ten years). */
+export const maxAvailableAfterDays = 3650
+
+const AvailableAfterDays = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: maxAvailableAfterDays })).annotate({
+  description: `Drip: a buyer's lesson opens this many days (0 to ${maxAvailableAfterDays}) after their purchase, by the ` +
+    "database's clock; until then the public course shows it as upcoming, with available_at. null: at once. " +
+    "Preview lessons ignore it."
 })
 export type LessonAccess = typeof LessonAccess.Type
 
@@ -107,6 +116,13 @@ export const LessonFields = RecordVariants.Struct({
     }),
     ["api", "public"]
   ),
+  available_after_days: RecordVariants.authoredNullable(Schema.Int, AvailableAfterDays, ["api"]),
+  available_at: RecordVariants.derived(
+    Schema.NullOr(Schema.DateTimeUtcFromString).annotate({
+      description: "upcoming: when the lesson opens for this viewer (their purchase plus available_after_days); else null."
+    }),
+    ["public"]
+  ),
   status: publishStatusField(["api"], []),
   publish_at: publishAtField(["api"], []),
   version: RecordVariants.version(["api"]),
@@ -139,7 +155,16 @@ export const LessonChanges = RecordVariants.extract(LessonFields, "changes")
 export type LessonChanges = typeof LessonChanges.Type
 
 /** The fields a lesson's revisions keep: what an author writes, and its section. */
-export const lessonSnapshotFields = ["title", "content_html", "is_preview", "video_key", "status", "publish_at", "section_id"] as const
+export const lessonSnapshotFields = [
+  "title",
+  "content_html",
+  "is_preview",
+  "video_key",
+  "status",
+  "publish_at",
+  "section_id",
+  "available_after_days"
+] as const
 
 /** A lesson's fields as a revision keeps them (`record` of a revision). */
 export const LessonSnapshot = Lesson.mapFields(Struct.pick(lessonSnapshotFields)).annotate({ identifier: "LessonSnapshot" })
@@ -168,9 +193,21 @@ export const ViewerLesson = LessonRecord.mapFields((fields) => ({
   position: fields.position,
   is_preview: fields.is_preview,
   content_html: Schema.NullOr(fields.content_html),
-  video_key: fields.video_key
+  video_key: fields.video_key,
+  // A bought lesson its drip has not released yet: when it opens (its body is not read).
+  available_at: Schema.NullOr(Schema.DateTimeUtcFromDate)
 }))
 export type ViewerLesson = typeof ViewerLesson.Type
+
+/**
+ * When a lesson that is not a preview opens for a buyer who bought at `purchasedAt`:
+ * `available_after_days` days later (drip), or at once (null). Previews ignore drip.
+ */
+export const releasedAt = (
+  lesson: { readonly is_preview: boolean; readonly available_after_days: number | null },
+  purchasedAt: DateTime.Utc
+): DateTime.Utc =>
+  lesson.is_preview || lesson.available_after_days === null ? purchasedAt : DateTime.add(purchasedAt, { days: lesson.available_after_days })
 
 // --- errors ---------------------------------------------------------------------------
 

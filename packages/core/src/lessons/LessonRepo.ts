@@ -22,6 +22,7 @@ import {
   LessonSnapshot,
   lessonSnapshotFields,
   PublicVideoOnPaidLesson,
+  releasedAt,
   type VideoNotFound,
   type ViewerLesson
 } from "./Lesson.ts"
@@ -41,6 +42,7 @@ import * as RecordVariants from "../shared/RecordVariants.ts"
 
 // Only the shapes' keys are stored: TypeScript lets objects with extra properties through.
 const insertFields = RecordVariants.pick(LessonInsert)
+const absentLessonFields = RecordVariants.absentAsNull(LessonInsert)
 const changedFields = RecordVariants.pick(LessonChanges)
 const sectionFields = RecordVariants.pick(SectionInsert)
 const sectionChanges = RecordVariants.pick(SectionChanges)
@@ -112,10 +114,12 @@ const groupRank = (sections: ReadonlyMap<number, SectionRecord>, sectionId: numb
  * - A store that references media files (PostgreSQL) fails `insert` and `update` with
  *   `VideoNotFound` when `video_key` names no media file, e.g. one deleted meanwhile.
  * - `usingVideo(key)` names the lessons whose video is `key`, by course and id.
- * - `listForViewer(course, unlocked)` returns the lessons visible now (published, and
+ * - `listForViewer(course, purchasedAt)` returns the lessons visible now (published, and
  *   `publish_at` null or passed, by the store's clock) in `list`'s order; drafts and
- *   scheduled lessons are not read at all. Unless `unlocked`, the bodies
- *   (`content_html`, `video_key`) of lessons that are not previews are null **and are
+ *   scheduled lessons are not read at all. A lesson is open when it is a preview, or
+ *   when the viewer bought the course (`purchasedAt` not null) and its drip released it
+ *   (`releasedAt` passed, by the store's clock; else `available_at` says when). The
+ *   bodies (`content_html`, `video_key`) of lessons that are not open are null **and are
  *   not read from the store at all**, so no later code can leak them. Each row carries
  *   its section's title and position as read together with it (one statement, one
  *   snapshot), so a section changed meanwhile never leaves a lesson without its group.
@@ -157,7 +161,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
     id: LessonId,
     revisionId: RevisionId
   ): Effect.Effect<LessonRevision, LessonNotFound | RevisionNotFound | PersistenceError>
-  listForViewer(courseId: CourseId, unlocked: boolean): Effect.Effect<ReadonlyArray<ViewerLesson>, PersistenceError>
+  listForViewer(courseId: CourseId, purchasedAt: DateTime.Utc | null): Effect.Effect<ReadonlyArray<ViewerLesson>, PersistenceError>
   insertSection(courseId: CourseId, section: SectionInsert): Effect.Effect<SectionRecord, CourseNotFound | PersistenceError>
   listSections(courseId: CourseId): Effect.Effect<ReadonlyArray<SectionRecord>, PersistenceError>
   updateSection(
@@ -248,6 +252,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
           if (!inCourse(current, courseId, lesson.section_id)) return [undefined, current]
           const siblings = ofGroup(current.lessons, courseId, lesson.section_id)
           const record: LessonRecord = {
+            ...absentLessonFields,
             ...insertFields(lesson),
             id: current.nextId as LessonId,
             course_id: courseId,
@@ -366,7 +371,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         return answer
       })
 
-      const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, unlocked: boolean) {
+      const listForViewer = Effect.fn("LessonRepo.listForViewer")(function*(courseId: CourseId, purchasedAt: DateTime.Utc | null) {
         const now = yield* DateTime.now
         if (!(yield* courseExists(courseId))) return []
         // One read of the state: the lessons and their sections as of the same instant.
@@ -375,7 +380,9 @@ export class LessonRepo extends Context.Service<LessonRepo, {
           .filter((lesson) => lesson.course_id === courseId && isVisibleAt(lesson, now))
           .sort((a, b) => groupRank(sections, a.section_id) - groupRank(sections, b.section_id) || a.position - b.position)
         return ordered.map((lesson): ViewerLesson => {
-          const open = unlocked || lesson.is_preview
+          const opensAt = purchasedAt === null ? null : releasedAt(lesson, purchasedAt)
+          const upcoming = !lesson.is_preview && opensAt !== null && DateTime.isGreaterThan(opensAt, now)
+          const open = lesson.is_preview || (opensAt !== null && !upcoming)
           const section = lesson.section_id === null ? undefined : sections.get(lesson.section_id)
           return {
             id: lesson.id,
@@ -386,7 +393,8 @@ export class LessonRepo extends Context.Service<LessonRepo, {
             position: lesson.position,
             is_preview: lesson.is_preview,
             content_html: open ? lesson.content_html : null,
-            video_key: open ? lesson.video_key : null
+            video_key: open ? lesson.video_key : null,
+            available_at: upcoming ? opensAt : null
           }
         })
       })

@@ -142,7 +142,8 @@ export class Lessons extends Context.Service<Lessons, {
             position: input.position,
             section_id: input.section_id ?? null,
             status: input.status ?? "published",
-            publish_at: input.publish_at ?? null
+            publish_at: input.publish_at ?? null,
+            available_after_days: input.available_after_days ?? null
           }, edit)
           return yield* toLesson(record)
         })

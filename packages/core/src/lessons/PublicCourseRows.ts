@@ -60,6 +60,6 @@ export const readFromPorts = (
   Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
     const course = yield* courses.findBySlug(slug, { visibleOnly: true })
     // Asked on every request: a purchase or a refund counts at once.
-    const purchased = viewer._tag === "User" && (yield* entitlements.hasPurchased(viewer.id, course.id))
-    return { course, purchased, lessons: yield* lessons.listForViewer(course.id, purchased) }
+    const purchasedAt = viewer._tag === "User" ? yield* entitlements.purchasedAt(viewer.id, course.id) : undefined
+    return { course, purchased: purchasedAt !== undefined, lessons: yield* lessons.listForViewer(course.id, purchasedAt ?? null) }
   })

@@ -46,9 +46,9 @@ export class PublicCourses extends Context.Service<PublicCourses, {
         // (this runs on the page every student opens).
         const shown: Array<{ readonly sectionId: number | null; readonly lesson: PublicLesson }> = []
         for (const row of rows) {
-          const access = row.is_preview ? "preview" : purchased ? "purchased" : "locked"
+          const access = row.is_preview ? "preview" : !purchased ? "locked" : row.available_at !== null ? "upcoming" : "purchased"
           // The repository already left locked bodies out; this is the second lock.
-          const open = access !== "locked"
+          const open = access === "preview" || access === "purchased"
           // Signed on this request: a refund or a lesson made paid stops new URLs at once.
           const video = open && row.video_key !== null ? yield* urls.urlOf(row.video_key) : null
           shown.push({
@@ -61,7 +61,8 @@ export class PublicCourses extends Context.Service<PublicCourses, {
               access,
               content_html: open ? row.content_html : null,
               video_url: video?.url ?? null,
-              video_url_expires_at: video?.expiresAt ?? null
+              video_url_expires_at: video?.expiresAt ?? null,
+              available_at: row.available_at
             }
           })
         }

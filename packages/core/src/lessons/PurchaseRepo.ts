@@ -28,6 +28,10 @@ export class PurchaseRepo extends Context.Service<PurchaseRepo, {
   grant(courseId: CourseId, userId: UserId): Effect.Effect<Purchase, CourseNotFound | PersistenceError>
   revoke(courseId: CourseId, userId: UserId): Effect.Effect<boolean, PersistenceError>
   has(courseId: CourseId, userId: UserId): Effect.Effect<boolean, PersistenceError>
+  /** The purchase of the pair, if there is one. */
+  find(courseId: CourseId, userId: UserId): Effect.Effect<Purchase | undefined, PersistenceError>
+  /** Every purchase of the course, by user id. */
+  buyers(courseId: CourseId): Effect.Effect<ReadonlyArray<Purchase>, PersistenceError>
 }>()("@coursekit/core/PurchaseRepo") {
   /**
    * In-memory purchases over the `CourseRepo` in context, and `Entitlements` answered
@@ -59,11 +63,21 @@ export class PurchaseRepo extends Context.Service<PurchaseRepo, {
           return [true, next]
         })
       // A purchase of a deleted course counts for nothing (course ids are never reused).
-      const has = Effect.fn("PurchaseRepo.has")(function*(courseId: CourseId, userId: UserId) {
-        return (yield* Ref.get(purchases)).has(keyOf(courseId, userId)) && (yield* courseExists(courseId))
+      const find = Effect.fn("PurchaseRepo.find")(function*(courseId: CourseId, userId: UserId) {
+        const purchase = (yield* Ref.get(purchases)).get(keyOf(courseId, userId))
+        return purchase !== undefined && (yield* courseExists(courseId)) ? purchase : undefined
       })
-      return Context.make(PurchaseRepo, PurchaseRepo.of({ grant, revoke, has })).pipe(
-        Context.add(Entitlements, Entitlements.of({ hasPurchased: (userId, courseId) => has(courseId, userId) }))
+      const has = (courseId: CourseId, userId: UserId) => Effect.map(find(courseId, userId), (purchase) => purchase !== undefined)
+      const buyers = Effect.fn("PurchaseRepo.buyers")(function*(courseId: CourseId) {
+        if (!(yield* courseExists(courseId))) return []
+        return [...(yield* Ref.get(purchases)).values()]
+          .filter((purchase) => purchase.course_id === courseId)
+          .sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0))
+      })
+      return Context.make(PurchaseRepo, PurchaseRepo.of({ grant, revoke, has, find, buyers })).pipe(
+        Context.add(Entitlements, Entitlements.of({
+          purchasedAt: (userId, courseId) => Effect.map(find(courseId, userId), (purchase) => purchase?.purchased_at)
+        }))
       )
     })
   )

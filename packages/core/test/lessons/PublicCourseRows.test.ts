@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Schema } from "effect"
+import { Cause, DateTime, Effect, Exit, Layer, Schema } from "effect"
 import {
   anonymousViewer,
   CourseRepo,
@@ -60,7 +60,7 @@ describe("PublicCourses and the PublicCourseRows reader the layers provide", () 
   })
 
   it.effect("with the ports' reader over a host's own Entitlements, the host is the one asked", () => {
-    const hostEntitlements = Entitlements.of({ hasPurchased: (userId) => Effect.succeed(userId === vip) })
+    const hostEntitlements = Entitlements.of({ purchasedAt: (userId) => Effect.succeed(userId === vip ? DateTime.makeUnsafe(0) : undefined) })
     return Effect.gen(function*() {
       const { slug } = yield* course
       const view = yield* (yield* PublicCourses).view(slug, signedInViewer(vip))

@@ -146,7 +146,8 @@ describe("PublicCourses.view", () => {
             access: "preview",
             content_html: "<p>FREE-STARTER-TEXT</p>",
             video_url: "https://cdn.example.com/media/free.mp4",
-            video_url_expires_at: null
+            video_url_expires_at: null,
+            available_at: null
           },
           {
             id: paid.id,
@@ -156,7 +157,8 @@ describe("PublicCourses.view", () => {
             access: "locked",
             content_html: null,
             video_url: null,
-            video_url_expires_at: null
+            video_url_expires_at: null,
+            available_at: null
           }
         ])
         const json = JSON.stringify(Schema.encodeSync(PublicCourse)(shown))

@@ -209,7 +209,7 @@ export const revisionsSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRep
           assert.strictEqual(inSection.version, 3)
           assert.deepStrictEqual(shape(yield* lessonRevisions(course.id, first.id)), [
             { version: 3, author: "bob", autosave: false, changed: ["section_id"], note: null },
-            { version: 1, author: "ada", autosave: false, changed: ["title", "content_html", "is_preview", "video_key", "status", "publish_at", "section_id"], note: null }
+            { version: 1, author: "ada", autosave: false, changed: ["title", "content_html", "is_preview", "video_key", "status", "publish_at", "section_id", "available_after_days"], note: null }
           ])
           const [newest] = yield* lessonRevisions(course.id, first.id)
           assert.strictEqual((yield* repo.revision(course.id, first.id, newest!.revision_id)).record.section_id, section.id)

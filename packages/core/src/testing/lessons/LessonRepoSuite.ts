@@ -17,6 +17,9 @@ import type { SectionNotEmpty } from "../../catalogue/Section.ts"
 import { MediaRepo } from "../../media/MediaRepo.ts"
 import { newLesson as lesson } from "./LessonFixtures.ts"
 
+/** A purchase every drip has released: the viewer of the tests that say "with access". */
+const boughtLongAgo = DateTime.makeUnsafe(0)
+
 const newCourse = Effect.gen(function*() {
   const courses = yield* CourseRepo
   const title = `Lessons ${Math.random().toString(36).slice(2, 10)}`
@@ -232,7 +235,7 @@ export const lessonRepoSuite = <E>(
           yield* repo.insert(kept, lesson("kept"))
           yield* (yield* CourseRepo).delete(courseId)
           assert.deepStrictEqual(yield* repo.list(courseId), [])
-          assert.deepStrictEqual(yield* repo.listForViewer(courseId, true), [])
+          assert.deepStrictEqual(yield* repo.listForViewer(courseId, boughtLongAgo), [])
           assert.strictEqual((yield* Effect.flip(repo.findById(courseId, gone.id)))._tag, "LessonNotFound")
           assert.deepStrictEqual(yield* order(kept), ["kept"])
         }))
@@ -243,17 +246,45 @@ export const lessonRepoSuite = <E>(
           const courseId = yield* newCourse
           yield* repo.insert(courseId, lesson("free", { is_preview: true, video_key: yield* media("media/free.mp4") }))
           yield* repo.insert(courseId, lesson("paid", { video_key: yield* media("private/media/paid.mp4") }))
-          const locked = yield* repo.listForViewer(courseId, false)
+          const locked = yield* repo.listForViewer(courseId, null)
           assert.deepStrictEqual(locked.map((row) => [row.title, row.position, row.is_preview, row.content_html, row.video_key]), [
             ["free", 1, true, "<p>free body</p>", "media/free.mp4"],
             ["paid", 2, false, null, null]
           ])
-          const open = yield* repo.listForViewer(courseId, true)
+          const open = yield* repo.listForViewer(courseId, boughtLongAgo)
           assert.deepStrictEqual(open.map((row) => [row.title, row.content_html, row.video_key]), [
             ["free", "<p>free body</p>", "media/free.mp4"],
             ["paid", "<p>paid body</p>", "private/media/paid.mp4"]
           ])
           assert.deepStrictEqual(open.map((row) => row.id), (yield* repo.list(courseId)).map((row) => row.id))
+        }))
+
+      it.effect("drip: a buyer's lesson opens available_after_days after the purchase; until then it is upcoming and its body is not read", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const courseId = yield* newCourse
+          yield* repo.insert(courseId, lesson("at once"))
+          yield* repo.insert(courseId, lesson("day 1", { available_after_days: 1 }))
+          yield* repo.insert(courseId, lesson("day 3", { available_after_days: 3, video_key: yield* media("private/media/drip.mp4") }))
+          yield* repo.insert(courseId, lesson("preview day 9", { available_after_days: 9, is_preview: true }))
+          assert.strictEqual((yield* repo.list(courseId))[2]!.available_after_days, 3)
+          // Bought two days ago, by the store's clock.
+          const boughtAt = DateTime.subtract(yield* storeNow(courseId), { days: 2 })
+          const rows = yield* repo.listForViewer(courseId, boughtAt)
+          assert.deepStrictEqual(rows.map((row) => [row.title, row.content_html, row.video_key, row.available_at]), [
+            ["at once", "<p>at once body</p>", null, null],
+            ["day 1", "<p>day 1 body</p>", null, null],
+            ["day 3", null, null, DateTime.add(boughtAt, { days: 3 })],
+            ["preview day 9", "<p>preview day 9 body</p>", null, null]
+          ])
+          // Without the purchase there is no drip to show: locked, no date.
+          const locked = yield* repo.listForViewer(courseId, null)
+          assert.deepStrictEqual(locked.map((row) => [row.title, row.content_html, row.available_at]), [
+            ["at once", null, null],
+            ["day 1", null, null],
+            ["day 3", null, null],
+            ["preview day 9", "<p>preview day 9 body</p>", null]
+          ])
         }))
 
       it.effect("listForViewer leaves out draft and scheduled lessons, with or without access; list shows all", () =>
@@ -270,14 +301,14 @@ export const lessonRepoSuite = <E>(
           assert.deepStrictEqual(yield* order(courseId), ["draft preview", "scheduled", "released", "draft dated", "paid"])
           assert.strictEqual(DateTime.toEpochMillis(scheduled.publish_at!), DateTime.toEpochMillis(DateTime.add(now, day)))
           for (const unlocked of [false, true]) {
-            const shown = yield* repo.listForViewer(courseId, unlocked)
+            const shown = yield* repo.listForViewer(courseId, unlocked ? boughtLongAgo : null)
             assert.deepStrictEqual(shown.map((row) => [row.title, row.position]), [["released", 3], ["paid", 5]])
           }
           const made = yield* repo.update(courseId, scheduled.id, { publish_at: null })
           assert.isNull(made.publish_at)
-          assert.deepStrictEqual((yield* repo.listForViewer(courseId, false)).map((row) => row.title), ["scheduled", "released", "paid"])
+          assert.deepStrictEqual((yield* repo.listForViewer(courseId, null)).map((row) => row.title), ["scheduled", "released", "paid"])
           assert.strictEqual((yield* repo.update(courseId, scheduled.id, { status: "draft" })).status, "draft")
-          assert.deepStrictEqual((yield* repo.listForViewer(courseId, false)).map((row) => row.title), ["released", "paid"])
+          assert.deepStrictEqual((yield* repo.listForViewer(courseId, null)).map((row) => row.title), ["released", "paid"])
         }))
 
       it.effect("a scheduled lesson is listed for viewers once its publish_at passes", () =>
@@ -286,11 +317,11 @@ export const lessonRepoSuite = <E>(
           const courseId = yield* newCourse
           const at = DateTime.add(yield* storeNow(courseId), { milliseconds: 1500 })
           yield* repo.insert(courseId, lesson("soon", { publish_at: at }))
-          assert.deepStrictEqual(yield* repo.listForViewer(courseId, true), [])
+          assert.deepStrictEqual(yield* repo.listForViewer(courseId, boughtLongAgo), [])
           // The in-memory store reads the test clock; a database reads its own.
           yield* TestClock.adjust(Duration.millis(1800))
           yield* Effect.sleep(Duration.millis(1800)).pipe(TestClock.withLive)
-          assert.deepStrictEqual((yield* repo.listForViewer(courseId, true)).map((row) => row.title), ["soon"])
+          assert.deepStrictEqual((yield* repo.listForViewer(courseId, boughtLongAgo)).map((row) => row.title), ["soon"])
         }), 20_000)
 
       it.effect("a lesson that is not a preview never gets a public video; nothing changes when refused", () =>
@@ -435,7 +466,7 @@ export const lessonRepoSuite = <E>(
           assert.deepStrictEqual((yield* outline(courseId)).groups, { "": ["loose"], One: ["first", "b"], Two: ["c"] })
           // The public course's rows carry the section, in the outline's order.
           assert.deepStrictEqual(
-            (yield* repo.listForViewer(courseId, true)).map((row) => [row.title, row.section_id, row.section_title, row.section_position]),
+            (yield* repo.listForViewer(courseId, boughtLongAgo)).map((row) => [row.title, row.section_id, row.section_title, row.section_position]),
             [
               ["loose", null, null, null],
               ["c", two.id, "Two", 1],

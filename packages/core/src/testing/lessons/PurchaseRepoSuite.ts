@@ -29,18 +29,19 @@ export const purchaseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<Purcha
           const courseId = yield* newCourse
           const other = yield* newCourse
           const user = newUser()
-          assert.isFalse(yield* entitlements.hasPurchased(user, courseId))
+          assert.isFalse((yield* entitlements.purchasedAt(user, courseId)) !== undefined)
           const purchase = yield* repo.grant(courseId, user)
           assert.strictEqual(purchase.course_id, courseId)
           assert.strictEqual(purchase.user_id, user)
           assert.deepStrictEqual(yield* repo.grant(courseId, user), purchase, "granting again returns the first purchase")
           assert.isTrue(yield* repo.has(courseId, user))
-          assert.isTrue(yield* entitlements.hasPurchased(user, courseId))
-          assert.isFalse(yield* entitlements.hasPurchased(user, other), "another course is not bought")
-          assert.isFalse(yield* entitlements.hasPurchased(newUser(), courseId), "another user has not bought it")
+          assert.deepStrictEqual(yield* entitlements.purchasedAt(user, courseId), purchase.purchased_at, "the purchase's own instant")
+          assert.deepStrictEqual(yield* repo.find(courseId, user), purchase)
+          assert.isFalse((yield* entitlements.purchasedAt(user, other)) !== undefined, "another course is not bought")
+          assert.isFalse((yield* entitlements.purchasedAt(newUser(), courseId)) !== undefined, "another user has not bought it")
           assert.isTrue(yield* repo.revoke(courseId, user))
           assert.isFalse(yield* repo.revoke(courseId, user), "revoking again succeeds and removes nothing")
-          assert.isFalse(yield* entitlements.hasPurchased(user, courseId))
+          assert.isFalse((yield* entitlements.purchasedAt(user, courseId)) !== undefined)
         }))
 
       it.effect("an unknown course is CourseNotFound", () =>
@@ -70,7 +71,7 @@ export const purchaseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<Purcha
           yield* repo.grant(courseId, user)
           yield* (yield* CourseRepo).delete(courseId)
           assert.isFalse(yield* repo.has(courseId, user))
-          assert.isFalse(yield* (yield* Entitlements).hasPurchased(user, courseId))
+          assert.isFalse((yield* (yield* Entitlements).purchasedAt(user, courseId)) !== undefined)
         }))
     })
   })
