@@ -47,6 +47,9 @@ export * from "./generation/LlmChain.ts"
 export * from "./generation/LlmProvider.ts"
 export * from "./generation/ProviderCooldowns.ts"
 
+export * from "./progress/Progress.ts"
+export * from "./progress/ProgressRepo.ts"
+
 export * from "./html/HtmlAllowList.ts"
 export * from "./html/HtmlSanitizer.ts"
 

@@ -1,0 +1,225 @@
+/**
+ * `ProgressRepo` on PostgreSQL (and PGlite). A progress write is one transaction: the
+ * access check (the lesson and its course visible now, the purchase and drip, by the
+ * database's clock) in one statement, then the course's progress row is upserted first —
+ * its lock queues the learner's writes to one course, so the check of "every lesson
+ * completed" sees the other's committed completion and one write completes the course —
+ * then the lesson's progress, then, for a completion, the course's completion if every
+ * visible lesson is done. Each read is one statement.
+ *
+ * @since 0.3.0
+ */
+import {
+  type CourseId,
+  CourseNotFound,
+  CourseProgress,
+  CourseRecord,
+  type LearnerCoursesAfter,
+  type LearnerCourseRow,
+  Learner,
+  LessonId,
+  LessonLocked,
+  LessonProgress,
+  percentOf,
+  type PersistenceError,
+  ProgressRepo,
+  type ProgressUpdate,
+  type ProgressWritten,
+  UnknownLesson,
+  type UserId
+} from "@coursekit/core"
+import { DateTime, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import { bounded, PgDeadline } from "./PgDeadline.ts"
+import { failStore } from "./PgErrors.ts"
+import { PgSchema, tablesOf } from "./PgSchema.ts"
+
+const instant = Schema.NullOr(Schema.DateTimeUtcFromDate)
+const decodeAccess = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  course_id: Schema.Int,
+  open: Schema.Boolean,
+  opens_at: instant
+})))
+const decodeProgress = Schema.decodeUnknownEffect(Schema.Array(LessonProgress.mapFields((fields) => ({
+  ...fields,
+  completed_at: instant,
+  updated_at: Schema.DateTimeUtcFromDate
+}))))
+const decodeCompleted = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ completed_at: Schema.DateTimeUtcFromDate })))
+const decodeOutline = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  purchased: Schema.Boolean,
+  course_completed_at: instant,
+  lesson_id: Schema.NullOr(LessonId),
+  completed_at: instant,
+  position_seconds: Schema.Number,
+  open: Schema.NullOr(Schema.Boolean),
+  available_at: instant
+})))
+const decodeLearnerCourses = Schema.decodeUnknownEffect(Schema.Array(CourseRecord.mapFields((fields) => ({
+  ...fields,
+  purchased_at: Schema.DateTimeUtcFromDate,
+  course_completed_at: instant,
+  last_activity_at: Schema.DateTimeUtcFromDate,
+  lessons_total: Schema.Int,
+  lessons_completed: Schema.Int
+}))))
+const decodeLearners = Schema.decodeUnknownEffect(Schema.Array(Learner.mapFields((fields) => ({
+  ...fields,
+  purchased_at: Schema.DateTimeUtcFromDate,
+  completed_at: instant,
+  last_activity_at: Schema.DateTimeUtcFromDate,
+  lessons_total: Schema.Int,
+  percent: Schema.optionalKey(Schema.Int)
+}))))
+
+/** The PostgreSQL progress repository; needs an `effect/sql` `SqlClient`. */
+export const make = () => Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const timeout = yield* PgDeadline
+  const t = tablesOf(sql, yield* PgSchema)
+  /** Visible now by the database's clock, for the row alias `alias` (lessons and courses alike). */
+  const visible = (alias: string) =>
+    sql`${sql(alias)}.status = 'published' AND (${sql(alias)}.publish_at IS NULL OR ${sql(alias)}.publish_at <= now())`
+  /** When lesson `l` opens for the purchase `p` (drip), or null without a purchase. */
+  const opensAt = sql`(p.purchased_at + coalesce(l.available_after_days, 0) * interval '1 day')`
+  const open = sql`(l.is_preview OR (p.purchased_at IS NOT NULL AND ${opensAt} <= now()))`
+  const upcomingAt = sql`CASE WHEN NOT l.is_preview AND ${opensAt} > now() THEN ${opensAt} END`
+  const outlineOrder = sql`coalesce((SELECT s.position FROM ${t.sections} s WHERE s.id = l.section_id), 0), l.position`
+  /** Driver and decoding failures sorted as `failStore` does; the domain's own errors pass. */
+  const failed = (operation: string) => <A, E, R>(effect: Effect.Effect<A, E | SqlError.SqlError | Schema.SchemaError, R>) =>
+    Effect.catchIf(
+      effect,
+      (error): error is SqlError.SqlError | Schema.SchemaError =>
+        typeof error === "object" && error !== null && "_tag" in error && (error._tag === "SqlError" || error._tag === "SchemaError"),
+      (error) => failStore(operation, error)
+    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError | Schema.SchemaError> | PersistenceError, R>
+
+  const record = Effect.fn("ProgressRepo.record")(function*(userId: UserId, lessonId: LessonId, update: ProgressUpdate) {
+    return yield* Effect.gen(function*() {
+      const access = yield* decodeAccess(yield* sql`
+        SELECT l.course_id, ${open} AS open, ${upcomingAt} AS opens_at
+        FROM ${t.lessons} l
+        JOIN ${t.courses} c ON c.id = l.course_id AND ${visible("c")}
+        LEFT JOIN ${t.purchases} p ON p.course_id = l.course_id AND p.user_id = ${userId}
+        WHERE l.id = ${lessonId} AND ${visible("l")}`)
+      if (access.length === 0) return yield* new UnknownLesson({ lesson_id: lessonId })
+      const { course_id: courseId, open: isOpen, opens_at } = access[0]!
+      if (!isOpen) return yield* new LessonLocked({ lesson_id: lessonId, available_at: opens_at })
+      // First, and locking: the learner's writes to this course queue here.
+      const course = yield* sql<{ completed_at: Date | null }>`
+        INSERT INTO ${t.course_progress} (user_id, course_id) VALUES (${userId}, ${courseId})
+        ON CONFLICT (user_id, course_id) DO UPDATE SET last_activity_at = now()
+        RETURNING completed_at`
+      const completed = update.completed === undefined ? null : update.completed
+      const position = update.position_seconds ?? null
+      const rows = yield* decodeProgress(yield* sql`
+        INSERT INTO ${t.lesson_progress} AS lp (user_id, lesson_id, course_id, completed_at, position_seconds)
+        VALUES (${userId}, ${lessonId}, ${courseId}, CASE WHEN ${completed}::boolean THEN now() END, coalesce(${position}::double precision, 0))
+        ON CONFLICT (user_id, lesson_id) DO UPDATE SET
+          completed_at = CASE WHEN ${completed}::boolean IS NULL THEN lp.completed_at
+                              WHEN ${completed}::boolean THEN coalesce(lp.completed_at, now()) END,
+          position_seconds = coalesce(${position}::double precision, lp.position_seconds),
+          updated_at = now()
+        RETURNING lesson_id, course_id, completed_at IS NOT NULL AS completed, completed_at, position_seconds, updated_at`)
+      let completion: ProgressWritten["completed"]
+      if (completed === true && course[0]!.completed_at === null) {
+        // Every lesson visible now is completed: the course is, once (the row is ours, locked).
+        const done = yield* decodeCompleted(yield* sql`
+          UPDATE ${t.course_progress} SET completed_at = now()
+          WHERE user_id = ${userId} AND course_id = ${courseId} AND completed_at IS NULL
+            AND NOT EXISTS (
+              SELECT 1 FROM ${t.lessons} l
+              WHERE l.course_id = ${courseId} AND ${visible("l")}
+                AND NOT EXISTS (
+                  SELECT 1 FROM ${t.lesson_progress} done
+                  WHERE done.user_id = ${userId} AND done.lesson_id = l.id AND done.completed_at IS NOT NULL))
+          RETURNING completed_at`)
+        if (done.length > 0) completion = { user_id: userId, course_id: courseId as CourseId, completed_at: done[0]!.completed_at }
+      }
+      const written: ProgressWritten = { progress: rows[0]!, completed: completion }
+      return written
+    }).pipe(sql.withTransaction, failed("record progress"))
+  }, bounded(timeout, "record progress"))
+
+  const courseProgress = Effect.fn("ProgressRepo.courseProgress")(function*(userId: UserId, courseId: CourseId) {
+    const rows = yield* sql`
+      SELECT p.purchased_at IS NOT NULL AS purchased, cp.completed_at AS course_completed_at,
+             l.id AS lesson_id, lp.completed_at, coalesce(lp.position_seconds, 0) AS position_seconds,
+             CASE WHEN l.id IS NOT NULL THEN ${open} END AS open, CASE WHEN l.id IS NOT NULL THEN ${upcomingAt} END AS available_at
+      FROM ${t.courses} c
+      LEFT JOIN ${t.purchases} p ON p.course_id = c.id AND p.user_id = ${userId}
+      LEFT JOIN ${t.course_progress} cp ON cp.course_id = c.id AND cp.user_id = ${userId}
+      LEFT JOIN ${t.lessons} l ON l.course_id = c.id AND ${visible("l")}
+      LEFT JOIN ${t.lesson_progress} lp ON lp.lesson_id = l.id AND lp.user_id = ${userId}
+      WHERE c.id = ${courseId} AND ${visible("c")}
+      ORDER BY ${outlineOrder}`.pipe(Effect.flatMap(decodeOutline), failed("read course progress"))
+    if (rows.length === 0) return yield* new CourseNotFound({ id: courseId })
+    const lessons = rows.filter((row) => row.lesson_id !== null)
+    const completedCount = lessons.filter((row) => row.completed_at !== null).length
+    const progress: CourseProgress = {
+      course_id: courseId,
+      purchased: rows[0]!.purchased,
+      lessons_total: lessons.length,
+      lessons_completed: completedCount,
+      percent: percentOf(completedCount, lessons.length),
+      completed_at: rows[0]!.course_completed_at,
+      next_lesson_id: lessons.find((row) => row.open === true && row.completed_at === null)?.lesson_id ?? null,
+      lessons: lessons.map((row) => ({
+        lesson_id: row.lesson_id!,
+        completed_at: row.completed_at,
+        position_seconds: row.position_seconds,
+        available_at: row.available_at
+      }))
+    }
+    return progress
+  }, bounded(timeout, "read course progress"))
+
+  /** The visible lessons of course `course` (an SQL column), and those `user` completed. */
+  const lessonCounts = (course: Statement.Fragment, user: Statement.Fragment) => sql`
+    (SELECT count(*) FROM ${t.lessons} l WHERE l.course_id = ${course} AND ${visible("l")})::integer AS lessons_total,
+    (SELECT count(*) FROM ${t.lessons} l JOIN ${t.lesson_progress} lp ON lp.lesson_id = l.id AND lp.user_id = ${user}
+      WHERE l.course_id = ${course} AND ${visible("l")} AND lp.completed_at IS NOT NULL)::integer AS lessons_completed`
+
+  const learnerCourses = Effect.fn("ProgressRepo.learnerCourses")(function*(userId: UserId, after: LearnerCoursesAfter | undefined, limit: number) {
+    const activity = sql`coalesce(cp.last_activity_at, p.purchased_at)`
+    const rows = yield* sql`
+      SELECT c.*, p.purchased_at, cp.completed_at AS course_completed_at, ${activity} AS last_activity_at,
+             ${lessonCounts(sql`c.id`, sql`${userId}`)}
+      FROM ${t.purchases} p
+      JOIN ${t.courses} c ON c.id = p.course_id AND ${visible("c")}
+      LEFT JOIN ${t.course_progress} cp ON cp.user_id = p.user_id AND cp.course_id = p.course_id
+      WHERE p.user_id = ${userId}
+        ${after === undefined ? sql`` : sql`AND (${activity}, c.id) < (${DateTime.toDateUtc(after.last_activity_at)}::timestamptz, ${after.course_id})`}
+      ORDER BY ${activity} DESC, c.id DESC
+      LIMIT ${limit}`.pipe(Effect.flatMap(decodeLearnerCourses), failed("list the learner's courses"))
+    return rows.map(({ purchased_at, course_completed_at, last_activity_at, lessons_total, lessons_completed, ...course }): LearnerCourseRow => ({
+      course,
+      purchased_at,
+      lessons_total,
+      lessons_completed,
+      completed_at: course_completed_at,
+      last_activity_at
+    }))
+  }, bounded(timeout, "list the learner's courses"))
+
+  const learners = Effect.fn("ProgressRepo.learners")(function*(courseId: CourseId, after: UserId | undefined, limit: number) {
+    const rows = yield* sql`
+      SELECT p.user_id, p.purchased_at, cp.completed_at, coalesce(cp.last_activity_at, p.purchased_at) AS last_activity_at,
+             ${lessonCounts(sql`${courseId}`, sql`p.user_id`)}
+      FROM ${t.purchases} p
+      LEFT JOIN ${t.course_progress} cp ON cp.user_id = p.user_id AND cp.course_id = p.course_id
+      WHERE p.course_id = ${courseId} ${after === undefined ? sql`` : sql`AND p.user_id > ${after}`}
+      ORDER BY p.user_id
+      LIMIT ${limit}`.pipe(Effect.flatMap(decodeLearners), failed("list learners"))
+    if (rows.length === 0) {
+      const exists = yield* sql`SELECT 1 FROM ${t.courses} WHERE id = ${courseId}`.pipe(failed("list learners"))
+      if (exists.length === 0) return yield* new CourseNotFound({ id: courseId })
+    }
+    return rows.map(({ lessons_total, percent: _, ...row }): Learner => ({ ...row, percent: percentOf(row.lessons_completed, lessons_total) }))
+  }, bounded(timeout, "list learners"))
+
+  return ProgressRepo.of({ record, courseProgress, learnerCourses, learners })
+})
+
+/** `ProgressRepo` over the `SqlClient` in context (the database of `PgCourseRepo`, `PgLessonRepo`, `PgPurchaseRepo`). */
+export const layer: Layer.Layer<ProgressRepo, never, SqlClient.SqlClient> = Layer.effect(ProgressRepo, make())
