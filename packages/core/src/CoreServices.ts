@@ -17,11 +17,13 @@ import type { ProviderCooldowns } from "./generation/ProviderCooldowns.ts"
 import type { PublicCourses } from "./lessons/PublicCourses.ts"
 import type { PurchaseRepo } from "./lessons/PurchaseRepo.ts"
 import type { Purchases } from "./lessons/Purchases.ts"
+import type { Learning } from "./progress/Learning.ts"
+import type { ProgressRepo } from "./progress/ProgressRepo.ts"
 import type { UploadRepo } from "./media/UploadRepo.ts"
 import type { Uploads } from "./media/Uploads.ts"
 
 /** The use cases of the core. */
-export type UseCases = Courses | Uploads | Lessons | PublicCourses | Purchases | ContentGenerator
+export type UseCases = Courses | Uploads | Lessons | PublicCourses | Purchases | Learning | ContentGenerator
 
 /** The ports of the core. */
-export type Ports = CourseRepo | LessonRepo | UploadRepo | MediaRepo | PurchaseRepo | Entitlements | ObjectStore | ProviderCooldowns
+export type Ports = CourseRepo | LessonRepo | UploadRepo | MediaRepo | PurchaseRepo | Entitlements | ProgressRepo | ObjectStore | ProviderCooldowns

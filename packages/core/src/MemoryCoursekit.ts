@@ -26,6 +26,8 @@ import { PublicCourseRows } from "./lessons/PublicCourseRows.ts"
 import { PublicCourses } from "./lessons/PublicCourses.ts"
 import { PurchaseRepo } from "./lessons/PurchaseRepo.ts"
 import { Purchases } from "./lessons/Purchases.ts"
+import { Learning } from "./progress/Learning.ts"
+import { ProgressRepo } from "./progress/ProgressRepo.ts"
 import { UploadRepo } from "./media/UploadRepo.ts"
 import { Uploads, type UploadsOptions } from "./media/Uploads.ts"
 import { UploadSweep } from "./media/UploadSweep.ts"
@@ -52,6 +54,7 @@ export const layerMemory = (
     Lessons.layerNoDeps,
     PublicCourses.layerNoDeps.pipe(Layer.provide(PublicCourseRows.layerFromPorts)),
     Purchases.layerNoDeps,
+    Learning.layerNoDeps.pipe(Layer.provideMerge(ProgressRepo.layerMemory)),
     ContentGenerator.layerNoDeps(options.generation).pipe(Layer.provide(LlmChain.layer(options.models ?? [])))
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory, ProviderCooldowns.layerMemory)),

@@ -49,6 +49,7 @@ export * from "./generation/ProviderCooldowns.ts"
 
 export * from "./progress/Progress.ts"
 export * from "./progress/ProgressRepo.ts"
+export * from "./progress/Learning.ts"
 
 export * from "./html/HtmlAllowList.ts"
 export * from "./html/HtmlSanitizer.ts"

@@ -15,8 +15,13 @@ import {
   FinalizeUploadRequest,
   GeneratedContent,
   GenerateRequest,
+  CourseProgress,
+  Learner,
+  LearnerCourse,
   Lesson,
   LessonCreate,
+  LessonProgress,
+  ProgressUpdate,
   LessonRevision,
   LessonUpdate,
   MediaFile,
@@ -46,11 +51,11 @@ import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, Op
 import { AdminAuth } from "./auth/AdminAuth.ts"
 import { CatalogueAuth } from "./auth/CatalogueAuth.ts"
 import { ApiProblems } from "./problems/ApiProblems.ts"
-import { CourseIdParam, LessonIdParam, MediaFileIdParam, PageLimitParam, RevisionIdParam, SectionIdParam, SlugParam } from "./PathParams.ts"
+import { CourseIdParam, LearnerCursorParam, LessonIdParam, MediaFileIdParam, PageLimitParam, RevisionIdParam, SectionIdParam, SlugParam } from "./PathParams.ts"
 import { describeEditHeaders } from "./problems/EditHeadersDoc.ts"
 import { problemsFor } from "./problems/DomainProblems.ts"
 import { describeGenerationEventStream } from "./handlers/GenerationEventStream.ts"
-import { PreconditionRequired, problemDeclaration } from "./problems/Problems.ts"
+import { PreconditionRequired, problemDeclaration, UnauthorizedResponse } from "./problems/Problems.ts"
 import { ViewerAuth } from "./auth/ViewerAuth.ts"
 
 /** The body of `GET /`. */
@@ -537,6 +542,57 @@ export class PurchasesApi extends HttpApiGroup.make("purchases")
   .annotateMerge(OpenApi.annotations({ title: "Purchases", description: "Who bought which course." }))
 {}
 
+const learnerOnly = "A signed-in viewer's (Authorization: Bearer <viewer JWT>, or the host's session when embedded); " +
+  "anonymous: 401."
+
+/** Learners' progress (their own, as signed-in viewers) and, for admins, a course's learners. */
+export class LearningApi extends HttpApiGroup.make("learning")
+  .add(
+    HttpApiEndpoint.put("recordProgress", "/me/lessons/:lesson_id/progress", {
+      params: { lesson_id: LessonIdParam },
+      payload: ProgressUpdate,
+      success: LessonProgress,
+      error: [...problemsFor("UnknownLesson", "LessonLocked", "PersistenceError"), UnauthorizedResponse]
+    }).middleware(ViewerAuth).annotate(OpenApi.Summary, "Save a lesson's progress: done, and where the video stopped").annotate(
+      OpenApi.Description,
+      `${learnerOnly} Idempotent: completed_at is the first completion's instant (database clock) and stays on repeats; ` +
+        "completed false clears it; position_seconds replaces the position; an absent field stays. Only for a lesson the " +
+        "viewer may open now: a preview, or a visible lesson of a course they bought that drip has released; else 403 " +
+        "(with available_at when drip will release it) or 404 (not visible now). Completing the last lesson visible now " +
+        "completes the course (once)."
+    ),
+    HttpApiEndpoint.get("courseProgress", "/me/courses/:id/progress", {
+      params: { id: CourseIdParam },
+      success: CourseProgress,
+      error: [...problemsFor("CourseNotFound", "PersistenceError"), UnauthorizedResponse]
+    }).middleware(ViewerAuth).annotate(OpenApi.Summary, "The viewer's progress in a course").annotate(
+      OpenApi.Description,
+      `${learnerOnly} Over the course's lessons visible now, in outline order. A course not visible now: 404.`
+    ),
+    HttpApiEndpoint.get("myCourses", "/me/courses", {
+      query: {
+        cursor: Schema.optional(LearnerCursorParam).annotate({ description: "Where the page starts: the cursor the previous page's Link names (opaque)." }),
+        limit: Schema.optional(PageLimitParam)
+      },
+      success: HttpApiSchema.WithHeaders(Schema.Array(LearnerCourse), NextLink),
+      error: [...problemsFor("InvalidLearnerCursor", "PersistenceError"), UnauthorizedResponse]
+    }).middleware(ViewerAuth).annotate(OpenApi.Summary, "The courses the viewer bought, most recently active first").annotate(
+      OpenApi.Description,
+      `${learnerOnly} A revoked purchase leaves the list (its progress is kept for a renewal). When more follow, a Link names the next page.`
+    ),
+    HttpApiEndpoint.get("learners", "/admin/courses/:id/learners", {
+      params: { id: CourseIdParam },
+      query: {
+        cursor: Schema.optional(UserId).annotate({ description: "The last user id of the previous page (exclusive), as the Link names it." }),
+        limit: Schema.optional(PageLimitParam)
+      },
+      success: HttpApiSchema.WithHeaders(Schema.Array(Learner), NextLink),
+      error: problemsFor("CourseNotFound", "PersistenceError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "A course's learners (its buyers) with their progress, by user id")
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Learning", description: "Learners' progress, completion and drip." }))
+{}
+
 /** AI-written HTML (DECISIONS §7): admin only. */
 export class AiApi extends HttpApiGroup.make("ai")
   .add(
@@ -572,6 +628,7 @@ export class CoursekitApi extends HttpApi.make("coursekit")
   .add(SectionsApi)
   .add(PublicApi)
   .add(PurchasesApi)
+  .add(LearningApi)
   .add(AiApi)
   // Applies to the endpoints added above: every one may answer 400 and 500 problems.
   .middleware(ApiProblems)

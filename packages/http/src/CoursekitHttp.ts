@@ -27,6 +27,7 @@ import { PublicCoursePages } from "./edge/PublicCoursePages.ts"
 import * as LessonsHandlers from "./handlers/LessonsHandlers.ts"
 import * as PublicCourseHandlers from "./handlers/PublicCourseHandlers.ts"
 import * as PurchasesHandlers from "./handlers/PurchasesHandlers.ts"
+import * as LearningHandlers from "./handlers/LearningHandlers.ts"
 import { problemBody } from "./problems/Problems.ts"
 import { Readiness, type ReadinessCheck } from "./handlers/Readiness.ts"
 import { maxBodySize } from "./edge/RequestLimits.ts"
@@ -53,6 +54,7 @@ const layerApiOf = (api: typeof CoursekitApi) =>
       LessonsHandlers.layerSections,
       PublicCourseHandlers.layer,
       PurchasesHandlers.layer,
+      LearningHandlers.layer,
       AiHandlers.layer
     ]),
     Layer.provide([ApiProblemsLive.layer, AdminAuthLive.layer, ViewerAuthLive.layer, CatalogueAuthLive.layer]),

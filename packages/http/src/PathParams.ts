@@ -39,6 +39,9 @@ export const LessonIdParam = canonicalDecimal(LessonId, "the lesson id", [1, max
 /** A section id in a path. */
 export const SectionIdParam = canonicalDecimal(SectionId, "the section id", [1, maxId], 10)
 
+/** The opaque cursor of the learner's courses, as a query parameter. */
+export const LearnerCursorParam = Schema.String.check(Schema.isMaxLength(64), storableText("cursor"))
+
 /** A revision id in a path or a query. */
 export const RevisionIdParam = canonicalDecimal(RevisionId, "the revision id", [1, maxId], 10)
 

@@ -16,6 +16,8 @@ import {
   PublicCourseRows,
   PurchaseRepo,
   Purchases,
+  Learning,
+  ProgressRepo,
   UploadRepo,
   Uploads,
   PublicCourses,
@@ -56,6 +58,7 @@ const useCases = Layer.mergeAll(
   Courses.layerNoDeps.pipe(Layer.provideMerge(Uploads.layerNoDeps())),
   Lessons.layerNoDeps,
   Purchases.layerNoDeps,
+  Learning.layerNoDeps.pipe(Layer.provide(ProgressRepo.layerMemory)),
   // The reader through the ports, so the host's entitlements are the ones asked.
   PublicCourses.layerNoDeps.pipe(Layer.provide(PublicCourseRows.layerFromPorts), Layer.provide(HostEntitlements)),
   // This host uses no language model: generation answers 503.

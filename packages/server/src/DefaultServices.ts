@@ -32,6 +32,7 @@ import {
   Uploads,
   UploadSweep,
   defaultRevisionPolicy,
+  Learning,
   RevisionPolicies
 } from "@coursekit/core"
 import { CourseListCache, type CoursekitHttp, layerHostAuth, Readiness, RequestLogger, RequireIfMatch } from "@coursekit/http"
@@ -44,6 +45,7 @@ import {
   PgDatabase,
   PgLessonRepo,
   PgliteDatabase,
+  PgProgressRepo,
   PgProviderCooldowns,
   PgPublicCourseRows,
   PgPurchaseRepo,
@@ -241,13 +243,14 @@ export const coreLayers = (settings: ServerSettings, publicUrl: () => string): C
       Lessons.layerNoDeps,
       PublicCourses.layerNoDeps,
       Purchases.layerNoDeps,
+      Learning.layerNoDeps,
       layerContentGenerator(settings)
     ).pipe(Layer.provideMerge(Uploads.layerNoDeps(uploads)), Layer.provide(layerSanitizer(settings))),
     layerReadiness(settings)
   ).pipe(
     Layer.provide(MediaUrls.layer({ ttl: settings.mediaUrlTtl })),
     Layer.provide(layerFileUrl(settings)),
-    Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer, PgPublicCourseRows.layer)),
+    Layer.provide(Layer.mergeAll(PgCourseRepo.layer, PgUploadRepo.layer, PgLessonRepo.layer, PgPurchaseRepo.layer, PgPublicCourseRows.layer, PgProgressRepo.layer)),
     Layer.provide(Layer.succeed(RevisionPolicies, { ...defaultRevisionPolicy, keep: settings.revisionsKeep })),
     Layer.provide(storage.store),
     Layer.provide(database),

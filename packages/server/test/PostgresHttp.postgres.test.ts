@@ -5,6 +5,7 @@ import { SqlClient } from "effect/sql"
 import * as StandaloneServer from "../src/StandaloneServer.ts"
 import { publishingHttpSuite } from "./PublishingHttpSuite.ts"
 import { editingHttpSuite, editingTokens } from "./EditingHttpSuite.ts"
+import { learningHttpSuite } from "./LearningHttpSuite.ts"
 import type { ServerSettings } from "../src/ServerConfig.ts"
 import { call, callAt, layerTestServer, testSettings, urlOf } from "./TestServer.ts"
 
@@ -35,6 +36,7 @@ const layerDatabaseAndServer = (url: string, name = databaseName, overrides: Par
 if (serverUrl !== undefined) {
   publishingHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_publishing`))
   editingHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_editing`, { adminTokens: editingTokens }))
+  learningHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_learning`))
 
   describe("standalone server over HTTP (PostgreSQL)", () => {
     layer(layerDatabaseAndServer(serverUrl), { timeout: 60_000 })((it) => {

@@ -18,6 +18,7 @@
  *
  * @since 0.2.0
  */
+import { isCanonicalBase64Url } from "../shared/CanonicalBase64Url.ts"
 import { Option, Schema, SchemaTransformation, Struct } from "effect"
 import { CourseId, type CourseListItem, CourseListRow } from "./Course.ts"
 import { htmlText } from "../html/htmlText.ts"
@@ -127,18 +128,6 @@ export const SearchCursor = Schema.Struct({
 export type SearchCursor = typeof SearchCursor.Type
 
 /**
- * Whether `text` is base64url as encoding writes it: its alphabet, no padding, a length
- * a whole number of bytes gives, and zero in the bits of its last character that hold none.
- */
-const canonicalBase64Url = (text: string): boolean => {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return false
-  const spare = text.length % 4 === 2 ? 4 : text.length % 4 === 3 ? 2 : 0
-  if (spare === 0) return true
-  const last = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".indexOf(text[text.length - 1]!)
-  return (last & ((1 << spare) - 1)) === 0
-}
-
-/**
  * A cursor as text: `<score>.<id>` in base64url, exactly as written — unpadded, in the one
  * spelling encoding gives (base64 decoding also reads padded text, other unused bits in
  * the last character and line breaks: each would be another URL for the same page).
@@ -148,7 +137,7 @@ const canonicalBase64Url = (text: string): boolean => {
 export const SearchCursorFromString = Schema.String.check(
   Schema.isMaxLength(64),
   Schema.makeFilter((text: string) =>
-    canonicalBase64Url(text) ? undefined : "a cursor is written unpadded, in the spelling the service wrote it"
+    isCanonicalBase64Url(text) ? undefined : "a cursor is written unpadded, in the spelling the service wrote it"
   )
 ).pipe(
   Schema.decodeTo(

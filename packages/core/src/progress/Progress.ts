@@ -6,10 +6,10 @@
  *
  * @since 0.3.0
  */
-import { DateTime, Schema } from "effect"
+import { DateTime, Schema, SchemaTransformation } from "effect"
+import { isCanonicalBase64Url } from "../shared/CanonicalBase64Url.ts"
 import { CourseId, CourseListItem } from "../catalogue/Course.ts"
 import { LessonId } from "../lessons/Lesson.ts"
-import { storableText } from "../shared/StorableText.ts"
 import { UserId } from "../shared/Viewer.ts"
 
 /** The longest resume position, in seconds: a week of video. */
@@ -98,8 +98,27 @@ export interface CourseCompletion {
   readonly completed_at: DateTime.Utc
 }
 
-/** A cursor of the learners' list: the last user id of the previous page. */
-export const LearnerCursor = Schema.String.check(storableText("cursor"), Schema.isMaxLength(255))
+/**
+ * A cursor of the learner's courses as text: the last item's activity (epoch ms) and
+ * course id, `<ms>.<id>` in canonical base64url (one page, one URL). Opaque to clients.
+ */
+export const LearnerCoursesCursorFromString = Schema.String.check(
+  Schema.isMaxLength(64),
+  Schema.makeFilter((text: string) => isCanonicalBase64Url(text) ? undefined : "a cursor is written in the spelling the service wrote it")
+).pipe(
+  Schema.decodeTo(Schema.String.check(Schema.isPattern(/^(?:0|[1-9][0-9]{0,14})\.[1-9][0-9]{0,9}$/)), SchemaTransformation.stringFromBase64UrlString),
+  Schema.decodeTo(
+    Schema.Struct({ last_activity_at: Schema.DateTimeUtc, course_id: CourseId }),
+    SchemaTransformation.transform({
+      decode: (text: string) => {
+        const [ms, id] = text.split(".")
+        return { last_activity_at: DateTime.makeUnsafe(Number(ms)), course_id: Number(id) }
+      },
+      encode: (cursor: { readonly last_activity_at: DateTime.Utc; readonly course_id: number }) =>
+        `${DateTime.toEpochMillis(cursor.last_activity_at)}.${cursor.course_id}`
+    })
+  )
+)
 
 // --- errors ---------------------------------------------------------------------------
 
@@ -127,5 +146,16 @@ export class LessonLocked extends Schema.TaggedError<LessonLocked>()(
     return this.available_at === null
       ? `Lesson ${this.lesson_id} is open only to buyers of its course.`
       : `Lesson ${this.lesson_id} opens for you at ${DateTime.formatIso(this.available_at)}.`
+  }
+}
+
+/** A cursor of the learner's courses this service did not write. */
+export class InvalidLearnerCursor extends Schema.TaggedError<InvalidLearnerCursor>()(
+  "InvalidLearnerCursor",
+  {},
+  { description: "The cursor is not one this service wrote." }
+) {
+  override get message(): string {
+    return "cursor must be the one the previous page's Link header names."
   }
 }

@@ -12,6 +12,9 @@ import type {
   CourseNotFound,
   CourseSlugNotFound,
   CourseVersionMismatch,
+  InvalidLearnerCursor,
+  LessonLocked,
+  UnknownLesson,
   LessonVersionMismatch,
   RevisionNotFound,
   SectionVersionMismatch,
@@ -53,6 +56,7 @@ import {
   SectionPreconditionFailed,
   Gone,
   InUse,
+  LessonLockedProblem,
   NotFound,
   PartConflict,
   ServiceUnavailable,
@@ -68,6 +72,9 @@ export type DomainError =
   | LessonVersionMismatch
   | SectionVersionMismatch
   | RevisionNotFound
+  | UnknownLesson
+  | LessonLocked
+  | InvalidLearnerCursor
   | CourseSlugNotFound
   | LessonNotFound
   | SectionNotFound
@@ -123,6 +130,15 @@ export const domainProblems = {
   LessonNotFound: withMessage(NotFound),
   SectionNotFound: withMessage(NotFound),
   RevisionNotFound: withMessage(NotFound),
+  UnknownLesson: withMessage(NotFound),
+  LessonLocked: {
+    problem: LessonLockedProblem,
+    render: (error) => new LessonLockedProblem({ detail: error.message, available_at: error.available_at })
+  },
+  InvalidLearnerCursor: {
+    problem: ValidationProblem,
+    render: (error) => new ValidationProblem({ detail: `Invalid request query: query.cursor: ${error.message}`, errors: [{ path: "query.cursor", message: error.message }] })
+  },
   // The record as it is now travels with the refusal: the client merges, then writes with its version.
   CourseVersionMismatch: {
     problem: CoursePreconditionFailed,

@@ -66,6 +66,15 @@ export class ValidationProblem extends HttpApiError.Problem<ValidationProblem>()
 /** 403: the credentials are valid but do not allow this operation. */
 export class Forbidden extends HttpApiError.Problem<Forbidden>()("Forbidden", problemDeclaration(403), { detail: Schema.String }) {}
 
+/**
+ * 403: the lesson is not open to this learner: bought by others only, or released by
+ * drip at `available_at` (null: a purchase is what opens it).
+ */
+export class LessonLockedProblem extends HttpApiError.Problem<LessonLockedProblem>()("LessonLockedProblem", problemDeclaration(403), {
+  detail: Schema.String,
+  available_at: Schema.NullOr(Schema.DateTimeUtcFromString)
+}) {}
+
 /** 404: the resource named by the path does not exist. */
 export class NotFound extends HttpApiError.Problem<NotFound>()("NotFound", problemDeclaration(404), { detail: Schema.String }) {}
 
