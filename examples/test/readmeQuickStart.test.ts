@@ -52,7 +52,7 @@ const commandsOf = (lines: ReadonlyArray<string>): Array<Command> => {
 }
 
 /** Guides whose `sh try-it` blocks continue the README's session (its `TOKEN`), in this order. */
-const continuedIn = ["docs/editing.md"]
+const continuedIn = ["docs/editing.md", "docs/progress.md"]
 
 const listening = /listening on http:\/\/[^:]+:(\d+);/
 
