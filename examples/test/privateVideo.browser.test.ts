@@ -100,7 +100,7 @@ if (chromiumTestsRun) {
       const anonymous = await publicCourse(slug)
       expect(anonymous.purchased).toBe(false)
       expect(anonymous.lessons).toEqual([
-        { id: anonymous.lessons[0]!.id, title: "Moves and borrows", position: 1, is_preview: false, access: "locked", content_html: null, video_url: null, video_url_expires_at: null }
+        { id: anonymous.lessons[0]!.id, title: "Moves and borrows", position: 1, is_preview: false, access: "locked", content_html: null, video_url: null, video_url_expires_at: null, available_at: null }
       ])
 
       // Every answer chromium gets for the video's URL, from here on.

@@ -25,6 +25,8 @@ describe("@coursekit/http/api", () => {
       "Gone",
       "InUse",
       "InternalProblem",
+      "LearningApi",
+      "LessonLockedProblem",
       "LessonPreconditionFailed",
       "LessonsApi",
       "MediaApi",

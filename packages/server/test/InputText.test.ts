@@ -24,7 +24,8 @@ const validBodies: Record<string, Record<string, unknown>> = {
   PartUrlsRequest: { part_numbers: [1] },
   MultipartCompleteRequest: { parts: [{ part_number: 1, etag: "\"0\"" }] },
   SectionCreate: { title: "Week 1" },
-  SectionUpdate: { title: "Week 1" }
+  SectionUpdate: { title: "Week 1" },
+  ProgressUpdate: { completed: true, position_seconds: 1 }
 }
 
 /** A valid value per path or query parameter name. */

@@ -98,7 +98,8 @@ describe("the public course over HTTP (PGlite)", () => {
               access: "preview",
               content_html: `<p>${previewText}</p>`,
               video_url: null,
-              video_url_expires_at: null
+              video_url_expires_at: null,
+              available_at: null
             },
             {
               id: locked.id,
@@ -108,7 +109,8 @@ describe("the public course over HTTP (PGlite)", () => {
               access: "locked",
               content_html: null,
               video_url: null,
-              video_url_expires_at: null
+              video_url_expires_at: null,
+              available_at: null
             }
           ])
           const bytes = allBytes(reply)
