@@ -10,37 +10,10 @@
  * Run: npm run example:browser-upload   (PORT, default 3004), then open the printed URL.
  */
 import { defaultUploadLimits, thumbnailContentTypes } from "@coursekit/core"
-import { createHmac, randomBytes } from "node:crypto"
-import type { IncomingMessage } from "node:http"
+import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
-import { guarded, problem, runExample, startFrontServer } from "../shared/FrontServer.ts"
-
-/** As the service accepts a token's `sub` (core's UserId): 1 to 255 characters, no control characters. */
-const userIdPattern = /^[^\u0000-\u001f\u007f]{1,255}$/
-
-/** A viewer token as an identity provider would issue it: HS256 with `secret`, `sub` the user, an hour. */
-const viewerToken = (secret: string, userId: string) => {
-  const now = Math.floor(Date.now() / 1000)
-  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
-  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub: userId, iat: now, exp: now + 3600 })}`
-  return `${unsigned}.${createHmac("sha256", secret).update(unsigned).digest("base64url")}`
-}
-
-/** The body of a small JSON request (at most 4 KiB), parsed; undefined when it is not that. */
-const jsonBody = async (request: IncomingMessage): Promise<unknown> => {
-  const chunks: Array<Buffer> = []
-  let size = 0
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > 4096) return undefined
-    chunks.push(chunk)
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"))
-  } catch {
-    return undefined
-  }
-}
+import { demoViewerTokenRoute } from "../shared/DemoViewerToken.ts"
+import { runExample, startFrontServer } from "../shared/FrontServer.ts"
 
 /** Starts the example on `port` (0: any free one). */
 export const start = (port: number) => {
@@ -56,19 +29,7 @@ export const start = (port: number) => {
     port,
     globals: { COURSEKIT_THUMBNAIL_RULES: thumbnailRules },
     settings: { JWT_SECRET: jwtSecret, UPLOAD_THUMBNAIL_MAX_BYTES: String(thumbnailRules.maxBytes) },
-    route: (request, response) => {
-      if (request.method !== "POST" || request.url?.split("?")[0] !== "/demo/viewer-token") return false
-      void jsonBody(request).then((body) =>
-        guarded("browser-upload", response, () => {
-          const userId = (body as { user_id?: unknown } | undefined)?.user_id
-          if (typeof userId !== "string" || !userIdPattern.test(userId)) {
-            return problem(request, response, 400, "Bad Request", "Send {\"user_id\": \"…\"}: 1 to 255 characters, no control characters.")
-          }
-          response.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" })
-          response.end(JSON.stringify({ token: viewerToken(jwtSecret, userId) }))
-        }), () => response.destroy()) // the request broke off mid-body: its client is gone
-      return true
-    }
+    route: demoViewerTokenRoute("browser-upload", jwtSecret)
   })
 }
 

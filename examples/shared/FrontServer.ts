@@ -37,8 +37,13 @@ export interface FrontServerOptions {
   readonly directory: string
   /** Where to listen on 127.0.0.1 (0: any free port). */
   readonly port: number
-  /** Handed to the page as `window.<name>`, besides `COURSEKIT_DEMO_ADMIN_TOKEN`. */
+  /** Handed to the page as `window.<name>`, besides `COURSEKIT_DEMO_ADMIN_TOKEN` (unless `adminTokenToPage` is false). */
   readonly globals?: Readonly<Record<string, unknown>> | undefined
+  /**
+   * Whether the page gets the admin token as `window.COURSEKIT_DEMO_ADMIN_TOKEN` (default
+   * true: the upload pages act as admins). A learner's page is no admin's: false.
+   */
+  readonly adminTokenToPage?: boolean | undefined
   /** The service's settings (as environment variables) besides the front server's own. */
   readonly settings?: Readonly<Record<string, string>> | undefined
   /** Routes of the example, asked after the page's files and before the service. */
@@ -96,7 +101,7 @@ export const startFrontServer = async (options: FrontServerOptions): Promise<Fro
   const { script, style } = await bundle(options.directory)
   // Demo only: the page gets the admin token. A real admin UI signs its admins in.
   const adminToken = randomBytes(24).toString("base64url")
-  const globals = Object.entries({ COURSEKIT_DEMO_ADMIN_TOKEN: adminToken, ...options.globals })
+  const globals = Object.entries({ ...(options.adminTokenToPage === false ? {} : { COURSEKIT_DEMO_ADMIN_TOKEN: adminToken }), ...options.globals })
     .map(([key, value]) => `window.${key} = ${JSON.stringify(value)}`)
     .join("; ")
   const page = readFileSync(join(options.directory, "index.html"), "utf8").replace(
