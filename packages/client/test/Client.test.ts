@@ -4,7 +4,7 @@
  * with real PUTs of bytes.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { CourseId } from "@coursekit/core"
+import { CourseId, UserId } from "@coursekit/core"
 import { DateTime, Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { SignJWT } from "jose"
@@ -76,6 +76,32 @@ describe("@coursekit/client against the standalone server", () => {
         assert.strictEqual(failed.currentVersion, 2)
         assert.strictEqual(failed.current.title, "Promised 2")
         yield* Effect.promise(() => kit.dispose())
+      }))
+
+    it.effect("a learner's progress through the client: recordProgress, courseProgress, myCourses; learners for admins", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const admin = createClient({ baseUrl: url, adminToken })
+        const viewerToken = yield* Effect.promise(() =>
+          new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("client-learner").setIssuedAt().setExpirationTime("5m")
+            .sign(new TextEncoder().encode(jwtSecret))
+        )
+        const learner = createClient({ baseUrl: url, viewerToken })
+        const { body: course } = yield* Effect.promise(() => admin.courses.create({ payload: { title: "Client learning", content_html: "" } }))
+        const lesson = yield* Effect.promise(() => admin.lessons.create({ params: { id: course.id }, payload: { title: "Only lesson", is_preview: true } }))
+        yield* Effect.promise(() => admin.purchases.grant({ params: { id: course.id, user_id: UserId.make("client-learner") } }))
+        const saved = yield* Effect.promise(() => learner.learning.recordProgress({ params: { lesson_id: lesson.id }, payload: { completed: true, position_seconds: 7 } }))
+        assert.deepStrictEqual([saved.completed, saved.position_seconds], [true, 7])
+        const progress = yield* Effect.promise(() => learner.learning.courseProgress({ params: { id: course.id } }))
+        assert.deepStrictEqual([progress.percent, progress.lessons_completed], [100, 1])
+        assert.isTrue(progress.completed_at !== null && DateTime.isDateTime(progress.completed_at))
+        const mine = yield* Effect.promise(() => learner.learning.myCourses({ query: {} }))
+        assert.include(mine.body.map((item) => item.course.id), course.id)
+        const learners = yield* Effect.promise(() => admin.learning.learners({ params: { id: course.id }, query: {} }))
+        assert.deepStrictEqual(learners.body.map((row) => [row.user_id, row.percent]), [["client-learner", 100]])
+        const anonymous = yield* rejection(createClient({ baseUrl: url }).learning.courseProgress({ params: { id: course.id } }))
+        assert.strictEqual((anonymous as CoursekitError).status, 401)
+        yield* Effect.promise(() => Promise.all([admin.dispose(), learner.dispose()]))
       }))
 
     it.effect("drafts, schedules and sections through the client: an admin client reads drafts, others do not", () =>

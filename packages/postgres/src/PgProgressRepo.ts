@@ -203,19 +203,24 @@ export const make = () => Effect.gen(function*() {
   }, bounded(timeout, "list the learner's courses"))
 
   const learners = Effect.fn("ProgressRepo.learners")(function*(courseId: CourseId, after: UserId | undefined, limit: number) {
+    // One statement: the course's row (none: no such course), with its page of buyers (none: a null row).
     const rows = yield* sql`
-      SELECT p.user_id, p.purchased_at, cp.completed_at, coalesce(cp.last_activity_at, p.purchased_at) AS last_activity_at,
-             ${lessonCounts(sql`${courseId}`, sql`p.user_id`)}
-      FROM ${t.purchases} p
-      LEFT JOIN ${t.course_progress} cp ON cp.user_id = p.user_id AND cp.course_id = p.course_id
-      WHERE p.course_id = ${courseId} ${after === undefined ? sql`` : sql`AND p.user_id > ${after}`}
-      ORDER BY p.user_id
-      LIMIT ${limit}`.pipe(Effect.flatMap(decodeLearners), failed("list learners"))
-    if (rows.length === 0) {
-      const exists = yield* sql`SELECT 1 FROM ${t.courses} WHERE id = ${courseId}`.pipe(failed("list learners"))
-      if (exists.length === 0) return yield* new CourseNotFound({ id: courseId })
-    }
-    return rows.map(({ lessons_total, percent: _, ...row }): Learner => ({ ...row, percent: percentOf(row.lessons_completed, lessons_total) }))
+      SELECT page.*
+      FROM ${t.courses} c
+      LEFT JOIN LATERAL (
+        SELECT p.user_id, p.purchased_at, cp.completed_at, coalesce(cp.last_activity_at, p.purchased_at) AS last_activity_at,
+               ${lessonCounts(sql`c.id`, sql`p.user_id`)}
+        FROM ${t.purchases} p
+        LEFT JOIN ${t.course_progress} cp ON cp.user_id = p.user_id AND cp.course_id = p.course_id
+        WHERE p.course_id = c.id ${after === undefined ? sql`` : sql`AND p.user_id > ${after}`}
+        ORDER BY p.user_id
+        LIMIT ${limit}
+      ) AS page ON true
+      WHERE c.id = ${courseId}
+      ORDER BY page.user_id`.pipe(failed("list learners"))
+    if (rows.length === 0) return yield* new CourseNotFound({ id: courseId })
+    const learners = yield* decodeLearners(rows.filter((row) => row.user_id !== null)).pipe(failed("list learners"))
+    return learners.map(({ lessons_total, percent: _, ...row }): Learner => ({ ...row, percent: percentOf(row.lessons_completed, lessons_total) }))
   }, bounded(timeout, "list learners"))
 
   return ProgressRepo.of({ record, courseProgress, learnerCourses, learners })
