@@ -119,7 +119,7 @@ export const memoryOf = (pid: number) => {
 const ticksPerSecond = 100
 
 /** CPU time (user + system) process `pid` has used, in µs; 0 once it has gone. */
-const cpuMicrosOf = (pid: number) => {
+export const cpuMicrosOf = (pid: number) => {
   let stat: string
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8")
