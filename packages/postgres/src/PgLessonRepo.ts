@@ -196,10 +196,15 @@ export const make = () => Effect.gen(function*() {
     const revised = lessonSnapshotFields.some((field) => changes[field] !== undefined)
     return yield* Effect.gen(function*() {
       if (!(yield* lockCourse(courseId))) return yield* new LessonNotFound({ course_id: courseId, id })
-      const current = yield* decodeRecords(yield* sql`SELECT * FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId}`)
+      // The place and version only: the 20 KB body is read again only for a refusal.
+      const current = yield* sql<{ position: number; section_id: SectionId | null; version: number }>`
+        SELECT position, section_id, version FROM ${t.lessons} WHERE id = ${id} AND course_id = ${courseId}`
       if (current.length === 0) return yield* new LessonNotFound({ course_id: courseId, id })
       // Under the course's lock: no write to this lesson comes between the check and the write.
-      if (!meets(edit.ifMatch, current[0]!.version)) return yield* new StaleRecord({ current: current[0]! })
+      if (!meets(edit.ifMatch, current[0]!.version)) {
+        const stored = yield* decodeRecords(yield* sql`SELECT * FROM ${t.lessons} WHERE id = ${id}`)
+        return yield* new StaleRecord({ current: stored[0]! })
+      }
       const { position: from, section_id: source } = current[0]!
       const target = changes.section_id === undefined ? source : changes.section_id
       if (!(yield* groupExists(courseId, target))) return yield* new UnknownSection({ course_id: courseId, section_id: target! })

@@ -3,8 +3,9 @@
  * transaction of the write they record (after the record's row is written, under its
  * lock, so a record's revisions are written one at a time), and read back a page or one
  * at a time. Which step a write takes is `nextRevisionStep`'s to say: this module only
- * asks the table for the newest two revisions, compared with the write's snapshot by the
- * database (so no snapshot travels back), and the window by the database's clock.
+ * asks the table for the newest revision (two for an autosave, which may continue a
+ * run), compared with the write's snapshot by the database (so no snapshot travels
+ * back), and the window by the database's clock.
  *
  * @since 0.3.0
  */
@@ -66,7 +67,7 @@ export const writeRevision = (
         r.run_started_at > now() - ${Duration.toMillis(policy.autosaveWindow)} * interval '1 millisecond' AS in_window,
         ARRAY(SELECT n.key FROM jsonb_each(${json}::jsonb) n WHERE r.snapshot -> n.key IS DISTINCT FROM n.value) AS differs
       FROM ${table} r WHERE r.${owner} = ${recordId}
-      ORDER BY r.id DESC LIMIT 2
+      ORDER BY r.id DESC LIMIT ${write.autosave ? 2 : 1}
     `)
     // In the fields' own order, as the in-memory store says them.
     const latest = rows.map((row): LatestRevision => ({ ...row, inWindow: row.in_window, differs: kind.fields.filter((field) => row.differs.includes(field)) }))
