@@ -15,12 +15,18 @@ import { join } from "node:path"
 const requests = Number(process.env.BENCH_LAYER_REQUESTS ?? 15000)
 const inFlight = 20
 
-/** One layer: its name, and one request through it (`index` picks the request). */
-export type MeasuredLayer = readonly [string, (index: number) => Promise<unknown>]
+/**
+ * One layer: its name, one request through it (`index` picks the request) and, for
+ * requests that write, what puts the data back as it was (before the warm-up and before
+ * the measured requests, which begin at index 0 again).
+ */
+export type MeasuredLayer = readonly [string, (index: number) => Promise<unknown>, reset?: () => Promise<void>]
 
 /** CPU µs of this process per call of `one`, `requests` calls with {@link inFlight} at a time, after a warm-up. */
-const cpuPerCall = async (one: (index: number) => Promise<unknown>) => {
+const cpuPerCall = async (one: (index: number) => Promise<unknown>, reset?: () => Promise<void>) => {
+  await reset?.()
   for (let index = 0; index < 500; index++) await one(index)
+  await reset?.()
   const before = process.cpuUsage()
   let next = 0
   await Promise.all(Array.from({ length: inFlight }, async () => {
@@ -34,8 +40,8 @@ const cpuPerCall = async (one: (index: number) => Promise<unknown>) => {
 export const measureLayerCosts = async (layers: ReadonlyArray<MeasuredLayer>, rounds: number) => {
   const samples = new Map<string, Array<number>>(layers.map(([name]) => [name, []]))
   for (let round = 0; round < rounds; round++) {
-    for (const [name, one] of round % 2 === 0 ? layers : [...layers].reverse()) {
-      const cpu = await cpuPerCall(one)
+    for (const [name, one, reset] of round % 2 === 0 ? layers : [...layers].reverse()) {
+      const cpu = await cpuPerCall(one, reset)
       samples.get(name)!.push(cpu)
       console.log(`round ${round + 1} ${name.padEnd(15)} ${cpu.toFixed(0).padStart(5)} µs CPU per request`)
     }

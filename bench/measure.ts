@@ -181,17 +181,39 @@ export const load = (
           return request
         }
       }]
-    }, (error: Error | null, result: any) => {
-      if (error) return fail(error)
-      done({
-        requestsPerSecond: result.requests.average,
-        total: result.requests.total,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        non2xx: result.non2xx,
-        errors: result.errors
-      })
-    })
+    }, (error: Error | null, result: any) => (error ? fail(error) : done(loadResultOf(result))))
+  })
+
+/** What the benchmarks read of an autocannon result. */
+const loadResultOf = (result: autocannon.Result): LoadResult => ({
+  requestsPerSecond: result.requests.average,
+  total: result.requests.total,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  non2xx: result.non2xx,
+  errors: result.errors
+})
+
+/**
+ * `connections` concurrent clients for `seconds`, each sending its own requests:
+ * `requestsOf(i)` answers the autocannon requests of the i-th connection (0 … connections − 1,
+ * in the order autocannon opens them), e.g. one user's token and writes per connection.
+ * A request's `setupRequest` is called once for each request sent, in order.
+ */
+export const loadPerConnection = (
+  url: string,
+  connections: number,
+  seconds: number,
+  requestsOf: (connection: number) => Array<autocannon.Request>
+) =>
+  new Promise<LoadResult>((done, fail) => {
+    let next = 0
+    autocannon({
+      url,
+      connections,
+      duration: seconds,
+      setupClient: (client) => client.setRequests(requestsOf(next++))
+    }, (error: Error | null, result: any) => (error ? fail(error) : done(loadResultOf(result))))
   })
 
 /** CPU time per request answered, in µs: the server process's, and PostgreSQL's. */
@@ -201,16 +223,19 @@ export interface CpuPerRequest {
 }
 
 /** {@link load} against `server`, with the CPU time per request answered of the server and of PostgreSQL. */
-export const loadWithCpu = async (
+export const loadWithCpu = (
   server: Server,
   paths: ReadonlyArray<string>,
   connections: number,
   seconds: number,
   headers: Record<string, string> = {}
-): Promise<LoadResult & CpuPerRequest> => {
+): Promise<LoadResult & CpuPerRequest> => withCpu(server, () => load(server.url, paths, connections, seconds, headers))
+
+/** `run` (a load on `server`), with the CPU time per request answered of the server and of PostgreSQL. */
+export const withCpu = async (server: Server, run: () => Promise<LoadResult>): Promise<LoadResult & CpuPerRequest> => {
   const pid = server.child.pid!
   const before = { server: cpuMicrosOf(pid), postgres: postgresCpuMicros() }
-  const result = await load(server.url, paths, connections, seconds, headers)
+  const result = await run()
   return {
     ...result,
     serverCpu: (cpuMicrosOf(pid) - before.server) / result.total,

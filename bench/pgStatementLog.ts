@@ -11,7 +11,28 @@ export interface StatementLog {
   readonly url: string
   /** Statements executed and round trips since the last call. */
   take(): { readonly statements: ReadonlyArray<string>; readonly roundTrips: number }
+  /** Where the round trips' time went since the last call (all connections). */
+  takeTimings(): RoundTripTimings
   close(): Promise<void>
+}
+
+/**
+ * Round trips as the proxy saw them: each from the frontend's `Sync` or `Query` to the
+ * backend's `ReadyForQuery`, and each wait of an open transaction for the frontend (from a
+ * `ReadyForQuery` in a transaction to the frontend's next round trip): the time the client
+ * spends between its statements while holding the connection and the transaction's locks.
+ * In ms, measured at the proxy (so including its own delays). A round trip sent while
+ * another is under way on the connection (pipelining, which the benchmarks' clients do
+ * not do) is timed as part of the first.
+ */
+export interface RoundTripTimings {
+  readonly roundTrips: number
+  /** Sum over the round trips: from the frontend's message to the backend's answer. */
+  readonly inDatabase: number
+  /** Sum over the waits of open transactions for the frontend. */
+  readonly inTransactionOnClient: number
+  /** Transactions ended (a `ReadyForQuery` back to idle after one in a transaction). */
+  readonly transactions: number
 }
 
 const cstring = (buffer: Buffer, at: number) => {
@@ -24,6 +45,8 @@ export const statementLog = async (target: string): Promise<StatementLog> => {
   const upstream = new URL(target)
   let statements: Array<string> = []
   let roundTrips = 0
+  const emptyTimings = { roundTrips: 0, inDatabase: 0, inTransactionOnClient: 0, transactions: 0 }
+  let timings = { ...emptyTimings }
   const sockets = new Set<Socket>()
   const server: Server = createServer((client) => {
     const database = createConnection({ host: upstream.hostname, port: Number(upstream.port || 5432) })
@@ -31,6 +54,17 @@ export const statementLog = async (target: string): Promise<StatementLog> => {
     const prepared = new Map<string, string>()
     let pending = Buffer.alloc(0)
     let started = false
+    // This connection's round trip under way (when it was sent), and its last answer (when, and in a transaction or not).
+    let sentAt: number | undefined
+    let readyAt = 0
+    let inTransaction = false
+    const roundTrip = () => {
+      const now = performance.now()
+      if (sentAt !== undefined) return
+      if (inTransaction) timings.inTransactionOnClient += now - readyAt
+      sentAt = now
+      timings.roundTrips++
+    }
     client.on("data", (chunk) => {
       database.write(chunk)
       pending = Buffer.concat([pending, chunk])
@@ -58,13 +92,33 @@ export const statementLog = async (target: string): Promise<StatementLog> => {
         } else if (type === "Q") {
           statements.push(cstring(body, 0).text)
           roundTrips++
+          roundTrip()
         } else if (type === "S") {
           roundTrips++
+          roundTrip()
         }
         pending = pending.subarray(1 + length)
       }
     })
-    database.on("data", (chunk) => client.write(chunk))
+    let answers = Buffer.alloc(0)
+    database.on("data", (chunk) => {
+      client.write(chunk)
+      answers = answers.length === 0 ? chunk : Buffer.concat([answers, chunk])
+      while (answers.length >= 5) {
+        const length = answers.readInt32BE(1)
+        if (answers.length < 1 + length) break
+        // ReadyForQuery: its status byte is 'I' (idle), 'T' (in a transaction) or 'E' (a failed one).
+        if (answers[0] === 0x5a && sentAt !== undefined) {
+          readyAt = performance.now()
+          timings.inDatabase += readyAt - sentAt
+          const wasInTransaction = inTransaction
+          inTransaction = answers[5] !== 0x49
+          if (wasInTransaction && !inTransaction) timings.transactions++
+          sentAt = undefined
+        }
+        answers = answers.subarray(1 + length)
+      }
+    })
     const end = () => {
       client.destroy()
       database.destroy()
@@ -85,6 +139,11 @@ export const statementLog = async (target: string): Promise<StatementLog> => {
       const taken = { statements, roundTrips }
       statements = []
       roundTrips = 0
+      return taken
+    },
+    takeTimings: () => {
+      const taken = timings
+      timings = { ...emptyTimings }
       return taken
     },
     close: () =>

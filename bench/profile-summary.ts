@@ -6,6 +6,9 @@
  * Idle time is left out of the shares.
  *
  *   sh scripts/node24.sh node --import tsx bench/profile-summary.ts /tmp/prof-public/*.cpuprofile
+ *
+ * `--requests=<n>` (the requests the profiles cover, e.g. as `learner-progress.ts` prints
+ * them) adds each line's µs per request; `--focus=<regexp>` narrows the inclusive times.
  */
 import { readFileSync } from "node:fs"
 
@@ -43,6 +46,9 @@ const keyOf = (frame: CallFrame) => {
 // `--focus=<regexp>`: only the inclusive times of functions whose name or file matches.
 const focusArgument = process.argv.find((argument) => argument.startsWith("--focus="))
 const focus = focusArgument === undefined ? undefined : new RegExp(focusArgument.slice("--focus=".length))
+// `--requests=<n>`: the requests the profiles cover; each line then also says its µs per request.
+const requestsArgument = process.argv.find((argument) => argument.startsWith("--requests="))
+const requests = requestsArgument === undefined ? undefined : Number(requestsArgument.slice("--requests=".length))
 const files = process.argv.slice(2).filter((argument) => !argument.startsWith("--"))
 if (files.length === 0) {
   console.error("usage: profile-summary.ts <file.cpuprofile>…")
@@ -78,8 +84,12 @@ for (const file of files) {
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + micros)
   })
 }
-const share = (micros: number) => `${(100 * micros / total).toFixed(1).padStart(5)} %`
-console.log(`${files.length} profile(s): ${(total / 1e6).toFixed(1)} s busy, ${(idle / 1e6).toFixed(1)} s idle\n`)
+const share = (micros: number) =>
+  `${(100 * micros / total).toFixed(1).padStart(5)} %${requests === undefined ? "" : ` ${(micros / requests).toFixed(1).padStart(7)} µs/request`}`
+console.log(
+  `${files.length} profile(s): ${(total / 1e6).toFixed(1)} s busy, ${(idle / 1e6).toFixed(1)} s idle` +
+    `${requests === undefined ? "" : `; ${requests} requests, ${(total / requests).toFixed(0)} µs busy per request`}\n`
+)
 console.log("self time by package")
 for (const [pkg, micros] of [...byPackage].sort((a, b) => b[1] - a[1])) {
   if (micros / total >= 0.001) console.log(`${share(micros)}  ${pkg}`)

@@ -31,11 +31,11 @@
  * the load, Coursekit's CPU per request layer by layer (`public-course-layers.ts`).
  * `BENCH_CHECK_ONLY=1`: the checks and the statements only, no load.
  */
-import { createHmac } from "node:crypto"
 import pg from "pg"
 import { coursekitOn, cpuProfileArgs, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 import { measureLayers } from "./public-course-layers.ts"
+import { jwt, mint } from "./viewerToken.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -54,16 +54,6 @@ const databaseUrl = withDatabase(serverUrl, database)
 
 // --- viewers ------------------------------------------------------------------------------
 
-const jwt = { JWT_SECRET: "bench-viewer-secret-0123456789abcdef", JWT_ISSUER: "https://id.bench.example", JWT_AUDIENCE: "coursekit-bench" }
-/** An HS256 viewer token as `npm run viewer-token` mints it, valid for a day. */
-const mint = (sub: string, secret = jwt.JWT_SECRET) => {
-  const now = Math.floor(Date.now() / 1000)
-  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
-  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${
-    part({ sub, iat: now, exp: now + 86_400, iss: jwt.JWT_ISSUER, aud: jwt.JWT_AUDIENCE })
-  }`
-  return `${unsigned}.${createHmac("sha256", secret).update(unsigned).digest("base64url")}`
-}
 const buyer = "student-buyer-1"
 const callers = [
   { name: "anonymous", headers: {} as Record<string, string>, buys: false },

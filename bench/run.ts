@@ -5,6 +5,7 @@
 await import("./catalogue-list.ts")
 await import("./catalogue-search.ts")
 await import("./public-course.ts")
+await import("./learner-progress.ts")
 await import("./memory.ts")
 await import("./html-sanitize.ts")
 await import("./upload-finalize.ts")
