@@ -56,6 +56,15 @@ export interface RevisionPage {
   readonly next: RevisionId | undefined
 }
 
+/**
+ * The page of `request` from the rows read for it with one more (`limit + 1`): the extra
+ * row tells that a next page exists, and is where it starts (the cursor is inclusive).
+ */
+export const revisionPageOf = (rows: ReadonlyArray<RevisionSummary>, request: RevisionPageRequest): RevisionPage => ({
+  items: rows.slice(0, request.limit),
+  next: rows[request.limit]?.revision_id
+})
+
 /** Page size of the revision list when the caller names none. */
 export const defaultRevisionPageSize = 20
 
@@ -114,13 +123,15 @@ export type RevisionStep =
   | { readonly _tag: "Replace"; readonly revision_id: RevisionId; readonly changed: ReadonlyArray<string> }
 
 /**
- * The step a write takes, from the record's newest two revisions (newest first; none for
- * a new record) compared with its snapshot. An autosave continues the newest revision's
- * run when that one is an autosave by the same author, of the version just before this
- * write (no other change in between: a move counts), with no note (a restore is never
- * merged into), and its run began within the window; the run then keeps one revision, the
- * latest content. Every other write that changes an authored field adds a revision; a
- * restore adds one even when nothing differs from the newest (its note says what it did).
+ * The step a write takes, from the record's newest revisions (newest first: two for an
+ * autosave, one will do otherwise; none for a new record) compared with its snapshot. A
+ * write whose snapshot is the newest revision's adds nothing — a restore of the current
+ * state included, which the stores then do not write at all. An autosave continues the
+ * newest revision's run when that one is an autosave by the same author, of the version
+ * just before this write (no other change in between: a move counts), with no note (a
+ * restore is never merged into), and its run began within the window; the run then keeps
+ * one revision, the latest content. Every other write that changes an authored field adds
+ * a revision.
  */
 export const nextRevisionStep = (
   latest: ReadonlyArray<LatestRevision>,
@@ -129,7 +140,7 @@ export const nextRevisionStep = (
 ): RevisionStep => {
   const newest = latest[0]
   if (newest === undefined) return { _tag: "Append", changed: fields }
-  if (newest.differs.length === 0 && write.note === null) return { _tag: "None" }
+  if (newest.differs.length === 0) return { _tag: "None" }
   const continuesRun = write.autosave && write.note === null && newest.autosave && newest.note === null &&
     newest.author === write.author && newest.version === write.version - 1 && newest.inWindow
   if (continuesRun) return { _tag: "Replace", revision_id: newest.revision_id, changed: latest[1]?.differs ?? fields }

@@ -112,6 +112,20 @@ export const revisionsSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRep
           assert.deepStrictEqual((yield* repo.revision(course.id, newest!.revision_id)).record.status, "draft")
         }))
 
+      it.effect("a noted write (a restore) that changes nothing adds no revision; one that changes a field adds one with its note", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const course = yield* newCourse()
+          const same = yield* repo.update(course.id, { title: course.title, content_html: "<p>v1</p>" }, { author: "bob", note: "Restored from revision 1." })
+          assert.strictEqual(same.version, 1)
+          assert.strictEqual((yield* courseRevisions(course.id)).length, 1)
+          yield* repo.update(course.id, { content_html: "<p>v2</p>" }, ada)
+          yield* repo.update(course.id, { content_html: "<p>v1</p>" }, { author: "bob", note: "Restored from revision 1." })
+          assert.deepStrictEqual(shape(yield* courseRevisions(course.id)).slice(0, 1), [
+            { version: 3, author: "bob", autosave: false, changed: ["content_html"], note: "Restored from revision 1." }
+          ])
+        }))
+
       it.effect("consecutive autosaves of one author keep one revision with the latest content; another author or an ordinary write starts anew", () =>
         Effect.gen(function*() {
           const repo = yield* CourseRepo
