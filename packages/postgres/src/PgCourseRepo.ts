@@ -47,7 +47,7 @@ import {
   systemEdit
 } from "@coursekit/core"
 import { Data, Effect, Layer, Schedule, Schema } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { termQueries, writeDocuments } from "./PgCourseSearch.ts"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
@@ -71,9 +71,13 @@ const encodeChanges = Schema.encodeSync(CourseChanges)
 
 /**
  * Visible to the public now, by the database's clock: every instance of the service
- * agrees, whatever its own clock says.
+ * agrees, whatever its own clock says. Of the row `alias` when a statement joins several
+ * (courses and lessons alike).
  */
-export const visibleNow = (sql: SqlClient.SqlClient) => sql`status = 'published' AND (publish_at IS NULL OR publish_at <= now())`
+export const visibleNow = (sql: SqlClient.SqlClient, alias?: string) =>
+  alias === undefined
+    ? sql`status = 'published' AND (publish_at IS NULL OR publish_at <= now())`
+    : sql`${sql(alias)}.status = 'published' AND (${sql(alias)}.publish_at IS NULL OR ${sql(alias)}.publish_at <= now())`
 const decodeIds = Schema.decodeUnknownEffect(Schema.NonEmptyArray(Schema.Struct({ id: CourseId })))
 
 /**
@@ -266,10 +270,7 @@ export const make = () => Effect.gen(function*() {
       if (textChanged) yield* writeDocuments(sql, t, [{ id, document: searchDocument(rows[0]!) }], "replace")
       if (revised) yield* revise(rows[0]!, edit)
       return rows[0]!
-    }).pipe(sql.withTransaction, Effect.catchTags({
-      SqlError: (error) => failStore("update course", error),
-      SchemaError: (error) => failStore("update course", error)
-    }))
+    }).pipe(sql.withTransaction, storeFailures("update course"))
   }, bounded(timeout, "update course"))
 
   const delete_ = Effect.fn("CourseRepo.delete")(function*(id: CourseId, edit: Edit = systemEdit) {
@@ -277,10 +278,7 @@ export const make = () => Effect.gen(function*() {
       const rows = yield* decodeRecords(yield* sql`DELETE FROM ${t.courses} WHERE id = ${id} ${preconditionOn(sql, edit.ifMatch)} RETURNING *`)
       if (rows.length === 0) return yield* refusal(id, edit)
       return rows[0]!
-    }).pipe(Effect.catchTags({
-      SqlError: (error) => failStore("delete course", error),
-      SchemaError: (error) => failStore("delete course", error)
-    }))
+    }).pipe(storeFailures("delete course"))
   }, bounded(timeout, "delete course"))
 
   const courseExists = (id: CourseId) =>
@@ -288,19 +286,13 @@ export const make = () => Effect.gen(function*() {
 
   const revisions = Effect.fn("CourseRepo.revisions")(function*(id: CourseId, request: RevisionPageRequest) {
     return yield* Effect.andThen(courseExists(id), revisionPage(sql, t, courseRevisions, id, request)).pipe(
-      Effect.catchTags({
-        SqlError: (error: SqlError.SqlError) => failStore("list course revisions", error),
-        SchemaError: (error: Schema.SchemaError) => failStore("list course revisions", error)
-      })
+      storeFailures("list course revisions")
     )
   }, bounded(timeout, "list course revisions"))
 
   const revision = Effect.fn("CourseRepo.revision")(function*(id: CourseId, revisionId: RevisionId) {
     const rows = yield* Effect.andThen(courseExists(id), revisionWithSnapshot(sql, t, courseRevisions, id, revisionId, CourseSnapshot)).pipe(
-      Effect.catchTags({
-        SqlError: (error: SqlError.SqlError) => failStore("read a course revision", error),
-        SchemaError: (error: Schema.SchemaError) => failStore("read a course revision", error)
-      })
+      storeFailures("read a course revision")
     )
     if (rows.length === 0) return yield* new RevisionNotFound({ revision_id: revisionId })
     return rows[0]!

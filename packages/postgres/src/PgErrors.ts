@@ -63,10 +63,25 @@ export const failStore = (operation: string, error: SqlError.SqlError | Schema.S
     ? Effect.fail(new PersistenceError({ operation, cause: error }))
     : Effect.die(new UnexpectedStoreFailure({ operation, cause: error }))
 
-/** `effect.pipe(storeFailures("insert course"))`: its driver and decoding failures sorted as {@link failStore} does. */
+/** Whether `error` is a driver or decoding failure (for {@link storeFailures}). */
+const isStoreFailure = (error: unknown): error is SqlError.SqlError | Schema.SchemaError =>
+  typeof error === "object" && error !== null && "_tag" in error && (error._tag === "SqlError" || error._tag === "SchemaError")
+
+/**
+ * `effect.pipe(storeFailures("insert course"))`: its driver and decoding failures sorted
+ * as {@link failStore} does; the domain's own failures (a record not found, a stale
+ * version) pass through as they are.
+ */
 export const storeFailures = (operation: string) =>
-<A, R>(effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError, R>): Effect.Effect<A, PersistenceError, R> =>
-  Effect.catch(effect, (error) => failStore(operation, error))
+<A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, SqlError.SqlError | Schema.SchemaError> | PersistenceError, R> =>
+  Effect.catchIf(effect, (error: E): error is E & (SqlError.SqlError | Schema.SchemaError) => isStoreFailure(error), (error) =>
+    failStore(operation, error)) as Effect.Effect<
+    A,
+    Exclude<E, SqlError.SqlError | Schema.SchemaError> | PersistenceError,
+    R
+  >
 
 /** Whether `error` is a violation of the foreign key named `constraint` (SQLSTATE 23503). */
 export const violatesForeignKey = (error: SqlError.SqlError, constraint: string): boolean => {

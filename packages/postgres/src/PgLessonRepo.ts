@@ -116,11 +116,15 @@ const sectionOf = (sql: SqlClient.SqlClient, t: PgTables) =>
   sql`(SELECT s.title FROM ${t.sections} s WHERE s.id = lessons.section_id) AS section_title,
       (SELECT s.position FROM ${t.sections} s WHERE s.id = lessons.section_id) AS section_position`
 
-// A course's outline order: the loose lessons, then each section's in the sections' order.
-// A subquery, not a join: the lessons' scan then stays the only node reading their
-// columns, so the plan shows that a locked body is never read (ViewerQuerySuite).
-const outlineOrder = (sql: SqlClient.SqlClient, t: PgTables) =>
-  sql`ORDER BY coalesce((SELECT s.position FROM ${t.sections} s WHERE s.id = lessons.section_id), 0), lessons.position`
+/**
+ * A course's outline order of the lessons row `alias`: the loose lessons, then each
+ * section's in the sections' order. A subquery, not a join: the lessons' scan then stays
+ * the only node reading their columns, so the plan shows that a locked body is never read
+ * (ViewerQuerySuite).
+ */
+export const outlineKey = (sql: SqlClient.SqlClient, t: PgTables, alias = "lessons") =>
+  sql`coalesce((SELECT s.position FROM ${t.sections} s WHERE s.id = ${sql(alias)}.section_id), 0), ${sql(alias)}.position`
+const outlineOrder = (sql: SqlClient.SqlClient, t: PgTables) => sql`ORDER BY ${outlineKey(sql, t)}`
 
 /** The PostgreSQL lesson repository; needs an `effect/sql` `SqlClient`. */
 export const make = () => Effect.gen(function*() {
@@ -264,10 +268,7 @@ export const make = () => Effect.gen(function*() {
       yield* sql`
         UPDATE ${t.lessons} SET position = position - 1
         WHERE course_id = ${courseId} AND section_slot = ${section_slot} AND position > ${position}`
-    }).pipe(sql.withTransaction, Effect.catchTags({
-      SqlError: (error) => failStore("delete lesson", error),
-      SchemaError: (error) => failStore("delete lesson", error)
-    }))
+    }).pipe(sql.withTransaction, storeFailures("delete lesson"))
   }, bounded(timeout, "delete lesson"))
 
   const lessonExists = (courseId: CourseId, id: LessonId) =>
@@ -278,19 +279,13 @@ export const make = () => Effect.gen(function*() {
 
   const revisions = Effect.fn("LessonRepo.revisions")(function*(courseId: CourseId, id: LessonId, request: RevisionPageRequest) {
     return yield* Effect.andThen(lessonExists(courseId, id), revisionPage(sql, t, lessonRevisions, id, request)).pipe(
-      Effect.catchTags({
-        SqlError: (error: SqlError.SqlError) => failStore("list lesson revisions", error),
-        SchemaError: (error: Schema.SchemaError) => failStore("list lesson revisions", error)
-      })
+      storeFailures("list lesson revisions")
     )
   }, bounded(timeout, "list lesson revisions"))
 
   const revision = Effect.fn("LessonRepo.revision")(function*(courseId: CourseId, id: LessonId, revisionId: RevisionId) {
     const rows = yield* Effect.andThen(lessonExists(courseId, id), revisionWithSnapshot(sql, t, lessonRevisions, id, revisionId, LessonSnapshot)).pipe(
-      Effect.catchTags({
-        SqlError: (error: SqlError.SqlError) => failStore("read a lesson revision", error),
-        SchemaError: (error: Schema.SchemaError) => failStore("read a lesson revision", error)
-      })
+      storeFailures("read a lesson revision")
     )
     if (rows.length === 0) return yield* new RevisionNotFound({ revision_id: revisionId })
     return rows[0]!
@@ -321,10 +316,7 @@ export const make = () => Effect.gen(function*() {
         RETURNING *
       `)
       return rows[0]!
-    }).pipe(sql.withTransaction, Effect.catchTags({
-      SqlError: (error) => failStore("insert section", error),
-      SchemaError: (error) => failStore("insert section", error)
-    }))
+    }).pipe(sql.withTransaction, storeFailures("insert section"))
   }, bounded(timeout, "insert section"))
 
   const listSections = Effect.fn("LessonRepo.listSections")(function*(courseId: CourseId) {
@@ -360,10 +352,7 @@ export const make = () => Effect.gen(function*() {
         RETURNING *
       `)
       return rows[0]!
-    }).pipe(sql.withTransaction, Effect.catchTags({
-      SqlError: (error) => failStore("update section", error),
-      SchemaError: (error) => failStore("update section", error)
-    }))
+    }).pipe(sql.withTransaction, storeFailures("update section"))
   }, bounded(timeout, "update section"))
 
   const deleteSection = Effect.fn("LessonRepo.deleteSection")(function*(
@@ -388,10 +377,7 @@ export const make = () => Effect.gen(function*() {
       for (const lesson of detached) yield* revise(lesson, edit)
       yield* sql`DELETE FROM ${t.sections} WHERE id = ${id}`
       yield* sql`UPDATE ${t.sections} SET position = position - 1 WHERE course_id = ${courseId} AND position > ${section[0]!.position}`
-    }).pipe(sql.withTransaction, Effect.catchTags({
-      SqlError: (error) => failStore("delete section", error),
-      SchemaError: (error) => failStore("delete section", error)
-    }))
+    }).pipe(sql.withTransaction, storeFailures("delete section"))
   }, bounded(timeout, "delete section"))
 
   return LessonRepo.of({

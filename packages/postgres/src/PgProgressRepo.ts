@@ -21,7 +21,6 @@ import {
   LessonLocked,
   LessonProgress,
   percentOf,
-  type PersistenceError,
   ProgressRepo,
   type ProgressUpdate,
   type ProgressWritten,
@@ -29,9 +28,11 @@ import {
   type UserId
 } from "@coursekit/core"
 import { DateTime, Effect, Layer, Schema } from "effect"
-import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
-import { failStore } from "./PgErrors.ts"
+import { storeFailures } from "./PgErrors.ts"
+import { visibleNow } from "./PgCourseRepo.ts"
+import { availableAt, openTo, outlineKey } from "./PgLessonRepo.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
 
 const instant = Schema.NullOr(Schema.DateTimeUtcFromDate)
@@ -77,23 +78,13 @@ export const make = () => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const timeout = yield* PgDeadline
   const t = tablesOf(sql, yield* PgSchema)
-  /** Visible now by the database's clock, for the row alias `alias` (lessons and courses alike). */
-  const visible = (alias: string) =>
-    sql`${sql(alias)}.status = 'published' AND (${sql(alias)}.publish_at IS NULL OR ${sql(alias)}.publish_at <= now())`
-  /** When lesson `l` opens for the purchase `p` (drip), or null without a purchase. */
-  const opensAt = sql`(p.purchased_at + coalesce(l.available_after_days, 0) * interval '1 day')`
-  const open = sql`(l.is_preview OR (p.purchased_at IS NOT NULL AND ${opensAt} <= now()))`
-  const upcomingAt = sql`CASE WHEN NOT l.is_preview AND ${opensAt} > now() THEN ${opensAt} END`
-  const outlineOrder = sql`coalesce((SELECT s.position FROM ${t.sections} s WHERE s.id = l.section_id), 0), l.position`
-  /** Driver and decoding failures sorted as `failStore` does; the domain's own errors pass. */
-  const failed = (operation: string) => <A, E, R>(effect: Effect.Effect<A, E | SqlError.SqlError | Schema.SchemaError, R>) =>
-    Effect.catchIf(
-      effect,
-      (error): error is SqlError.SqlError | Schema.SchemaError =>
-        typeof error === "object" && error !== null && "_tag" in error && (error._tag === "SqlError" || error._tag === "SchemaError"),
-      (error) => failStore(operation, error)
-    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError | Schema.SchemaError> | PersistenceError, R>
-
+  const visible = (alias: string) => visibleNow(sql, alias)
+  // Drip by the public course's own rules, for the lesson `l` and the purchase `p`
+  // (`is_preview` and `available_after_days` are the lessons' columns alone).
+  const bought = sql`p.purchased_at`
+  const open = openTo(sql, bought)
+  const upcomingAt = availableAt(sql, bought)
+  const outlineOrder = outlineKey(sql, t, "l")
   const record = Effect.fn("ProgressRepo.record")(function*(userId: UserId, lessonId: LessonId, update: ProgressUpdate) {
     return yield* Effect.gen(function*() {
       const access = yield* decodeAccess(yield* sql`
@@ -138,7 +129,7 @@ export const make = () => Effect.gen(function*() {
       }
       const written: ProgressWritten = { progress: rows[0]!, completed: completion }
       return written
-    }).pipe(sql.withTransaction, failed("record progress"))
+    }).pipe(sql.withTransaction, storeFailures("record progress"))
   }, bounded(timeout, "record progress"))
 
   const courseProgress = Effect.fn("ProgressRepo.courseProgress")(function*(userId: UserId, courseId: CourseId) {
@@ -152,7 +143,7 @@ export const make = () => Effect.gen(function*() {
       LEFT JOIN ${t.lessons} l ON l.course_id = c.id AND ${visible("l")}
       LEFT JOIN ${t.lesson_progress} lp ON lp.lesson_id = l.id AND lp.user_id = ${userId}
       WHERE c.id = ${courseId} AND ${visible("c")}
-      ORDER BY ${outlineOrder}`.pipe(Effect.flatMap(decodeOutline), failed("read course progress"))
+      ORDER BY ${outlineOrder}`.pipe(Effect.flatMap(decodeOutline), storeFailures("read course progress"))
     if (rows.length === 0) return yield* new CourseNotFound({ id: courseId })
     const lessons = rows.filter((row) => row.lesson_id !== null)
     const completedCount = lessons.filter((row) => row.completed_at !== null).length
@@ -191,7 +182,7 @@ export const make = () => Effect.gen(function*() {
       WHERE p.user_id = ${userId}
         ${after === undefined ? sql`` : sql`AND (${activity}, c.id) < (${DateTime.toDateUtc(after.last_activity_at)}::timestamptz, ${after.course_id})`}
       ORDER BY ${activity} DESC, c.id DESC
-      LIMIT ${limit}`.pipe(Effect.flatMap(decodeLearnerCourses), failed("list the learner's courses"))
+      LIMIT ${limit}`.pipe(Effect.flatMap(decodeLearnerCourses), storeFailures("list the learner's courses"))
     return rows.map(({ purchased_at, course_completed_at, last_activity_at, lessons_total, lessons_completed, ...course }): LearnerCourseRow => ({
       course,
       purchased_at,
@@ -217,9 +208,9 @@ export const make = () => Effect.gen(function*() {
         LIMIT ${limit}
       ) AS page ON true
       WHERE c.id = ${courseId}
-      ORDER BY page.user_id`.pipe(failed("list learners"))
+      ORDER BY page.user_id`.pipe(storeFailures("list learners"))
     if (rows.length === 0) return yield* new CourseNotFound({ id: courseId })
-    const learners = yield* decodeLearners(rows.filter((row) => row.user_id !== null)).pipe(failed("list learners"))
+    const learners = yield* decodeLearners(rows.filter((row) => row.user_id !== null)).pipe(storeFailures("list learners"))
     return learners.map(({ lessons_total, percent: _, ...row }): Learner => ({ ...row, percent: percentOf(row.lessons_completed, lessons_total) }))
   }, bounded(timeout, "list learners"))
 

@@ -135,6 +135,13 @@ export const courseSnapshotFields = ["title", "description", "content_html", "st
 export const CourseSnapshot = Course.mapFields(Struct.pick(courseSnapshotFields)).annotate({ identifier: "CourseSnapshot" })
 export type CourseSnapshot = typeof CourseSnapshot.Type
 
+const snapshotFields = RecordVariants.pick(CourseSnapshot)
+const encodeSnapshot = Schema.encodeSync(CourseSnapshot)
+
+/** A course's fields as its revisions keep them, encoded (JSON values), as stores keep them. */
+export const courseSnapshotOf = (record: CourseRecord): Readonly<Record<string, unknown>> =>
+  encodeSnapshot(snapshotFields(record))
+
 /** A revision of a course, with its snapshot. */
 export const CourseRevision = revisionWith(CourseSnapshot).annotate({ identifier: "CourseRevision" })
 export type CourseRevision = typeof CourseRevision.Type

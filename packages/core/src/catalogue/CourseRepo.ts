@@ -15,7 +15,8 @@ import {
   type CourseRevision,
   CourseSlugNotFound,
   CourseSnapshot,
-  courseSnapshotFields
+  courseSnapshotFields,
+  courseSnapshotOf
 } from "./Course.ts"
 import { type Edit, meets, RevisionPolicies, StaleRecord, systemEdit } from "../editing/Edit.ts"
 import { type RevisionId, RevisionNotFound, revisionWriteOf, type RevisionPageRequest, type RevisionSummary } from "../editing/Revision.ts"
@@ -56,13 +57,7 @@ const absent = RecordVariants.absentAsNull(CourseInsert)
 // Only the shapes' keys are stored: TypeScript lets objects with extra properties through.
 const insertFields = RecordVariants.pick(CourseInsert)
 const changedFields = RecordVariants.pick(CourseChanges)
-const snapshotFields = RecordVariants.pick(CourseSnapshot)
-const encodeSnapshot = Schema.encodeSync(CourseSnapshot)
 const decodeSnapshot = Schema.decodeUnknownSync(CourseSnapshot)
-
-/** A course's fields as its revisions keep them, encoded (JSON values), as stores keep them. */
-export const courseSnapshotOf = (record: CourseRecord): Readonly<Record<string, unknown>> =>
-  encodeSnapshot(snapshotFields({ ...record, thumbnail_url: null }))
 
 /**
  * Stores courses.

@@ -19,7 +19,7 @@ import {
   CourseVersionMismatch
 } from "./Course.ts"
 import { type Edit, type StaleRecord, systemEdit } from "../editing/Edit.ts"
-import type { RevisionId, RevisionNotFound, RevisionPage, RevisionPageRequest } from "../editing/Revision.ts"
+import { type RevisionId, type RevisionNotFound, type RevisionPage, revisionPageOf, type RevisionPageRequest } from "../editing/Revision.ts"
 import { CourseRepo } from "./CourseRepo.ts"
 import {
   type CourseSearchPage,
@@ -48,6 +48,22 @@ import { Uploads } from "../media/Uploads.ts"
 const adminOnlyListKeys = RecordVariants.adminOnlyKeys(CourseListItem)
 const adminListKeys = RecordVariants.columnsOf(CourseListItem)
 const publicListKeys = adminListKeys.filter((key) => !adminOnlyListKeys.includes(key))
+
+/**
+ * List items as admins (`"admin"`) or the public see them, from rows with the list's
+ * stored fields, the thumbnail's URL from `files`. Built key by key, with no copy of the
+ * row and no `delete`: this is the hottest read.
+ */
+export const listItemsOf = (files: FileUrl["Service"], audience: "admin" | "public") => {
+  const keys = audience === "admin" ? adminListKeys : publicListKeys
+  return (row: CourseListRow): CourseListItem => {
+    const item: Partial<Record<keyof CourseListItem, unknown>> = {}
+    for (const key of keys) {
+      item[key] = key === "thumbnail_url" ? (row.thumbnail_key === null ? null : files.publicUrl(row.thumbnail_key)) : row[key]
+    }
+    return item as CourseListItem
+  }
+}
 
 /**
  * The catalogue. Pages are ascending by id and the cursor is inclusive: a page holds
@@ -113,14 +129,8 @@ export class Courses extends Context.Service<Courses, {
         ...record,
         thumbnail_url: thumbnailUrl(record.thumbnail_key)
       })
-      // Built key by key, with no copy of the row and no `delete`: this is the hottest read.
-      const listItemWith = (keys: ReadonlyArray<keyof CourseListItem>) => (row: CourseListRow): CourseListItem => {
-        const item: Partial<Record<keyof CourseListItem, unknown>> = {}
-        for (const key of keys) item[key] = key === "thumbnail_url" ? thumbnailUrl(row.thumbnail_key) : row[key]
-        return item as CourseListItem
-      }
-      const toAdminListItem = listItemWith(adminListKeys)
-      const toListItem = listItemWith(publicListKeys)
+      const toAdminListItem = listItemsOf(files, "admin")
+      const toListItem = listItemsOf(files, "public")
 
       /** A repository's refusal as the course's own error, with the course as the API shows it. */
       const mismatch = (stale: StaleRecord<CourseRecord>) =>
@@ -180,13 +190,7 @@ export class Courses extends Context.Service<Courses, {
       })
 
       const revisions = Effect.fn("Courses.revisions")(function*(id: CourseId, request: RevisionPageRequest) {
-        // One row past the page tells whether a next page exists, and where it starts.
-        const rows = yield* repo.revisions(id, { cursor: request.cursor, limit: request.limit + 1 })
-        const page: RevisionPage = {
-          items: rows.length > request.limit ? rows.slice(0, request.limit) : rows,
-          next: rows.length > request.limit ? rows[request.limit]!.revision_id : undefined
-        }
-        return page
+        return revisionPageOf(yield* repo.revisions(id, { cursor: request.cursor, limit: request.limit + 1 }), request)
       })
 
       const revision = Effect.fn("Courses.revision")(function*(id: CourseId, revisionId: RevisionId) {

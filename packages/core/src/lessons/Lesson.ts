@@ -170,6 +170,13 @@ export const lessonSnapshotFields = [
 export const LessonSnapshot = Lesson.mapFields(Struct.pick(lessonSnapshotFields)).annotate({ identifier: "LessonSnapshot" })
 export type LessonSnapshot = typeof LessonSnapshot.Type
 
+const snapshotFields = RecordVariants.pick(LessonSnapshot)
+const encodeSnapshot = Schema.encodeSync(LessonSnapshot)
+
+/** A lesson's fields as its revisions keep them, encoded (JSON values), as stores keep them. */
+export const lessonSnapshotOf = (record: LessonRecord): Readonly<Record<string, unknown>> =>
+  encodeSnapshot(snapshotFields(record))
+
 /** A revision of a lesson, with its snapshot. */
 export const LessonRevision = revisionWith(LessonSnapshot).annotate({ identifier: "LessonRevision" })
 export type LessonRevision = typeof LessonRevision.Type
@@ -200,14 +207,22 @@ export const ViewerLesson = LessonRecord.mapFields((fields) => ({
 export type ViewerLesson = typeof ViewerLesson.Type
 
 /**
- * When a lesson that is not a preview opens for a buyer who bought at `purchasedAt`:
- * `available_after_days` days later (drip), or at once (null). Previews ignore drip.
+ * How a lesson stands for a viewer at `now` (drip, DECISIONS' locked lessons): a preview
+ * is open to everyone; any other lesson only to a buyer (`purchasedAt`), once
+ * `available_after_days` have passed since the purchase (null: at once). A buyer's lesson
+ * not open yet has `availableAt`, when it opens; every other closed lesson null. The
+ * in-memory stores decide by it; the SQL ones write the same rule (`PgLessonRepo.openTo`).
  */
-export const releasedAt = (
+export const accessAt = (
   lesson: { readonly is_preview: boolean; readonly available_after_days: number | null },
-  purchasedAt: DateTime.Utc
-): DateTime.Utc =>
-  lesson.is_preview || lesson.available_after_days === null ? purchasedAt : DateTime.add(purchasedAt, { days: lesson.available_after_days })
+  purchasedAt: DateTime.Utc | null | undefined,
+  now: DateTime.Utc
+): { readonly open: boolean; readonly availableAt: DateTime.Utc | null } => {
+  if (lesson.is_preview) return { open: true, availableAt: null }
+  if (purchasedAt == null) return { open: false, availableAt: null }
+  const opensAt = lesson.available_after_days === null ? purchasedAt : DateTime.add(purchasedAt, { days: lesson.available_after_days })
+  return DateTime.isGreaterThan(opensAt, now) ? { open: false, availableAt: opensAt } : { open: true, availableAt: null }
+}
 
 // --- errors ---------------------------------------------------------------------------
 

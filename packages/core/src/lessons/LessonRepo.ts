@@ -21,8 +21,9 @@ import {
   type LessonRevision,
   LessonSnapshot,
   lessonSnapshotFields,
+  lessonSnapshotOf,
   PublicVideoOnPaidLesson,
-  releasedAt,
+  accessAt,
   type VideoNotFound,
   type ViewerLesson
 } from "./Lesson.ts"
@@ -46,13 +47,7 @@ const absentLessonFields = RecordVariants.absentAsNull(LessonInsert)
 const changedFields = RecordVariants.pick(LessonChanges)
 const sectionFields = RecordVariants.pick(SectionInsert)
 const sectionChanges = RecordVariants.pick(SectionChanges)
-const snapshotFields = RecordVariants.pick(LessonSnapshot)
-const encodeSnapshot = Schema.encodeSync(LessonSnapshot)
 const decodeSnapshot = Schema.decodeUnknownSync(LessonSnapshot)
-
-/** A lesson's fields as its revisions keep them, encoded (JSON values), as stores keep them. */
-export const lessonSnapshotOf = (record: LessonRecord): Readonly<Record<string, unknown>> =>
-  encodeSnapshot(snapshotFields({ ...record, video_url: null, video_url_expires_at: null }))
 
 /** What the use case hands the repository to create a lesson (HTML already sanitized). */
 export type NewLesson = LessonInsert
@@ -118,7 +113,7 @@ const groupRank = (sections: ReadonlyMap<number, SectionRecord>, sectionId: numb
  *   `publish_at` null or passed, by the store's clock) in `list`'s order; drafts and
  *   scheduled lessons are not read at all. A lesson is open when it is a preview, or
  *   when the viewer bought the course (`purchasedAt` not null) and its drip released it
- *   (`releasedAt` passed, by the store's clock; else `available_at` says when). The
+ *   (`accessAt`, by the store's clock; else `available_at` says when). The
  *   bodies (`content_html`, `video_key`) of lessons that are not open are null **and are
  *   not read from the store at all**, so no later code can leak them. Each row carries
  *   its section's title and position as read together with it (one statement, one
@@ -380,9 +375,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
           .filter((lesson) => lesson.course_id === courseId && isVisibleAt(lesson, now))
           .sort((a, b) => groupRank(sections, a.section_id) - groupRank(sections, b.section_id) || a.position - b.position)
         return ordered.map((lesson): ViewerLesson => {
-          const opensAt = purchasedAt === null ? null : releasedAt(lesson, purchasedAt)
-          const upcoming = !lesson.is_preview && opensAt !== null && DateTime.isGreaterThan(opensAt, now)
-          const open = lesson.is_preview || (opensAt !== null && !upcoming)
+          const { availableAt, open } = accessAt(lesson, purchasedAt, now)
           const section = lesson.section_id === null ? undefined : sections.get(lesson.section_id)
           return {
             id: lesson.id,
@@ -394,7 +387,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
             is_preview: lesson.is_preview,
             content_html: open ? lesson.content_html : null,
             video_key: open ? lesson.video_key : null,
-            available_at: upcoming ? opensAt : null
+            available_at: availableAt
           }
         })
       })

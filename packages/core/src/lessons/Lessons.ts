@@ -26,7 +26,7 @@ import { MediaUrls } from "../media/MediaUrls.ts"
 import type { StorageError } from "../media/ObjectStore.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
 import { type Edit, type StaleRecord, systemEdit } from "../editing/Edit.ts"
-import type { RevisionId, RevisionNotFound, RevisionPage, RevisionPageRequest } from "../editing/Revision.ts"
+import { type RevisionId, type RevisionNotFound, type RevisionPage, revisionPageOf, type RevisionPageRequest } from "../editing/Revision.ts"
 import {
   type Section,
   type SectionCreate,
@@ -172,13 +172,7 @@ export class Lessons extends Context.Service<Lessons, {
         })
 
         const revisions = Effect.fn("Lessons.revisions")(function*(courseId: CourseId, id: LessonId, request: RevisionPageRequest) {
-          // One row past the page tells whether a next page exists, and where it starts.
-          const rows = yield* repo.revisions(courseId, id, { cursor: request.cursor, limit: request.limit + 1 })
-          const page: RevisionPage = {
-            items: rows.length > request.limit ? rows.slice(0, request.limit) : rows,
-            next: rows.length > request.limit ? rows[request.limit]!.revision_id : undefined
-          }
-          return page
+          return revisionPageOf(yield* repo.revisions(courseId, id, { cursor: request.cursor, limit: request.limit + 1 }), request)
         })
 
         const revision = Effect.fn("Lessons.revision")(function*(courseId: CourseId, id: LessonId, revisionId: RevisionId) {

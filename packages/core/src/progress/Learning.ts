@@ -6,11 +6,11 @@
  * @since 0.3.0
  */
 import { Cause, Context, Effect, Layer, Option, Schema } from "effect"
-import { type CourseId, CourseListItem, type CourseNotFound, type CourseRecord } from "../catalogue/Course.ts"
+import type { CourseId, CourseNotFound } from "../catalogue/Course.ts"
+import { listItemsOf } from "../catalogue/Courses.ts"
 import { FileUrl } from "../media/FileUrl.ts"
 import type { LessonId } from "../lessons/Lesson.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
-import * as RecordVariants from "../shared/RecordVariants.ts"
 import type { UserId } from "../shared/Viewer.ts"
 import {
   type CourseCompletion,
@@ -44,10 +44,6 @@ export interface CursorPage<A, C> {
   readonly items: ReadonlyArray<A>
   readonly next: C | undefined
 }
-
-// The keys the public's list item shows (admins' keys left out), read from its shape.
-const adminOnly = RecordVariants.adminOnlyKeys(CourseListItem)
-const publicKeys = RecordVariants.columnsOf(CourseListItem).filter((key) => !adminOnly.includes(key))
 
 const encodeCursor: (after: LearnerCoursesAfter) => string = Schema.encodeSync(LearnerCoursesCursorFromString)
 const decodeCursor: (text: string) => Option.Option<LearnerCoursesAfter> = Schema.decodeUnknownOption(LearnerCoursesCursorFromString)
@@ -85,11 +81,8 @@ export class Learning extends Context.Service<Learning, {
         return progress
       })
 
-      const listItem = (record: CourseRecord): CourseListItem => {
-        const item: Partial<Record<keyof CourseListItem, unknown>> = {}
-        for (const key of publicKeys) item[key] = key === "thumbnail_url" ? (record.thumbnail_key === null ? null : files.publicUrl(record.thumbnail_key)) : record[key]
-        return item as CourseListItem
-      }
+      // The course as the public's list shows it.
+      const listItem = listItemsOf(files, "public")
 
       const learnerCourses = Effect.fn("Learning.learnerCourses")(function*(userId: UserId, request: { readonly cursor: string | undefined; readonly limit: number }) {
         let after: LearnerCoursesAfter | undefined

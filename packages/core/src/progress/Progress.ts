@@ -68,27 +68,22 @@ export const CourseProgress = Schema.Struct({
 }).annotate({ identifier: "CourseProgress" })
 export type CourseProgress = typeof CourseProgress.Type
 
-/** An item of `GET /me/courses`: a course the learner bought, with their progress. */
-export const LearnerCourse = Schema.Struct({
-  course: CourseListItem,
+/** One learner's standing in one course, as both lists show it. */
+const standing = {
   purchased_at: Schema.DateTimeUtcFromString,
-  lessons_total: Schema.Int,
   lessons_completed: Schema.Int,
   percent,
   completed_at: instant("When the learner completed the course."),
   last_activity_at: Schema.DateTimeUtcFromString.annotate({ description: "The learner's last progress in it; their purchase before any." })
-}).annotate({ identifier: "LearnerCourse" })
+}
+
+/** An item of `GET /me/courses`: a course the learner bought, with their progress. */
+export const LearnerCourse = Schema.Struct({ course: CourseListItem, lessons_total: Schema.Int, ...standing })
+  .annotate({ identifier: "LearnerCourse" })
 export type LearnerCourse = typeof LearnerCourse.Type
 
 /** An item of `GET /admin/courses/{id}/learners`. */
-export const Learner = Schema.Struct({
-  user_id: UserId,
-  purchased_at: Schema.DateTimeUtcFromString,
-  lessons_completed: Schema.Int,
-  percent,
-  completed_at: instant("When the learner completed the course."),
-  last_activity_at: Schema.DateTimeUtcFromString
-}).annotate({ identifier: "Learner" })
+export const Learner = Schema.Struct({ user_id: UserId, ...standing }).annotate({ identifier: "Learner" })
 export type Learner = typeof Learner.Type
 
 /** A learner completed a course: what completion subscribers are told. */

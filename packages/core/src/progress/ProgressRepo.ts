@@ -8,7 +8,7 @@ import { Context, DateTime, Effect, Layer, Ref, Semaphore } from "effect"
 import { type CourseId, CourseNotFound, type CourseRecord } from "../catalogue/Course.ts"
 import { CourseRepo } from "../catalogue/CourseRepo.ts"
 import { isVisibleAt } from "../catalogue/Publishing.ts"
-import { type LessonId, type LessonRecord, releasedAt } from "../lessons/Lesson.ts"
+import { accessAt, type LessonId, type LessonRecord } from "../lessons/Lesson.ts"
 import { LessonRepo } from "../lessons/LessonRepo.ts"
 import { PurchaseRepo } from "../lessons/PurchaseRepo.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
@@ -108,8 +108,6 @@ export class ProgressRepo extends Context.Service<ProgressRepo, {
           }
           return undefined
         })
-      const openAt = (lesson: LessonRecord, purchasedAt: DateTime.Utc | undefined) =>
-        lesson.is_preview ? undefined : purchasedAt === undefined ? null : releasedAt(lesson, purchasedAt)
 
       const record = Effect.fn("ProgressRepo.record")(function*(userId: UserId, lessonId: LessonId, update: ProgressUpdate) {
         return yield* lock.withPermits(1)(Effect.gen(function*() {
@@ -120,9 +118,8 @@ export class ProgressRepo extends Context.Service<ProgressRepo, {
             return yield* new UnknownLesson({ lesson_id: lessonId })
           }
           const purchase = yield* purchases.find(lesson.course_id, userId)
-          const opens = openAt(lesson, purchase?.purchased_at)
-          if (opens === null) return yield* new LessonLocked({ lesson_id: lessonId, available_at: null })
-          if (opens !== undefined && DateTime.isGreaterThan(opens, now)) return yield* new LessonLocked({ lesson_id: lessonId, available_at: opens })
+          const access = accessAt(lesson, purchase?.purchased_at, now)
+          if (!access.open) return yield* new LessonLocked({ lesson_id: lessonId, available_at: access.availableAt })
           return yield* Ref.modify(state, (current): [ProgressWritten, State] => {
             const before = current.lessons.get(key(userId, lessonId))
             const completed_at = update.completed === undefined ? before?.completed_at ?? null : update.completed ? before?.completed_at ?? now : null
@@ -160,14 +157,13 @@ export class ProgressRepo extends Context.Service<ProgressRepo, {
         const current = yield* Ref.get(state)
         const rows = visible.lessons.map((lesson): CourseProgressLesson & { readonly open: boolean } => {
           const stored = current.lessons.get(key(userId, lesson.id))
-          const opens = openAt(lesson, purchase?.purchased_at)
-          const upcoming = opens !== undefined && opens !== null && DateTime.isGreaterThan(opens, now)
+          const { availableAt, open } = accessAt(lesson, purchase?.purchased_at, now)
           return {
             lesson_id: lesson.id,
             completed_at: stored?.completed_at ?? null,
             position_seconds: stored?.position_seconds ?? 0,
-            available_at: upcoming ? opens : null,
-            open: opens === undefined || (opens !== null && !upcoming)
+            available_at: availableAt,
+            open
           }
         })
         const { lessons_total, lessons_completed } = totals(userId, visible.lessons, current)

@@ -31,7 +31,7 @@ interface NamedToken {
  */
 export const namedToken = (entry: string): { readonly name: string; readonly token: string } => {
   const split = /^([^=]+)=(?!=)(.+)$/.exec(entry)
-  if (split !== null && !split[2]!.split("").every((char) => char === "=")) return { name: split[1]!.trim(), token: split[2]! }
+  if (split !== null) return { name: split[1]!.trim(), token: split[2]! }
   return { name: `admin-${digest(entry).toString("hex").slice(0, 8)}`, token: entry }
 }
 

@@ -123,6 +123,13 @@ const withMessage = <C extends new (fields: { readonly detail: string }) => obje
 /** A 422 whose one issue is the input at `path`. */
 const unprocessableAt = (path: string, detail: string) => new UnprocessableContent({ detail, errors: [{ path, message: detail }] })
 
+/** A cursor this service did not write: answered as a query that fails its schema is, naming the parameter. */
+const invalidCursor = {
+  problem: ValidationProblem,
+  render: (error: { readonly message: string }) =>
+    new ValidationProblem({ detail: `Invalid request query: query.cursor: ${error.message}`, errors: [{ path: "query.cursor", message: error.message }] })
+}
+
 /** The table. */
 export const domainProblems = {
   CourseNotFound: withMessage(NotFound),
@@ -135,10 +142,7 @@ export const domainProblems = {
     problem: LessonLockedProblem,
     render: (error) => new LessonLockedProblem({ detail: error.message, available_at: error.available_at })
   },
-  InvalidLearnerCursor: {
-    problem: ValidationProblem,
-    render: (error) => new ValidationProblem({ detail: `Invalid request query: query.cursor: ${error.message}`, errors: [{ path: "query.cursor", message: error.message }] })
-  },
+  InvalidLearnerCursor: invalidCursor,
   // The record as it is now travels with the refusal: the client merges, then writes with its version.
   CourseVersionMismatch: {
     problem: CoursePreconditionFailed,
@@ -217,11 +221,7 @@ export const domainProblems = {
     log: (error) => Effect.logError("object storage operation failed", error.operation, error.cause)
   },
   NoModelConfigured: withMessage(ServiceUnavailable),
-  InvalidSearchCursor: {
-    problem: ValidationProblem,
-    // As a query that fails its schema is answered: the issue names the parameter.
-    render: (error) => new ValidationProblem({ detail: `Invalid request query: query.cursor: ${error.message}`, errors: [{ path: "query.cursor", message: error.message }] })
-  },
+  InvalidSearchCursor: invalidCursor,
   HtmlTooComplex: {
     problem: UnprocessableContent,
     // The core says which HTML; every HTML field of the API is content_html.
