@@ -512,7 +512,8 @@ export class PublicApi extends HttpApiGroup.make("public")
         "JWT_SECRET, or a key from JWKS_URL; sub is the user id). A token that does not verify (forged, expired, " +
         "malformed) is a 401, never an anonymous answer. Preview lessons show content_html and video_url to " +
         "everyone; the others only to viewers who bought the course (access purchased), else they are locked and " +
-        "both are null. A private video's video_url is signed for this response and works until video_url_expires_at " +
+        "both are null. A bought lesson with available_after_days opens that many days after the viewer's purchase: " +
+        "until then its access is upcoming, available_at says when, and both are null. A private video's video_url is signed for this response and works until video_url_expires_at " +
         "(MEDIA_URL_TTL): read the course again for a new one; after a refund none is issued. Anonymous responses are Cache-Control: public, no-cache; a viewer's are private, no-cache; " +
         "both carry an ETag and Vary: Authorization, and If-None-Match with the current ETag is answered 304."
     )

@@ -44,6 +44,20 @@ export const purchaseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<Purcha
           assert.isFalse((yield* entitlements.purchasedAt(user, courseId)) !== undefined)
         }))
 
+      it.effect("buyers lists a course's purchases by user id; find answers one or none", () =>
+        Effect.gen(function*() {
+          const repo = yield* PurchaseRepo
+          const courseId = yield* newCourse
+          const users = [newUser(), newUser(), newUser()]
+          for (const user of users) yield* repo.grant(courseId, user)
+          yield* repo.revoke(courseId, users[1]!)
+          const buyers = yield* repo.buyers(courseId)
+          assert.deepStrictEqual(buyers.map((purchase) => purchase.user_id), [users[0]!, users[2]!].sort())
+          assert.deepStrictEqual(buyers.map((purchase) => purchase.course_id), [courseId, courseId])
+          assert.isUndefined(yield* repo.find(courseId, users[1]!))
+          assert.deepStrictEqual(yield* repo.buyers(yield* newCourse), [])
+        }))
+
       it.effect("an unknown course is CourseNotFound", () =>
         Effect.gen(function*() {
           const courseId = yield* newCourse
