@@ -23,7 +23,7 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync 
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import pg from "pg"
-import { coursekitOn, cpuMicrosOf, freshDatabase, root, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { coursekitOn, cpuMicrosOf, freshDatabase, root, benchWords, seededText, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -81,18 +81,8 @@ const buildBefore = (): string => {
 
 // --- the lesson -------------------------------------------------------------------------------
 
-const random = seededRandom(32)
-const pick = <A>(items: ReadonlyArray<A>) => items[Math.floor(random() * items.length)]!
-const words = (
-  "bread dough starter flour water salt crumb crust proof fold shape bake oven steam score hydration rye wheat " +
-  "levain autolyse ferment yeast temperature loaf banneton kneading gluten texture flavour sour rise rest time " +
-  "morning evening recipe method practice student lesson technique mistake result the a of and to in with for " +
-  "is it that this on your you we our as at by from"
-).split(" ")
-const sentence = (length = 8 + Math.floor(random() * 12)) => {
-  const text = Array.from({ length }, () => pick(words)).join(" ")
-  return text[0]!.toUpperCase() + text.slice(1) + "."
-}
+const { random, pick, sentence } = seededText(32)
+const words = benchWords
 
 /** A block of the lesson: its sentences, and how they are written as HTML. */
 interface Block {

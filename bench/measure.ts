@@ -13,6 +13,29 @@ export const root = resolve(import.meta.dirname, "..")
 /** A pseudo-random generator in [0, 1) from `seed`: the same data and requests on every run. */
 export const seededRandom = (seed: number) => () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
 
+/** The words the benchmarks' course texts are made of. */
+export const benchWords = (
+  "bread dough starter flour water salt crumb crust proof fold shape bake oven steam score hydration rye wheat " +
+  "levain autolyse ferment yeast temperature loaf banneton kneading gluten texture flavour sour rise rest time " +
+  "morning evening recipe method practice student lesson technique mistake result the a of and to in with for " +
+  "is it that this on your you we our as at by from"
+).split(" ")
+
+/**
+ * Seeded text for the benchmarks' data: `random` itself, `pick` of a list, and a
+ * `sentence` of `length` words of {@link benchWords} (8–19 when not given), capitalized,
+ * with a full stop. All draw from the one generator, so a run's data is the same each time.
+ */
+export const seededText = (seed: number) => {
+  const random = seededRandom(seed)
+  const pick = <A>(items: ReadonlyArray<A>) => items[Math.floor(random() * items.length)]!
+  const sentence = (length = 8 + Math.floor(random() * 12)) => {
+    const text = Array.from({ length }, () => pick(benchWords)).join(" ")
+    return text[0]!.toUpperCase() + text.slice(1) + "."
+  }
+  return { random, pick, sentence }
+}
+
 /**
  * Creates the database `name` on the PostgreSQL server at `serverUrl`, empty (a copy a
  * crashed run left is dropped first); answers the function that drops it again.

@@ -32,7 +32,7 @@
  * `BENCH_CHECK_ONLY=1`: the checks and the statements only, no load.
  */
 import pg from "pg"
-import { coursekitOn, cpuProfileArgs, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, seededRandom, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
+import { coursekitOn, cpuProfileArgs, type CpuPerRequest, freshDatabase, load, type LoadResult, loadWithCpu, memoryOf, benchWords, seededText, type Server, startServer, stopServer, withDatabase } from "./measure.ts"
 import { printStatementsOf, statementLog } from "./pgStatementLog.ts"
 import { measureLayers } from "./public-course-layers.ts"
 import { jwt, mint } from "./viewerToken.ts"
@@ -63,19 +63,8 @@ const callers = [
 
 // --- data ---------------------------------------------------------------------------------
 
-const random = seededRandom(18)
-const pick = <A>(items: ReadonlyArray<A>) => items[Math.floor(random() * items.length)]!
-const words = (
-  "bread dough starter flour water salt crumb crust proof fold shape bake oven steam score hydration rye wheat " +
-  "levain autolyse ferment yeast temperature loaf banneton kneading gluten texture flavour sour rise rest time " +
-  "morning evening recipe method practice student lesson technique mistake result the a of and to in with for " +
-  "is it that this on your you we our as at by from"
-).split(" ")
-const sentence = () => {
-  const length = 8 + Math.floor(random() * 12)
-  const text = Array.from({ length }, () => pick(words)).join(" ")
-  return text[0]!.toUpperCase() + text.slice(1) + "."
-}
+const { random, pick, sentence } = seededText(18)
+const words = benchWords
 /** A lesson body of 2–5 KB of paragraphs, headings, lists and the odd link, as the sanitizer keeps them. */
 const body = () => {
   const target = 2000 + Math.floor(random() * 3000)
