@@ -217,7 +217,8 @@ export class CoursesApi extends HttpApiGroup.make("courses")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "Write a revision's fields back as a new change").annotate(
       OpenApi.Description,
       "A new version and a new revision, whose note names the revision restored; content_html goes through the " +
-        `sanitizer again. A restore that would change nothing writes nothing. ${preconditions}`
+        "sanitizer again. A thumbnail deleted from the media library since is not put back (the current one stays, " +
+        `and the note says so). A restore that would change nothing writes nothing. ${preconditions}`
     ).annotate(OpenApi.Transform, describeEditHeaders({ etag: true, ifMatch: true }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Courses", description: "The course catalogue." }))

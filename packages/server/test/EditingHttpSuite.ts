@@ -169,6 +169,32 @@ export const editingHttpSuite = <E>(name: string, server: Layer.Layer<TestServer
           assert.deepStrictEqual([newest.version, newest.author, newest.changed], [2, "ada", ["thumbnail_key"]])
         }))
 
+      it.effect("a restore keeps the current thumbnail when the revision's was deleted from the library, and says so", () =>
+        Effect.gen(function*() {
+          const course = yield* call("/courses", { method: "POST", admin: true, json: { title: unique("Repictured"), content_html: "" } })
+          const path = `/courses/${course.body.id}`
+          const png = readFileSync(join(import.meta.dirname, "../../../docs/images/cover.png"))
+          const thumbnail = Effect.gen(function*() {
+            const issued = yield* call(`${path}/upload-url`, { method: "POST", admin: true, json: { file_name: "cover.png", content_type: "image/png" } })
+            yield* Effect.promise(() => fetch(issued.body.upload_url, { method: "PUT", headers: issued.body.headers, body: png }))
+            return (yield* call(`${path}/finalize-upload`, { method: "POST", admin: true, json: { file_key: issued.body.file_key } })).body
+          })
+          const first = yield* thumbnail
+          yield* call(path, { method: "PATCH", admin: true, json: { title: `${course.body.title}, renamed` } })
+          const second = yield* thumbnail
+          assert.notStrictEqual(second.thumbnail_key, first.thumbnail_key)
+          assert.strictEqual((yield* call(`/admin/media?file_key=${encodeURIComponent(first.thumbnail_key)}`, { method: "DELETE", admin: true })).status, 204)
+          const withFirst = (yield* call(`${path}/revisions`, { admin: true })).body.find((revision: any) => revision.version === first.version)
+          const restored = yield* call(`${path}/revisions/${withFirst.revision_id}/restore`, { method: "POST", admin: true })
+          assert.strictEqual(restored.status, 200, JSON.stringify(restored.body))
+          assert.deepStrictEqual([restored.body.title, restored.body.thumbnail_key], [course.body.title, second.thumbnail_key])
+          const newest = (yield* call(`${path}/revisions?limit=1`, { admin: true })).body[0]
+          assert.strictEqual(
+            newest.note,
+            `Restored from revision ${withFirst.revision_id}. Its thumbnail ${first.thumbnail_key} no longer exists: the current one was kept.`
+          )
+        }))
+
       it.effect("a lesson restored into a section that no longer exists comes back among the loose lessons, and its revision says so", () =>
         Effect.gen(function*() {
           const course = yield* call("/courses", { method: "POST", admin: true, json: { title: unique("Moved"), content_html: "" } })

@@ -91,7 +91,8 @@ export const listItemsOf = (files: FileUrl["Service"], audience: "admin" | "publ
  * it is now) when the course is at none of those versions, writing nothing. `revisions`
  * pages a course's revisions newest first; `restore` writes a revision's fields back as
  * a new change (a new version and revision whose note names the one restored; the body
- * is sanitized again). A restore that would change nothing writes nothing.
+ * is sanitized again; a thumbnail deleted from the media library since is not put back,
+ * and the note says so). A restore that would change nothing writes nothing.
  */
 export class Courses extends Context.Service<Courses, {
   create(input: CourseCreate, edit?: Edit): Effect.Effect<Course, HtmlRefused | PersistenceError>
@@ -115,15 +116,17 @@ export class Courses extends Context.Service<Courses, {
 }>()("@coursekit/core/Courses") {
   /**
    * The catalogue over whichever `CourseRepo`, `FileUrl` and `HtmlSanitizer` the caller
-   * provides, and `Uploads`, which removes a deleted course's thumbnail.
+   * provides, `Uploads`, which removes a deleted course's thumbnail, and `MediaRepo`,
+   * which says whether a restored thumbnail still exists.
    */
-  static readonly layerNoDeps: Layer.Layer<Courses, never, CourseRepo | FileUrl | HtmlSanitizer | Uploads> = Layer.effect(
+  static readonly layerNoDeps: Layer.Layer<Courses, never, CourseRepo | FileUrl | HtmlSanitizer | MediaRepo | Uploads> = Layer.effect(
     Courses,
     Effect.gen(function*() {
       const repo = yield* CourseRepo
       const uploads = yield* Uploads
       const files = yield* FileUrl
       const sanitizer = yield* HtmlSanitizer
+      const media = yield* MediaRepo
       const thumbnailUrl = (key: string | null) => key === null ? null : files.publicUrl(key)
       const toCourse = (record: CourseRecord): Course => ({
         ...record,
@@ -198,10 +201,14 @@ export class Courses extends Context.Service<Courses, {
       })
 
       const restore = Effect.fn("Courses.restore")(function*(id: CourseId, revisionId: RevisionId, edit: Edit) {
-        const { record } = yield* repo.revision(id, revisionId)
+        const { record: { thumbnail_key, ...record } } = yield* repo.revision(id, revisionId)
         // The body goes through today's sanitizer: what was allowed then may not be now.
         const changes = { ...record, content_html: yield* sanitizer.sanitizeAuthored(record.content_html) }
-        const restored = yield* repo.update(id, changes, { ...edit, autosave: false, note: `Restored from revision ${revisionId}.` })
+        let note = `Restored from revision ${revisionId}.`
+        // A thumbnail deleted from the library since is not put back: the course keeps its current one.
+        const thumbnailGone = thumbnail_key !== null && Option.isNone(yield* media.findByKey(thumbnail_key))
+        if (thumbnailGone) note += ` Its thumbnail ${thumbnail_key} no longer exists: the current one was kept.`
+        const restored = yield* repo.update(id, thumbnailGone ? changes : { ...changes, thumbnail_key }, { ...edit, autosave: false, note })
           .pipe(Effect.catchTag("StaleRecord", mismatch))
         return toCourse(restored)
       })
