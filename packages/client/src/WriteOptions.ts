@@ -32,6 +32,7 @@ export const addWriteHeaders = (request: HttpClientRequest.HttpClientRequest) =>
   Effect.gen(function*() {
     const options = yield* CurrentWriteOptions
     let next = request
+    // The server's ETag of a version is the version quoted (`etagOf` in @coursekit/http).
     if (options.ifMatch !== undefined) next = HttpClientRequest.setHeader(next, "if-match", options.ifMatch === "*" ? "*" : `"${options.ifMatch}"`)
     if (options.autosave === true) next = HttpClientRequest.setHeader(next, "coursekit-autosave", "1")
     return next
