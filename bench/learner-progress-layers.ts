@@ -1,11 +1,12 @@
 /**
  * Where a progress write's CPU goes, layer by layer (issue #33), in this process and
  * without sockets of its own: the same learners' writes, in the same order, through
- *   1. `pg`: the baseline's transaction (`progress-common.mjs`'s `recordProgress`: BEGIN,
- *      the access check, the course's and the lesson's upserts, the completion check for
- *      a completion, COMMIT; prepared statements), its answer's JSON included,
- *   2. `@effect/sql-pg`: the same statements, unsafe, in `sql.withTransaction` (no Schema,
- *      no deadline, no span),
+ *   1. `pg`: the baseline's statements (`progress-common.mjs`'s `recordProgress`: the
+ *      write — the access check and both upserts in one statement —, and for a completion
+ *      the same in a transaction with the completion check; prepared statements), its
+ *      answer's JSON included,
+ *   2. `@effect/sql-pg`: the same statements, unsafe, a completion's in
+ *      `sql.withTransaction` (no Schema, no deadline, no span),
  *   3. the repository: `ProgressRepo.record` (`PgProgressRepo`: its statements, rows
  *      decoded by Schema, under its deadline and in its span),
  *   4. the use case: `Learning.record` (as `DefaultServices` wires it),
@@ -25,7 +26,7 @@ import { SqlClient } from "effect/sql"
 import pg from "pg"
 import { coreServicesOn, databaseOn, measureLayerCosts, type MeasuredLayer } from "./layerCost.ts"
 // @ts-expect-error: a plain JavaScript module of the baselines, without types
-import { accessSql, completionSql, courseSql, lessonSql, recordProgress } from "./servers/progress-common.mjs"
+import { completionSql, recordProgress, writeSql } from "./servers/progress-common.mjs"
 
 /** One write of a learner: the lesson, and the update (`{"position_seconds": …}` or `{"completed": true}`). */
 export interface ProgressWrite {
@@ -64,12 +65,18 @@ export const measureProgressLayers = async (
       database.runPromise(Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const [userId, lessonId, update] = argsAt(index)
+        const write = Effect.gen(function*() {
+          const [row] = yield* sql.unsafe<{ open: boolean; course_id: number; course_completed_at: Date | null }>(
+            writeSql,
+            [userId, lessonId, completedOf(update), positionOf(update)]
+          )
+          if (row === undefined || !row.open) return yield* Effect.die(`@effect/sql-pg: lesson ${lessonId} is not open`)
+          return row
+        })
+        if (update.completed !== true) return JSON.stringify(yield* write)
         return yield* Effect.gen(function*() {
-          const [access] = yield* sql.unsafe<{ course_id: number; open: boolean }>(accessSql, [userId, lessonId])
-          if (access === undefined || !access.open) return yield* Effect.die(`@effect/sql-pg: lesson ${lessonId} is not open`)
-          const [course] = yield* sql.unsafe<{ completed_at: Date | null }>(courseSql, [userId, access.course_id])
-          const [row] = yield* sql.unsafe(lessonSql, [userId, lessonId, access.course_id, completedOf(update), positionOf(update)])
-          if (update.completed === true && course!.completed_at === null) yield* sql.unsafe(completionSql, [userId, access.course_id])
+          const row = yield* write
+          if (row.course_completed_at === null) yield* sql.unsafe(completionSql, [userId, row.course_id])
           return JSON.stringify(row)
         }).pipe(sql.withTransaction)
       }))),

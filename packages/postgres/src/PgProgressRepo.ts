@@ -1,11 +1,11 @@
 /**
- * `ProgressRepo` on PostgreSQL (and PGlite). A progress write is one transaction: the
- * access check (the lesson and its course visible now, the purchase and drip, by the
- * database's clock) in one statement, then the course's progress row is upserted first —
- * its lock queues the learner's writes to one course, so the check of "every lesson
- * completed" sees the other's committed completion and one write completes the course —
- * then the lesson's progress, then, for a completion, the course's completion if every
- * visible lesson is done. Each read is one statement.
+ * `ProgressRepo` on PostgreSQL (and PGlite). A progress write is one statement: the access
+ * check (the lesson and its course visible now, the purchase and drip, by the database's
+ * clock), then, only when the lesson is open, the course's progress row upserted first — its
+ * lock queues the learner's writes to one course — and then the lesson's. A completion runs
+ * that statement in a transaction with one more: the course's completion if every visible
+ * lesson is done, which, holding the course's row, sees the learner's other completions
+ * committed, so one write completes the course. Each read is one statement.
  *
  * @since 0.3.0
  */
@@ -36,16 +36,17 @@ import { availableAt, openTo, outlineKey } from "./PgLessonRepo.ts"
 import { PgSchema, tablesOf } from "./PgSchema.ts"
 
 const instant = Schema.NullOr(Schema.DateTimeUtcFromDate)
+// The write's row: the access check's columns, then (written only when open) the lesson's progress.
 const decodeAccess = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
-  course_id: Schema.Int,
   open: Schema.Boolean,
-  opens_at: instant
+  opens_at: instant,
+  course_completed_at: instant
 })))
-const decodeProgress = Schema.decodeUnknownEffect(Schema.Array(LessonProgress.mapFields((fields) => ({
+const decodeProgress = Schema.decodeUnknownEffect(LessonProgress.mapFields((fields) => ({
   ...fields,
   completed_at: instant,
   updated_at: Schema.DateTimeUtcFromDate
-}))))
+})))
 const decodeCompleted = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ completed_at: Schema.DateTimeUtcFromDate })))
 const decodeOutline = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
   purchased: Schema.Boolean,
@@ -85,50 +86,77 @@ export const make = () => Effect.gen(function*() {
   const open = openTo(sql, bought)
   const upcomingAt = availableAt(sql, bought)
   const outlineOrder = outlineKey(sql, t, "l")
+  /**
+   * The access check and the writes in one statement: the course's progress row first (its
+   * lock queues the learner's writes to one course), then the lesson's; nothing is written
+   * unless the lesson is open to the viewer now. No row: no such lesson visible now.
+   */
+  const write = Effect.fnUntraced(function*(userId: UserId, lessonId: LessonId, completed: boolean | null, position: number | null) {
+    // Each value once (the statement's parameters), named in `input`.
+    const rows = yield* sql`
+      WITH input (user_id, lesson_id, completed, position_seconds) AS (
+        VALUES (${userId}::text, ${lessonId}::integer, ${completed}::boolean, ${position}::double precision)
+      ), access AS (
+        SELECT l.course_id, ${open} AS open, ${upcomingAt} AS opens_at
+        FROM input
+        JOIN ${t.lessons} l ON l.id = input.lesson_id AND ${visible("l")}
+        JOIN ${t.courses} c ON c.id = l.course_id AND ${visible("c")}
+        LEFT JOIN ${t.purchases} p ON p.course_id = l.course_id AND p.user_id = input.user_id
+      ), course AS (
+        INSERT INTO ${t.course_progress} (user_id, course_id)
+        SELECT input.user_id, access.course_id FROM input, access WHERE access.open
+        ON CONFLICT (user_id, course_id) DO UPDATE SET last_activity_at = now()
+        RETURNING course_id, completed_at
+      ), lesson AS (
+        INSERT INTO ${t.lesson_progress} AS lp (user_id, lesson_id, course_id, completed_at, position_seconds)
+        SELECT input.user_id, input.lesson_id, course.course_id, CASE WHEN input.completed THEN now() END, coalesce(input.position_seconds, 0)
+        FROM input, course
+        ON CONFLICT (user_id, lesson_id) DO UPDATE SET
+          completed_at = CASE WHEN (SELECT completed FROM input) IS NULL THEN lp.completed_at
+                              WHEN (SELECT completed FROM input) THEN coalesce(lp.completed_at, now()) END,
+          position_seconds = coalesce((SELECT position_seconds FROM input), lp.position_seconds),
+          updated_at = now()
+        RETURNING lesson_id, course_id, completed_at IS NOT NULL AS completed, completed_at, position_seconds, updated_at
+      )
+      SELECT a.open, a.opens_at, course.completed_at AS course_completed_at,
+             lesson.lesson_id, lesson.course_id, lesson.completed, lesson.completed_at, lesson.position_seconds, lesson.updated_at
+      FROM access a LEFT JOIN course ON true LEFT JOIN lesson ON true`
+    const [access] = yield* decodeAccess(rows)
+    if (access === undefined) return yield* new UnknownLesson({ lesson_id: lessonId })
+    if (!access.open) return yield* new LessonLocked({ lesson_id: lessonId, available_at: access.opens_at })
+    return { progress: yield* decodeProgress(rows[0]), courseCompletedAt: access.course_completed_at }
+  })
+
   // A span without `Effect.fn`'s call-site capture: the hottest write (a save every 10 s per learner).
   const record = Effect.fnUntraced(function*(userId: UserId, lessonId: LessonId, update: ProgressUpdate) {
+    const completed = update.completed === undefined ? null : update.completed
+    const position = update.position_seconds ?? null
+    // Not a completion: one statement, a transaction of its own (no round trips for BEGIN and COMMIT).
+    if (completed !== true) {
+      const { progress } = yield* write(userId, lessonId, completed, position).pipe(storeFailures("record progress"))
+      const written: ProgressWritten = { progress, completed: undefined }
+      return written
+    }
     return yield* Effect.gen(function*() {
-      const access = yield* decodeAccess(yield* sql`
-        SELECT l.course_id, ${open} AS open, ${upcomingAt} AS opens_at
-        FROM ${t.lessons} l
-        JOIN ${t.courses} c ON c.id = l.course_id AND ${visible("c")}
-        LEFT JOIN ${t.purchases} p ON p.course_id = l.course_id AND p.user_id = ${userId}
-        WHERE l.id = ${lessonId} AND ${visible("l")}`)
-      if (access.length === 0) return yield* new UnknownLesson({ lesson_id: lessonId })
-      const { course_id: courseId, open: isOpen, opens_at } = access[0]!
-      if (!isOpen) return yield* new LessonLocked({ lesson_id: lessonId, available_at: opens_at })
-      // First, and locking: the learner's writes to this course queue here.
-      const course = yield* sql<{ completed_at: Date | null }>`
-        INSERT INTO ${t.course_progress} (user_id, course_id) VALUES (${userId}, ${courseId})
-        ON CONFLICT (user_id, course_id) DO UPDATE SET last_activity_at = now()
-        RETURNING completed_at`
-      const completed = update.completed === undefined ? null : update.completed
-      const position = update.position_seconds ?? null
-      const rows = yield* decodeProgress(yield* sql`
-        INSERT INTO ${t.lesson_progress} AS lp (user_id, lesson_id, course_id, completed_at, position_seconds)
-        VALUES (${userId}, ${lessonId}, ${courseId}, CASE WHEN ${completed}::boolean THEN now() END, coalesce(${position}::double precision, 0))
-        ON CONFLICT (user_id, lesson_id) DO UPDATE SET
-          completed_at = CASE WHEN ${completed}::boolean IS NULL THEN lp.completed_at
-                              WHEN ${completed}::boolean THEN coalesce(lp.completed_at, now()) END,
-          position_seconds = coalesce(${position}::double precision, lp.position_seconds),
-          updated_at = now()
-        RETURNING lesson_id, course_id, completed_at IS NOT NULL AS completed, completed_at, position_seconds, updated_at`)
+      const { courseCompletedAt, progress } = yield* write(userId, lessonId, completed, position)
       let completion: ProgressWritten["completed"]
-      if (completed === true && course[0]!.completed_at === null) {
-        // Every lesson visible now is completed: the course is, once (the row is ours, locked).
+      if (courseCompletedAt === null) {
+        // Every lesson visible now is completed: the course is, once. The course's row is
+        // locked by this transaction, so this statement (a snapshot of its own) sees every
+        // other completion of the learner's in this course committed.
         const done = yield* decodeCompleted(yield* sql`
           UPDATE ${t.course_progress} SET completed_at = now()
-          WHERE user_id = ${userId} AND course_id = ${courseId} AND completed_at IS NULL
+          WHERE user_id = ${userId} AND course_id = ${progress.course_id} AND completed_at IS NULL
             AND NOT EXISTS (
               SELECT 1 FROM ${t.lessons} l
-              WHERE l.course_id = ${courseId} AND ${visible("l")}
+              WHERE l.course_id = ${progress.course_id} AND ${visible("l")}
                 AND NOT EXISTS (
                   SELECT 1 FROM ${t.lesson_progress} done
                   WHERE done.user_id = ${userId} AND done.lesson_id = l.id AND done.completed_at IS NOT NULL))
           RETURNING completed_at`)
-        if (done.length > 0) completion = { user_id: userId, course_id: courseId as CourseId, completed_at: done[0]!.completed_at }
+        if (done.length > 0) completion = { user_id: userId, course_id: progress.course_id, completed_at: done[0]!.completed_at }
       }
-      const written: ProgressWritten = { progress: rows[0]!, completed: completion }
+      const written: ProgressWritten = { progress, completed: completion }
       return written
     }).pipe(sql.withTransaction, storeFailures("record progress"))
   }, bounded(timeout, "record progress"), Effect.withSpan("ProgressRepo.record"))

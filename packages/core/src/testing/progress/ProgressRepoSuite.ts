@@ -120,6 +120,27 @@ export const progressRepoSuite = <E>(name: string, repoLayer: Layer.Layer<Progre
           }
         }))
 
+      it.effect("position saves racing the completions of one course: every write lands, the course completes once", () =>
+        Effect.gen(function*() {
+          const repo = yield* ProgressRepo
+          for (let round = 0; round < 5; round++) {
+            const { course, lessons } = yield* courseWith(["a"], ["b"], ["c"])
+            const user = newUser()
+            yield* buy(course.id, user)
+            const writes = yield* Effect.all(lessons.flatMap((lesson, index) => [
+              repo.record(user, lesson.id, { completed: true }),
+              repo.record(user, lesson.id, { position_seconds: 10 + index })
+            ]), { concurrency: "unbounded" })
+            assert.strictEqual(writes.filter((written) => written.completed !== undefined).length, 1)
+            const progress = yield* repo.courseProgress(user, course.id)
+            assert.isNotNull(progress.completed_at)
+            assert.deepStrictEqual(
+              progress.lessons.map((lesson) => [lesson.completed_at !== null, lesson.position_seconds]),
+              [[true, 10], [true, 11], [true, 12]]
+            )
+          }
+        }))
+
       it.effect("a course's progress: its visible lessons in outline order, drip's dates, the next open lesson", () =>
         Effect.gen(function*() {
           const repo = yield* ProgressRepo
