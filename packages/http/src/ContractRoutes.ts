@@ -1,6 +1,6 @@
 /**
  * The routes the fast paths around the API match — the list cache, the public course
- * page, the catalogue's caching headers — read from the contract's endpoints, never
+ * page, a learner's progress write, the catalogue's caching headers — read from the contract's endpoints, never
  * written again: renaming a path in `CoursekitApi` moves them with it, and renaming or
  * removing one of these endpoints fails to compile here.
  *
@@ -19,6 +19,7 @@ export type FastPathContract = {
   readonly groups: {
     readonly courses: GroupWith<"list" | "get">
     readonly public: GroupWith<"course">
+    readonly learning: GroupWith<"recordProgress">
   }
 }
 
@@ -34,8 +35,12 @@ export interface FastPathRoutes {
   isCourseList(path: string): boolean
   /** Whether `path` is a catalogue read's: the list or one course (not its sub-resources). */
   isCatalogueRead(path: string): boolean
+  /** `PUT /me/lessons/:lesson_id/progress`: a learner's progress write. */
+  readonly lessonProgress: Route
   /** The one parameter of a public course path (the slug, as sent), or undefined for another path. */
   publicCourseSlugOf(path: string): string | undefined
+  /** The one parameter of a lesson progress path (the lesson id, as sent), or undefined for another path. */
+  lessonProgressIdOf(path: string): string | undefined
 }
 
 /**
@@ -47,13 +52,23 @@ export const matcherOf = (template: string): RegExp =>
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-/** A template whose one parameter is its last segment, as its fixed prefix (`/public/courses/`). */
-const lastParameterPrefix = (template: string): string => {
-  const cut = template.lastIndexOf("/:")
-  if (cut === -1 || template.indexOf(":") !== cut + 1) {
-    throw new TypeError(`Coursekit: ${template} must end in its only parameter for the public course page to be served at the edge.`)
+/**
+ * A test of a request path against a template with exactly one parameter, a whole
+ * segment: the parameter as sent (nonempty, no `/`), or undefined for another path.
+ */
+const oneParameterOf = (template: string): (path: string) => string | undefined => {
+  const start = template.indexOf("/:")
+  const end = template.indexOf("/", start + 1)
+  const prefix = template.slice(0, start + 1)
+  const suffix = end === -1 ? "" : template.slice(end)
+  if (start === -1 || template.indexOf(":", start + 2) !== -1) {
+    throw new TypeError(`Coursekit: ${template} must have exactly one parameter for the edge to answer it.`)
   }
-  return template.slice(0, cut + 1)
+  return (path) => {
+    if (path.length <= prefix.length + suffix.length || !path.startsWith(prefix) || !path.endsWith(suffix)) return undefined
+    const parameter = path.slice(prefix.length, path.length - suffix.length)
+    return parameter.includes("/") ? undefined : parameter
+  }
 }
 
 /** The fast paths' routes in `api`. */
@@ -61,19 +76,17 @@ export const routesOf = (api: FastPathContract): FastPathRoutes => {
   const courseList = api.groups.courses.endpoints.list
   const course = api.groups.courses.endpoints.get
   const publicCourse = api.groups.public.endpoints.course
+  const lessonProgress = api.groups.learning.endpoints.recordProgress
   const catalogue = [matcherOf(courseList.path), matcherOf(course.path)]
-  const publicPrefix = lastParameterPrefix(publicCourse.path)
   return {
     courseList,
     course,
     publicCourse,
+    lessonProgress,
     isCourseList: (path) => path === courseList.path,
     isCatalogueRead: (path) => catalogue.some((pattern) => pattern.test(path)),
-    publicCourseSlugOf: (path) => {
-      if (!path.startsWith(publicPrefix)) return undefined
-      const slug = path.slice(publicPrefix.length)
-      return slug === "" || slug.includes("/") ? undefined : slug
-    }
+    publicCourseSlugOf: oneParameterOf(publicCourse.path),
+    lessonProgressIdOf: oneParameterOf(lessonProgress.path)
   }
 }
 

@@ -620,6 +620,9 @@ export class AiApi extends HttpApiGroup.make("ai")
 {}
 
 /** The whole API. */
+/** Strict bodies: an unknown field is an error (query and path stay lenient). The edge decodes with them too. */
+export const payloadParseOptions = { onExcessProperty: "error", errors: "all" } as const
+
 export class CoursekitApi extends HttpApi.make("coursekit")
   .add(SystemApi)
   .add(CoursesApi)
@@ -634,8 +637,7 @@ export class CoursekitApi extends HttpApi.make("coursekit")
   .add(AiApi)
   // Applies to the endpoints added above: every one may answer 400 and 500 problems.
   .middleware(ApiProblems)
-  // Strict bodies: an unknown field is an error. Query and path stay lenient.
-  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })
+  .annotate(HttpApi.PayloadParseOptions, payloadParseOptions)
   .annotateMerge(OpenApi.annotations({
     title: "Coursekit",
     version: "0.1.0",

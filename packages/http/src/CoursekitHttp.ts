@@ -23,6 +23,7 @@ import { CourseListCache } from "./edge/CourseListCache.ts"
 import * as AiHandlers from "./handlers/AiHandlers.ts"
 import * as CoursesHandlers from "./handlers/CoursesHandlers.ts"
 import * as EdgeMiddleware from "./edge/EdgeMiddleware.ts"
+import { ProgressWrites } from "./edge/ProgressWrites.ts"
 import { PublicCoursePages } from "./edge/PublicCoursePages.ts"
 import * as LessonsHandlers from "./handlers/LessonsHandlers.ts"
 import * as PublicCourseHandlers from "./handlers/PublicCourseHandlers.ts"
@@ -65,7 +66,7 @@ const layerRoutesOf = (api: typeof CoursekitApi) =>
   Layer.mergeAll(
     layerApiOf(api),
     ApiDocsRoute.layer(api, "/docs"),
-    EdgeMiddleware.layer.pipe(Layer.provide([CatalogueReaders.layer, PublicCoursePages.layer]))
+    EdgeMiddleware.layer.pipe(Layer.provide([CatalogueReaders.layer, PublicCoursePages.layer, ProgressWrites.layer]))
   )
 
 /** The API routes and `/openapi.json`. Needs the use cases, `Readiness`, `AdminAccess` and a `ViewerResolver`. */

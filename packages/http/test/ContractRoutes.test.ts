@@ -5,13 +5,14 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { contractRoutes, matcherOf, routesOf } from "../src/ContractRoutes.ts"
 import { CoursekitApi } from "../src/CoursekitApi.ts"
 
-// A copy of the contract's three endpoints the fast paths stand in front of, with every path renamed.
+// A copy of the contract's four endpoints the fast paths stand in front of, with every path renamed.
 const renamed = HttpApi.make("renamed")
   .add(HttpApiGroup.make("courses").add(HttpApiEndpoint.get("list", "/catalogue"), HttpApiEndpoint.get("get", "/catalogue/:id")))
   .add(HttpApiGroup.make("public").add(HttpApiEndpoint.get("course", "/open/:slug")))
+  .add(HttpApiGroup.make("learning").add(HttpApiEndpoint.put("recordProgress", "/my/:lesson/done")))
 
 describe("the fast paths' routes", () => {
-  it("are the contract's: the list, one course and the public course page, as CoursekitApi writes them", () => {
+  it("are the contract's: the list, one course, the public course page and a progress write, as CoursekitApi writes them", () => {
     expect(contractRoutes.courseList).toBe(CoursekitApi.groups.courses.endpoints.list)
     expect(contractRoutes.course).toBe(CoursekitApi.groups.courses.endpoints.get)
     expect(contractRoutes.publicCourse).toBe(CoursekitApi.groups.public.endpoints.course)
@@ -21,6 +22,11 @@ describe("the fast paths' routes", () => {
     expect(["/courses/7/lessons", "/coursesx", "/public/courses/a", "/"].map(contractRoutes.isCatalogueRead)).toEqual([false, false, false, false])
     expect(contractRoutes.publicCourseSlugOf("/public/courses/intro-to-go")).toBe("intro-to-go")
     expect(["/public/courses/", "/public/courses/a/b", "/courses/a"].map(contractRoutes.publicCourseSlugOf)).toEqual([undefined, undefined, undefined])
+    expect(contractRoutes.lessonProgress).toBe(CoursekitApi.groups.learning.endpoints.recordProgress)
+    expect(contractRoutes.lessonProgress.path).toBe("/me/lessons/:lesson_id/progress")
+    expect(contractRoutes.lessonProgressIdOf("/me/lessons/12/progress")).toBe("12")
+    expect(["/me/lessons//progress", "/me/lessons/1/2/progress", "/me/lessons/1/progress/", "/me/lessons/1", "/me/lessons/progress"].map(contractRoutes.lessonProgressIdOf))
+      .toEqual([undefined, undefined, undefined, undefined, undefined])
   })
 
   it("follow a renamed route: the same tests made of a copy of the contract with other paths match the new paths only", () => {
@@ -30,12 +36,15 @@ describe("the fast paths' routes", () => {
     expect(["/catalogue/7", "/courses/7"].map(routes.isCatalogueRead)).toEqual([true, false])
     expect(routes.publicCourseSlugOf("/open/intro")).toBe("intro")
     expect(routes.publicCourseSlugOf("/public/courses/intro")).toBeUndefined()
+    expect(routes.lessonProgressIdOf("/my/7/done")).toBe("7")
+    expect(routes.lessonProgressIdOf("/me/lessons/7/progress")).toBeUndefined()
   })
 
   it("fail to compile against a contract without one of the endpoints they serve", () => {
     const withoutCourse = HttpApi.make("partial")
       .add(HttpApiGroup.make("courses").add(HttpApiEndpoint.get("list", "/courses")))
       .add(HttpApiGroup.make("public").add(HttpApiEndpoint.get("course", "/public/courses/:slug")))
+      .add(HttpApiGroup.make("learning").add(HttpApiEndpoint.put("recordProgress", "/me/lessons/:lesson_id/progress")))
     // @ts-expect-error: the contract has no `courses.get`, which the catalogue's caching headers serve.
     expect(() => routesOf(withoutCourse)).toThrow(TypeError)
   })

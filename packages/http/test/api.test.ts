@@ -55,6 +55,7 @@ describe("@coursekit/http/api", () => {
       "describeGenerationEventStream",
       "generationEventStreamType",
       "generationEvents",
+      "payloadParseOptions",
       "problemBody",
       "problemDeclaration",
       "problemTitles"

@@ -3,8 +3,9 @@
  * request ids, one log line per request, problem details for everything the typed API
  * does not render itself (unknown paths, a method a known path does not answer — 405
  * with `Allow`, from the {@link RouteTable} —, unsupported media types, defects), and
- * the two hot reads answered here rather than by the typed API: the public course page
- * (`PublicCoursePages`) and the course list cache.
+ * the hot paths answered here rather than by the typed API: the public course page
+ * (`PublicCoursePages`), the course list cache and a learner's progress write
+ * (`ProgressWrites`).
  *
  * @since 0.1.0
  */
@@ -12,6 +13,7 @@ import { ByteSize, Cause, Context, Effect, Exit, Stream } from "effect"
 import { HttpBody, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { CatalogueReaders } from "../auth/CatalogueReaders.ts"
 import { CourseListCache } from "./CourseListCache.ts"
+import { ProgressWrites } from "./ProgressWrites.ts"
 import { PublicCoursePages } from "./PublicCoursePages.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { problemBody } from "../problems/Problems.ts"
@@ -127,6 +129,7 @@ export const layer = HttpRouter.middleware(
     const logger = yield* RequestLogger
     const listCache = yield* CourseListCache
     const coursePages = yield* PublicCoursePages
+    const progressWrites = yield* ProgressWrites
     const readers = yield* CatalogueReaders
     const routes = yield* RouteTable
     const prefix = yield* MountPrefix
@@ -138,12 +141,15 @@ export const layer = HttpRouter.middleware(
         const start = performance.now()
         // Interruptible, as the router makes the routes: the hot reads answered here wait on
         // the viewer and the database, and a request its client abandoned must stop them.
-        const cached = Effect.interruptible(coursePages.around(
+        const cached = Effect.interruptible(progressWrites.around(
           request,
-          listCache.around(
-            { method: request.method, url: request.url, ifNoneMatch: request.headers["if-none-match"], prefix },
-            readers.audienceOf(request),
-            app
+          coursePages.around(
+            request,
+            listCache.around(
+              { method: request.method, url: request.url, ifNoneMatch: request.headers["if-none-match"], prefix },
+              readers.audienceOf(request),
+              app
+            )
           )
         ))
         const logged = (status: number) =>
