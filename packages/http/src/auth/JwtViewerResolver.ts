@@ -4,9 +4,15 @@
  * from a JWKS URL, or both. `sub` is the user id; `exp` is required. A token that does
  * not verify is a 401; a key server that does not answer is a 503.
  *
+ * A token that verified is remembered (the exact token, up to {@link verifiedTokenLimit}
+ * of them) for at most {@link verifiedTokenTtl} and never past its `exp`: a learner's
+ * player sends the same token every few seconds, and verifying it again cost more than
+ * the rest of a progress write's answer. A remembered token is accepted only while its
+ * `exp` and `nbf` still pass, by the same clock and tolerance as `jose`'s check.
+ *
  * @since 0.1.0
  */
-import { anonymousViewer, signedInViewer, UserId } from "@coursekit/core"
+import { anonymousViewer, signedInViewer, UserId, type Viewer } from "@coursekit/core"
 import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from "jose"
 import { ServiceUnavailable, Unauthorized } from "../problems/Problems.ts"
@@ -34,6 +40,54 @@ export const minSecretLength = 32
 const asymmetric = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"]
 
 const decodeUserId = Schema.decodeUnknownOption(UserId)
+
+/** How many verified tokens a resolver remembers; the oldest is forgotten first. */
+export const verifiedTokenLimit = 10_000
+
+/**
+ * How long a verified token is remembered: short enough that a signing key withdrawn
+ * from the JWKS stops being honoured about as soon as `jose`'s own key cache would
+ * notice (it refetches after 10 minutes), long enough for a player's saves.
+ */
+export const verifiedTokenTtl: Duration.Duration = Duration.minutes(5)
+
+/** What a verified token said that its later uses need: the viewer, and `exp` and `nbf` (seconds since the epoch). */
+export interface VerifiedToken {
+  readonly viewer: Viewer
+  readonly exp: number
+  readonly nbf: number | undefined
+}
+
+/**
+ * The tokens a resolver verified: each taken again without verifying it for `ttlMillis`
+ * after it was verified, while its `exp` and `nbf` pass at `nowMillis` with
+ * `toleranceSeconds` (`jose`'s checks, by its clock: seconds, floored). At most `limit`
+ * are kept; the oldest is forgotten first.
+ */
+export const verifiedTokens = (limit: number, ttlMillis: number, toleranceSeconds: number) => {
+  // Insertion order is age: the first key is the oldest.
+  const tokens = new Map<string, VerifiedToken & { readonly until: number }>()
+  return {
+    get(token: string, nowMillis: number): Viewer | undefined {
+      const known = tokens.get(token)
+      if (known === undefined) return undefined
+      const now = Math.floor(nowMillis / 1000)
+      if (nowMillis < known.until && known.exp > now - toleranceSeconds && (known.nbf === undefined || known.nbf <= now + toleranceSeconds)) {
+        return known.viewer
+      }
+      // Expired here or there: `jose` decides again, and says why.
+      tokens.delete(token)
+      return undefined
+    },
+    set(token: string, verified: VerifiedToken, nowMillis: number): void {
+      if (tokens.size >= limit) tokens.delete(tokens.keys().next().value!)
+      tokens.set(token, { ...verified, until: nowMillis + ttlMillis })
+    },
+    get size() {
+      return tokens.size
+    }
+  }
+}
 
 /** Why the options cannot be used. */
 export class JwtOptionsInvalid extends Schema.TaggedError<JwtOptionsInvalid>()("JwtOptionsInvalid", {
@@ -94,6 +148,8 @@ export const make = (options: Options): Effect.Effect<ViewerResolver["Service"],
       ...(options.audience === undefined ? {} : { audience: options.audience })
     }
 
+    const verified = verifiedTokens(verifiedTokenLimit, Duration.toMillis(verifiedTokenTtl), verifyOptions.clockTolerance)
+
     // Made once: a span made per request takes a stack trace per request.
     const inSpan = Effect.withSpan("JwtViewerResolver.resolve")
     return ViewerResolver.of({
@@ -103,11 +159,20 @@ export const make = (options: Options): Effect.Effect<ViewerResolver["Service"],
         if (header === undefined || header === "") return Effect.succeed(anonymousViewer)
         const match = /^Bearer +([A-Za-z0-9_.~+/=-]+)$/i.exec(header.trim())
         if (match === null) return Effect.fail(new Unauthorized({ detail: "Authorization must be Bearer <viewer JWT>." }))
-        return Effect.tryPromise({ try: () => jwtVerify(match[1]!, getKey, verifyOptions), catch: classify }).pipe(
+        const token = match[1]!
+        // `jose`'s clock: the real one.
+        const known = verified.get(token, Date.now())
+        if (known !== undefined) return Effect.succeed(known)
+        return Effect.tryPromise({ try: () => jwtVerify(token, getKey, verifyOptions), catch: classify }).pipe(
           Effect.flatMap(({ payload }) =>
             Option.match(decodeUserId(payload.sub), {
               onNone: () => Effect.fail(new Unauthorized({ detail: "The viewer token's sub claim is not a user id." })),
-              onSome: (id) => Effect.succeed(signedInViewer(id))
+              onSome: (id) => {
+                const viewer = signedInViewer(id)
+                // `exp` is a required claim: `jose` refused the token without one.
+                verified.set(token, { viewer, exp: payload.exp!, nbf: payload.nbf }, Date.now())
+                return Effect.succeed(viewer)
+              }
             })
           ),
           inSpan
