@@ -1,6 +1,6 @@
 import { StrictMode } from "react"
 import { createRoot } from "react-dom/client"
-
-const App = () => <main><h1>Coursekit Studio</h1></main>
+import { App } from "./app/App.tsx"
+import "./styles.css"
 
 createRoot(document.getElementById("root")!).render(<StrictMode><App /></StrictMode>)

@@ -1,0 +1,34 @@
+/**
+ * The Studio's views, in the URL's fragment (`#/courses/12`): the server answers one
+ * page, `<prefix>/studio/`, whatever the view, and relative asset URLs stay right.
+ */
+import { useSyncExternalStore } from "react"
+
+export type Route =
+  | { readonly _tag: "courses" }
+  | { readonly _tag: "course"; readonly id: number }
+
+const positive = (text: string | undefined) => (text !== undefined && /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : undefined)
+
+/** The view a fragment names; anything unknown is the course list. */
+export const routeOf = (hash: string): Route => {
+  const parts = hash.replace(/^#\/?/, "").split("/")
+  const id = parts[0] === "courses" ? positive(parts[1]) : undefined
+  if (id !== undefined && parts.length === 2) return { _tag: "course", id }
+  return { _tag: "courses" }
+}
+
+/** The fragment of a view. */
+export const hrefOf = (route: Route): string => (route._tag === "course" ? `#/courses/${route.id}` : "#/")
+
+export const navigate = (route: Route) => {
+  window.location.hash = hrefOf(route)
+}
+
+const subscribe = (onChange: () => void) => {
+  window.addEventListener("hashchange", onChange)
+  return () => window.removeEventListener("hashchange", onChange)
+}
+
+/** The current view, following the fragment. */
+export const useRoute = (): Route => routeOf(useSyncExternalStore(subscribe, () => window.location.hash))

@@ -1,0 +1,174 @@
+/**
+ * The course editor: "Title", "Description", the slug, the body ("Course body"), saved
+ * about a second after the author stops typing. A 412 opens the conflict dialog; what the
+ * author typed is kept in this browser until the server has it, and offered again after a
+ * crash.
+ */
+import { useQueryClient } from "@tanstack/react-query"
+import { DateTime } from "effect"
+import { useState } from "react"
+import { Button, FieldError, Input, Label, TextArea, TextField } from "react-aria-components"
+import { hrefOf } from "../../app/route.ts"
+import { problemMessage } from "../../shared/problemMessage.ts"
+import { PublishState } from "../../shared/PublishState.tsx"
+import { HistoryDialog } from "../history/HistoryDialog.tsx"
+import { textOfHtml } from "../history/wordDiff.ts"
+import { type PublishChange, PublishControls } from "../publishing/PublishControls.tsx"
+import { ConflictDialog } from "./ConflictDialog.tsx"
+import {
+  type CourseDraft,
+  courseDraftOf,
+  courseKey,
+  courseRevision,
+  courseRevisionPage,
+  restoreCourse,
+  saveCourse,
+  useCourse,
+  writeCourse
+} from "./courseEditorQueries.ts"
+import { clearDraft, keepDraft, readDraft } from "./localDraft.ts"
+import { RichTextEditor } from "./RichTextEditor.tsx"
+import { statusText, useAutosave } from "./useAutosave.ts"
+
+export const CourseEditorPage = ({ id }: { readonly id: number }) => {
+  const course = useCourse(id)
+  if (course.isPending) return <main aria-busy="true"><p>Loading the course…</p></main>
+  if (course.isError) {
+    return (
+      <main>
+        <p><a href={hrefOf({ _tag: "courses" })}>Courses</a></p>
+        <p role="alert" className="error">{problemMessage(course.error)}</p>
+      </main>
+    )
+  }
+  return <CourseEditor key={id} course={course.data} />
+}
+
+type Course = NonNullable<ReturnType<typeof useCourse>["data"]>
+
+const CourseEditor = ({ course }: { readonly course: Course }) => {
+  const queries = useQueryClient()
+  const [draft, setDraft] = useState<CourseDraft>(() => courseDraftOf(course))
+  // Bumped when the body is replaced from outside (their version, a recovered draft).
+  const [bodyReset, setBodyReset] = useState(0)
+  const [recovered, setRecovered] = useState(() => {
+    const kept = readDraft<CourseDraft>("course", course.id)
+    const server = courseDraftOf(course)
+    return kept !== undefined && JSON.stringify(kept.draft) !== JSON.stringify(server) ? kept : undefined
+  })
+  const { status, queue } = useAutosave<CourseDraft>({
+    version: course.version,
+    save: saveCourse(course.id),
+    onSaved: (version, saved) => {
+      queries.setQueryData(courseKey(course.id), (old: Course | undefined) => old === undefined ? old : { ...old, ...saved, version })
+      if (!queue.dirty) clearDraft("course", course.id)
+    }
+  })
+  const titleError = draft.title.trim() === "" ? "A course needs a title." : undefined
+  const change = (next: CourseDraft) => {
+    setDraft(next)
+    keepDraft("course", course.id, queue.version, next)
+    // An empty title is not sent: the API would refuse it; the field says why.
+    if (next.title.trim() !== "") queue.edit(next)
+  }
+  const changePublishing = async (change: PublishChange) => {
+    const payload = change._tag === "unpublish"
+      ? { status: "draft" as const }
+      : { status: "published" as const, publish_at: change.at === null ? null : DateTime.fromDateUnsafe(change.at) }
+    const outcome = await queue.write((version) =>
+      writeCourse(course.id, payload, version, {
+        autosave: false,
+        onSaved: (saved) => queries.setQueryData(courseKey(course.id), (old: Course | undefined) => old === undefined ? old : { ...old, status: saved.status, publish_at: saved.publish_at, version: saved.version })
+      })
+    )
+    return outcome._tag === "failed" ? outcome.message : undefined
+  }
+  const restore = async (revisionId: number) => {
+    const outcome = await queue.write((version) =>
+      restoreCourse(course.id, revisionId, version, (restored) => {
+        queries.setQueryData(courseKey(course.id), restored)
+        replaceWith(courseDraftOf(restored))
+        clearDraft("course", course.id)
+      })
+    )
+    void queries.invalidateQueries({ queryKey: [...courseKey(course.id), "revisions"] })
+    return outcome._tag === "failed" ? outcome.message : undefined
+  }
+  const replaceWith = (next: CourseDraft) => {
+    setDraft(next)
+    setBodyReset((count) => count + 1)
+  }
+  return (
+    <main className="editor">
+      <p><a href={hrefOf({ _tag: "courses" })}>Courses</a></p>
+      <header className="editor-header">
+        <h1>{draft.title.trim() === "" ? "Untitled course" : draft.title}</h1>
+        <PublishState status={course.status} publishAt={course.publish_at} />
+        <p role="status" className={`save-status save-${status._tag}`}>{statusText(status)}</p>
+      </header>
+      {recovered !== undefined && (
+        <div className="banner" role="region" aria-label="Unsaved changes">
+          <p>This browser kept changes to this course that were not saved.</p>
+          <Button
+            onPress={() => {
+              replaceWith(recovered.draft)
+              queue.edit(recovered.draft)
+              setRecovered(undefined)
+            }}
+          >
+            Restore unsaved changes
+          </Button>
+          <Button onPress={() => (clearDraft("course", course.id), setRecovered(undefined))}>Discard them</Button>
+        </div>
+      )}
+      <TextField value={draft.title} onChange={(title) => change({ ...draft, title })} isRequired maxLength={200} isInvalid={titleError !== undefined}>
+        <Label>Title</Label>
+        <Input />
+        <FieldError>{titleError}</FieldError>
+      </TextField>
+      <TextField value={draft.description} onChange={(description) => change({ ...draft, description })} maxLength={500}>
+        <Label>Description</Label>
+        <TextArea rows={3} />
+      </TextField>
+      <HistoryDialog
+        source={{
+          key: courseKey(course.id),
+          page: (cursor) => courseRevisionPage(course.id, cursor),
+          fieldsOf: async (revisionId) => {
+            const { record } = await courseRevision(course.id, revisionId)
+            return comparedFields(courseDraftOf(record), courseDraftOf(record)).map(({ label, left }) => ({ label, left }))
+          },
+          current: Object.fromEntries(comparedFields(draft, draft).map(({ label, right }) => [label, right])),
+          restore
+        }}
+      />
+      <PublishControls
+        status={course.status}
+        publishAt={course.publish_at === null ? null : DateTime.toDate(course.publish_at)}
+        onChange={changePublishing}
+      />
+      <p className="slug">Slug: <code>{course.slug}</code></p>
+      <RichTextEditor label="Course body" html={draft.content_html} resetKey={bodyReset} onChange={(content_html) => change({ ...draft, content_html })} />
+      {status._tag === "conflict" && (
+        <ConflictDialog
+          title="This course changed since you opened it"
+          fields={comparedFields(courseDraftOf(status.current as Course), draft)}
+          onKeepMine={() => queue.keepMine(status.currentVersion)}
+          onUseTheirs={() => {
+            const theirs = courseDraftOf(status.current as Course)
+            queue.useTheirs(status.currentVersion)
+            replaceWith(theirs)
+            clearDraft("course", course.id)
+            void queries.invalidateQueries({ queryKey: courseKey(course.id) })
+          }}
+        />
+      )}
+    </main>
+  )
+}
+
+const comparedFields = (theirs: CourseDraft, mine: CourseDraft) => [
+  { label: "Title", left: theirs.title, right: mine.title },
+  { label: "Description", left: theirs.description, right: mine.description },
+  { label: "Body", left: textOfHtml(theirs.content_html), right: textOfHtml(mine.content_html) }
+]

@@ -1,0 +1,57 @@
+/**
+ * A rich-text field: Tiptap over the body's HTML, named for screen readers and tests by
+ * `label` ("Course body", "Lesson body"), with a toolbar of the common marks and blocks.
+ * `html` is read when the editor is made and when `resetKey` changes (a conflict resolved
+ * with the other version, a restored revision); typing reports through `onChange`.
+ */
+import StarterKit from "@tiptap/starter-kit"
+import { EditorContent, useEditor, useEditorState } from "@tiptap/react"
+import { useEffect } from "react"
+import { Button, Toolbar } from "react-aria-components"
+
+interface Props {
+  readonly label: string
+  readonly html: string
+  readonly resetKey: number
+  readonly onChange: (html: string) => void
+}
+
+export const RichTextEditor = ({ label, html, resetKey, onChange }: Props) => {
+  const editor = useEditor({
+    extensions: [StarterKit],
+    content: html,
+    // No <style> element: the Studio's Content-Security-Policy refuses inline styles (editor.css has the rules).
+    injectCSS: false,
+    editorProps: { attributes: { "aria-label": label, role: "textbox", "aria-multiline": "true", class: "rich-text" } },
+    onUpdate: ({ editor: changed }) => onChange(changed.getHTML())
+  })
+  useEffect(() => {
+    // Replaced from outside: not an edit of the author's, so no onChange.
+    if (editor !== null && editor.getHTML() !== html) editor.commands.setContent(html, { emitUpdate: false })
+    // Only when the caller says the content was replaced, never on the author's own typing.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [editor, resetKey])
+  const active = useEditorState({
+    editor,
+    selector: ({ editor: current }) => ({
+      bold: current?.isActive("bold") ?? false,
+      italic: current?.isActive("italic") ?? false,
+      heading: current?.isActive("heading", { level: 2 }) ?? false,
+      bullets: current?.isActive("bulletList") ?? false,
+      numbers: current?.isActive("orderedList") ?? false
+    })
+  })
+  const run = (command: () => boolean) => () => void command()
+  return (
+    <div className="rich-text-field">
+      <Toolbar aria-label={`${label} formatting`} className="rich-text-toolbar">
+        <Button aria-pressed={active?.bold} onPress={run(() => editor?.chain().focus().toggleBold().run() ?? false)}>Bold</Button>
+        <Button aria-pressed={active?.italic} onPress={run(() => editor?.chain().focus().toggleItalic().run() ?? false)}>Italic</Button>
+        <Button aria-pressed={active?.heading} onPress={run(() => editor?.chain().focus().toggleHeading({ level: 2 }).run() ?? false)}>Heading</Button>
+        <Button aria-pressed={active?.bullets} onPress={run(() => editor?.chain().focus().toggleBulletList().run() ?? false)}>Bulleted list</Button>
+        <Button aria-pressed={active?.numbers} onPress={run(() => editor?.chain().focus().toggleOrderedList().run() ?? false)}>Numbered list</Button>
+      </Toolbar>
+      <EditorContent editor={editor} />
+    </div>
+  )
+}

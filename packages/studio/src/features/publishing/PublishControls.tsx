@@ -1,0 +1,80 @@
+/**
+ * "Publish", "Unpublish" and "Schedule…": the record's state changed by the author, each a
+ * write in the editor's save lane (after the content waiting to be saved, naming the
+ * version that leaves). "Schedule…" asks for a date and time in the author's time zone.
+ */
+import { useState } from "react"
+import { Button, Dialog, DialogTrigger, FieldError, Form, Heading, Input, Label, Modal, TextField } from "react-aria-components"
+import { browserTimeZone, instantOfLocal, localOfInstant } from "./localDateTime.ts"
+
+/** A change of state: published now (`at` null), at a moment, or back to a draft. */
+export type PublishChange =
+  | { readonly _tag: "publish"; readonly at: Date | null }
+  | { readonly _tag: "unpublish" }
+
+interface Props {
+  readonly status: "draft" | "published"
+  readonly publishAt: Date | null
+  /** Runs the change; resolves with the problem's words when it failed, undefined when it worked. */
+  readonly onChange: (change: PublishChange) => Promise<string | undefined>
+}
+
+export const PublishControls = ({ status, publishAt, onChange }: Props) => {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string>()
+  const run = async (change: PublishChange) => {
+    setBusy(true)
+    setError(await onChange(change))
+    setBusy(false)
+  }
+  const scheduled = status === "published" && publishAt !== null && publishAt.getTime() > Date.now()
+  return (
+    <div className="publishing" role="group" aria-label="Publishing">
+      {(status === "draft" || scheduled) && <Button className="primary" isDisabled={busy} onPress={() => void run({ _tag: "publish", at: null })}>Publish</Button>}
+      {status === "published" && <Button isDisabled={busy} onPress={() => void run({ _tag: "unpublish" })}>Unpublish</Button>}
+      <ScheduleDialog initial={scheduled ? publishAt : null} isDisabled={busy} onSchedule={(at) => run({ _tag: "publish", at })} />
+      {error !== undefined && <p role="alert" className="error">{error}</p>}
+    </div>
+  )
+}
+
+const ScheduleDialog = ({ initial, isDisabled, onSchedule }: {
+  readonly initial: Date | null
+  readonly isDisabled: boolean
+  readonly onSchedule: (at: Date) => Promise<void>
+}) => {
+  const [value, setValue] = useState("")
+  const at = instantOfLocal(value)
+  const problem = value === "" ? undefined : at === undefined ? "Enter a date and a time." : at.getTime() <= Date.now() ? "Choose a moment in the future." : undefined
+  return (
+    <DialogTrigger onOpenChange={(open) => open && setValue(initial === null ? "" : localOfInstant(initial))}>
+      <Button isDisabled={isDisabled}>Schedule…</Button>
+      <Modal className="modal" isDismissable>
+        <Dialog>
+          {({ close }) => (
+            <Form
+              onSubmit={(event) => {
+                event.preventDefault()
+                if (at === undefined || problem !== undefined) return
+                close()
+                void onSchedule(at)
+              }}
+            >
+              <Heading slot="title">Schedule publishing</Heading>
+              <TextField value={value} onChange={setValue} isRequired isInvalid={problem !== undefined}>
+                <Label>Date and time</Label>
+                <Input type="datetime-local" />
+                <FieldError>{problem}</FieldError>
+              </TextField>
+              <p className="hint">In your time zone, {browserTimeZone()}.</p>
+              <div className="actions">
+                <Button onPress={close}>Cancel</Button>
+                <Button type="submit" className="primary">Schedule</Button>
+              </div>
+            </Form>
+          )}
+        </Dialog>
+      </Modal>
+    </DialogTrigger>
+  )
+}
