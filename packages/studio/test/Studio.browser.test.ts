@@ -1,0 +1,171 @@
+/**
+ * Coursekit Studio end to end in Debian's chromium against `npm start`: signing in (a
+ * wrong token shows the API's message), the course list with "New course", the editor's
+ * autosave ("Saving…", then "Saved", the content stored), an edit made while a save is in
+ * flight on a slow network, two authors editing one course (the second gets the conflict
+ * dialog and loses nothing), publishing and scheduling, History with Restore, signing
+ * out; each view checked with axe-core (no serious or critical violation), screenshots
+ * for docs/studio.md.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import type { Page } from "playwright-core"
+import { authors, chromiumTestsRun, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
+
+const screenshots = join(import.meta.dirname, "../../../docs/studio")
+
+/** The course as the API stores it (the admin GET), by the server's own answer. */
+const storedCourse = async (url: string, id: number) => {
+  const response = await fetch(`${url}/courses/${id}`, { headers: { authorization: `Bearer ${authors.alice}` } })
+  expect(response.status).toBe(200)
+  return (await response.json()) as { title: string; description: string | null; content_html: string; version: number; status: string; publish_at: string | null }
+}
+
+const courseIdOf = (page: Page) => Number(/#\/courses\/(\d+)/.exec(page.url())?.[1])
+
+/** Creates a course through the dialog and waits for its editor. */
+const newCourse = async (page: Page, title: string) => {
+  await page.getByRole("button", { name: "New course" }).click()
+  const dialog = page.getByRole("dialog", { name: "New course" })
+  await dialog.getByLabel("Title").fill(title)
+  await dialog.getByRole("button", { name: "Create" }).click()
+  await page.getByLabel("Course body").waitFor()
+  return courseIdOf(page)
+}
+
+const saveStatus = (page: Page) => page.getByRole("status").filter({ hasText: /Saved|Saving|Unsaved|Not saved/ })
+
+if (chromiumTestsRun) {
+  describe("Coursekit Studio in chromium", () => {
+    const studio = useStudio()
+
+    it("a wrong token shows the API's message; the right one opens the course list; sign out ends the session everywhere", async () => {
+      mkdirSync(screenshots, { recursive: true })
+      const { context, page } = await openStudio(studio, undefined)
+      expect(await seriousViolations(page)).toEqual([])
+      await page.getByLabel("Admin token").fill("not-a-token")
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/token/i)
+      await page.screenshot({ path: join(screenshots, "sign-in.png") })
+      await page.getByLabel("Admin token").fill(authors.alice)
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByRole("heading", { name: "Courses" }).waitFor()
+      const cookies = await context.cookies()
+      expect(cookies.map(({ httpOnly, sameSite }) => ({ httpOnly, sameSite }))).toEqual([{ httpOnly: true, sameSite: "Strict" }])
+      await page.getByRole("button", { name: "Sign out" }).click()
+      await page.getByLabel("Admin token").waitFor()
+      // The old cookie is refused by the server, not only forgotten by the page.
+      const cookie = cookies.map(({ name, value }) => `${name}=${value}`).join("; ")
+      const afterSignOut = await fetch(`${studio.url()}/courses?status=draft`, { headers: { cookie } })
+      expect(afterSignOut.status).toBe(401)
+      await context.close()
+    })
+
+    it("New course opens the editor; typing is saved about a second later (Saving…, then Saved) and is what the API stores", async () => {
+      const { context, page } = await openStudio(studio, "alice")
+      expect(await seriousViolations(page)).toEqual([])
+      const id = await newCourse(page, "Knots for sailors")
+      await page.getByLabel("Description").fill("Six knots, tied with one hand.")
+      await page.getByLabel("Course body").click()
+      await page.keyboard.type("The bowline comes first.")
+      await expect.poll(() => saveStatus(page).textContent(), { timeout: 10_000 }).toBe("Saved")
+      const stored = await storedCourse(studio.url(), id)
+      expect(stored.description).toBe("Six knots, tied with one hand.")
+      expect(stored.content_html).toBe("<p>The bowline comes first.</p>")
+      expect(await seriousViolations(page)).toEqual([])
+      await page.screenshot({ path: join(screenshots, "course-editor.png") })
+      // The list shows it, a link named by its title.
+      await page.getByRole("link", { name: "Courses" }).first().click()
+      await page.getByRole("link", { name: "Knots for sailors" }).waitFor()
+      await page.screenshot({ path: join(screenshots, "courses.png") })
+      await context.close()
+    })
+
+    it("on a slow network, an edit made while a save is in flight is saved next: nothing typed is lost", async () => {
+      const { context, page } = await openStudio(studio, "alice")
+      const id = await newCourse(page, "Slow link")
+      const cdp = await context.newCDPSession(page)
+      await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 1500, downloadThroughput: 50_000, uploadThroughput: 50_000 })
+      await page.getByLabel("Course body").click()
+      await page.keyboard.type("First part.")
+      await expect.poll(() => saveStatus(page).textContent(), { timeout: 10_000 }).toBe("Saving…")
+      await page.keyboard.type(" Second part, typed during the save.")
+      await expect.poll(() => saveStatus(page).textContent(), { timeout: 30_000 }).toBe("Saved")
+      await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 })
+      expect((await storedCourse(studio.url(), id)).content_html).toBe("<p>First part. Second part, typed during the save.</p>")
+      await context.close()
+    })
+
+    it("two authors on one course: the second save gets the conflict dialog with both versions; Keep mine saves it, nothing is lost", async () => {
+      const first = await openStudio(studio, "alice")
+      const id = await newCourse(first.page, "Shared course")
+      const second = await openStudio(studio, "bob")
+      await second.page.goto(`${studio.url()}/studio/#/courses/${id}`)
+      await second.page.getByLabel("Course body").waitFor()
+      await first.page.getByLabel("Course body").click()
+      await first.page.keyboard.type("Alice wrote this.")
+      await expect.poll(() => saveStatus(first.page).textContent(), { timeout: 10_000 }).toBe("Saved")
+      await second.page.getByLabel("Course body").click()
+      await second.page.keyboard.type("Bob wrote that.")
+      const dialog = second.page.getByRole("alertdialog", { name: "This course changed since you opened it" })
+      await dialog.waitFor({ timeout: 10_000 })
+      await expect.poll(() => dialog.getByRole("table").textContent()).toContain("Alice wrote this.")
+      expect(await dialog.getByRole("table").textContent()).toContain("Bob wrote that.")
+      expect(await seriousViolations(second.page)).toEqual([])
+      await second.page.screenshot({ path: join(screenshots, "conflict.png") })
+      await dialog.getByRole("button", { name: "Keep mine" }).click()
+      await expect.poll(() => saveStatus(second.page).textContent(), { timeout: 10_000 }).toBe("Saved")
+      expect((await storedCourse(studio.url(), id)).content_html).toBe("<p>Bob wrote that.</p>")
+      await first.context.close()
+      await second.context.close()
+    })
+
+    it("Publish, Schedule… in the author's time zone and Unpublish change the state the API stores", async () => {
+      const { context, page } = await openStudio(studio, "alice")
+      const id = await newCourse(page, "Published soon")
+      await page.getByRole("button", { name: "Publish" }).click()
+      await page.getByText("Published", { exact: true }).waitFor()
+      expect((await storedCourse(studio.url(), id)).status).toBe("published")
+      await page.getByRole("button", { name: "Schedule…" }).click()
+      const dialog = page.getByRole("dialog", { name: "Schedule publishing" })
+      const at = new Date(Date.now() + 3 * 86_400_000)
+      at.setSeconds(0, 0)
+      const two = (n: number) => String(n).padStart(2, "0")
+      await dialog.getByLabel("Date and time").fill(`${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}T${two(at.getHours())}:${two(at.getMinutes())}`)
+      await dialog.getByRole("button", { name: "Schedule" }).click()
+      await page.getByText(/^Scheduled for/).waitFor()
+      const scheduled = await storedCourse(studio.url(), id)
+      expect([scheduled.status, Date.parse(scheduled.publish_at!)]).toEqual(["published", at.getTime()])
+      await page.getByRole("button", { name: "Unpublish" }).click()
+      await page.getByText("Draft", { exact: true }).waitFor()
+      expect((await storedCourse(studio.url(), id)).status).toBe("draft")
+      await context.close()
+    })
+
+    it("History lists the revisions with their authors; selecting one shows it beside the current text; Restore brings it back", async () => {
+      const { context, page } = await openStudio(studio, "alice")
+      const id = await newCourse(page, "With a past")
+      await page.getByLabel("Course body").click()
+      await page.keyboard.type("Old words.")
+      await expect.poll(() => saveStatus(page).textContent(), { timeout: 10_000 }).toBe("Saved")
+      await page.keyboard.press("Control+A")
+      await page.keyboard.type("New words.")
+      await expect.poll(() => saveStatus(page).textContent(), { timeout: 10_000 }).toBe("Saved")
+      await page.getByRole("button", { name: "History" }).click()
+      const history = page.getByRole("dialog", { name: "History" })
+      const revisions = history.getByRole("listbox", { name: "Revisions" })
+      await expect.poll(() => revisions.getByRole("option").count()).toBeGreaterThanOrEqual(2)
+      expect(await revisions.getByRole("option").first().textContent()).toContain("alice")
+      // The first revision: the course as created, with an empty body.
+      await revisions.getByRole("option").last().click()
+      await expect.poll(() => history.getByRole("table").textContent()).toContain("New words.")
+      expect(await seriousViolations(page)).toEqual([])
+      await page.screenshot({ path: join(screenshots, "history.png") })
+      await history.getByRole("button", { name: "Restore" }).click()
+      await history.waitFor({ state: "detached" })
+      await expect.poll(async () => (await storedCourse(studio.url(), id)).content_html).toBe("")
+      await context.close()
+    })
+  })
+}
