@@ -31,7 +31,7 @@ const reporters: Array<string | [string, { outputFile: string }]> = report === u
 export default defineConfig({
   test: {
     reporters,
-    projects: ["packages/core", "packages/postgres", "packages/storage-s3", "packages/storage-local", "packages/llm-openai", "packages/llm-gemini", "packages/http", "packages/client", "packages/server", "examples", "scripts"].map((root) => ({
+    projects: ["packages/core", "packages/postgres", "packages/storage-s3", "packages/storage-local", "packages/llm-openai", "packages/llm-gemini", "packages/http", "packages/client", "packages/server", "packages/studio", "examples", "scripts"].map((root) => ({
       ssr,
       test: {
         name: root.replace("packages/", ""),
