@@ -11,6 +11,7 @@
  */
 import { type HtmlAllowList, makeEmbedAttributes, toSanitizeSchema } from "@coursekit/core"
 import type { Attribute } from "@tiptap/core"
+import { find, html } from "property-information"
 
 /** One attribute a tag keeps, by its HTML name, with the values it is restricted to (if any). */
 export interface AllowedAttribute {
@@ -38,8 +39,8 @@ export interface AllowListRules {
  */
 const tokenLists: ReadonlySet<string> = new Set(["class", "rel"])
 
-/** The allow-list names attributes as hast properties (`className`, `colSpan`): their HTML names. */
-const htmlName = (property: string): string => property === "className" ? "class" : property.toLowerCase()
+/** The allow-list names attributes as hast properties (`className`, `colSpan`): their HTML names (`class`, `colspan`). */
+const htmlName = (property: string): string => find(html, property).attribute
 
 /** The rules of `allowList`. Throws when an embed provider names something that is not a host (as the sanitizer does). */
 export const allowListRules = (allowList: HtmlAllowList): AllowListRules => {
