@@ -53,6 +53,7 @@ export * from "./progress/Learning.ts"
 
 export * from "./html/HtmlAllowList.ts"
 export * from "./html/HtmlSanitizer.ts"
+export { makeEmbedAttributes } from "./html/iframeEmbeds.ts"
 
 export * from "./CoreServices.ts"
 export * as MemoryCoursekit from "./MemoryCoursekit.ts"

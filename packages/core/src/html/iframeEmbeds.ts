@@ -12,7 +12,10 @@
  *
  * @since 0.2.0
  */
+import { stringify as commas } from "comma-separated-tokens"
 import type { Properties } from "hast"
+import { find, html } from "property-information"
+import { stringify as spaces } from "space-separated-tokens"
 import type { HtmlAllowList, HtmlEmbedProvider } from "./HtmlAllowList.ts"
 
 /** A provider with its patterns anchored at both ends and free of global state. */
@@ -121,5 +124,30 @@ export const embedProperties = (rules: EmbedRules, properties: Properties): Prop
     ...(provider.fullscreen ? { allowFullScreen: true } : {}),
     referrerPolicy: embedReferrerPolicy,
     loading: embedLoading
+  }
+}
+
+/**
+ * The player the sanitizer writes for an `iframe` whose `src` is `src`, under `embeds`: its
+ * attributes by their HTML names, in the order written (a boolean one with the value
+ * `""`), or `undefined` when the sanitizer drops such an `iframe`. An editor asks it to
+ * offer exactly the embeds the sanitizer keeps, written as it writes them (the Studio's
+ * editor does). Throws, as the sanitizer does when built, when a provider names
+ * something that is not a host.
+ *
+ * @since 0.2.0
+ */
+export const makeEmbedAttributes = (embeds: HtmlAllowList["embeds"]): (src: string) => Readonly<Record<string, string>> | undefined => {
+  const rules = compileEmbeds(embeds)
+  return (src) => {
+    const properties = embedProperties(rules, { src })
+    if (properties === undefined) return undefined
+    const attributes: Record<string, string> = {}
+    for (const [property, value] of Object.entries(properties)) {
+      if (value === undefined || value === null || value === false) continue
+      const info = find(html, property)
+      attributes[info.attribute] = value === true ? "" : Array.isArray(value) ? (info.commaSeparated ? commas(value) : spaces(value)) : String(value)
+    }
+    return attributes
   }
 }

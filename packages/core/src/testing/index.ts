@@ -1,12 +1,14 @@
 /**
  * Conformance suites for adapter authors: run the suite of each port you implement
- * (`courseRepoSuite("my adapter", MyRepo.layer)`) inside a Vitest file.
+ * (`courseRepoSuite("my adapter", MyRepo.layer)`) inside a Vitest file. Also the shared
+ * test data other packages check themselves against (`benignCourseHtml`).
  *
  * @since 0.1.0
  */
 export * from "./catalogue/CourseRepoSuite.ts"
 export * from "./catalogue/CourseSearchSuite.ts"
 export * from "./editing/RevisionsSuite.ts"
+export * from "./html/BenignCourseHtml.ts"
 export * from "./media/ObjectStoreSuite.ts"
 export * from "./media/UploadRepoSuite.ts"
 export * from "./media/MediaRepoSuite.ts"

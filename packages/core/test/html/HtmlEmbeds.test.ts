@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit } from "effect"
-import { defaultAllowList, type HtmlAllowList, HtmlSanitizer, mergeAllowLists, toSanitizeSchema } from "../../src/index.ts"
+import { defaultAllowList, type HtmlAllowList, HtmlSanitizer, makeEmbedAttributes, mergeAllowLists, toSanitizeSchema } from "../../src/index.ts"
 
 const sanitizerWith = (allowList: HtmlAllowList) =>
   Effect.runSync(Effect.provide(
@@ -138,6 +138,30 @@ describe("embeds: refused iframes are dropped with their content", () => {
     ["embed and object with a player URL", "<embed src=\"https://www.youtube.com/embed/Abc\"><object data=\"https://www.youtube.com/embed/Abc\"></object>"]
   ])("%s", (_name, html) => {
     assertSanitizes(html, "")
+  })
+})
+
+describe("makeEmbedAttributes: the player an editor writes", () => {
+  const attributesOf = makeEmbedAttributes(defaultAllowList.embeds)
+  /** An iframe with `attributes`, written as the sanitizer writes attribute values. */
+  const written = (attributes: Readonly<Record<string, string>>) =>
+    `<iframe ${Object.entries(attributes).map(([name, value]) => `${name}="${value.replaceAll("&", "&amp;")}"`).join(" ")}></iframe>`
+
+  it.each<[string]>([
+    ["https://www.youtube.com/embed/dQw4w9WgXcQ"],
+    ["HTTPS://WWW.YouTube.COM/embed/Abc?si=track&start=30&autoplay=1&end=90#t=5"],
+    ["https://www.youtube-nocookie.com/embed/a_b-C"],
+    ["https://player.vimeo.com/video/76979871?h=8272103f6e&autoplay=1"]
+  ])("%s: exactly the attributes, in the order, the sanitizer writes", (src) => {
+    const attributes = attributesOf(src)
+    assert.isDefined(attributes)
+    assert.strictEqual(written(attributes!), authored(`<iframe src="${src.replaceAll("&", "&amp;")}" width="560"></iframe>`))
+  })
+
+  it.each(refused)("%s: none, as the sanitizer drops it", (_name, src) => {
+    // The sanitizer reads character references in the source first; these are the values it judges.
+    const decoded = src.replaceAll("&#9;", "\t").replaceAll("&#10;", "\n").replaceAll("&#0;", "\ufffd").replaceAll("&#92;", "\\").replaceAll("&nbsp;", "\u00a0")
+    assert.isUndefined(attributesOf(decoded))
   })
 })
 

@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { HtmlSanitizer } from "../../src/index.ts"
+import { benignCourseHtml } from "../../src/testing/index.ts"
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const required = process.env.COURSEKIT_REQUIRE_BROWSER === "1"
@@ -94,15 +95,8 @@ const embedAttacks: ReadonlyArray<readonly [string, string]> = [
   ["dot segments out of the embed path", "<iframe src=\"https://www.youtube.com/embed/Abc/../../redirect?url=evil\">fallback</iframe>"]
 ]
 
-const benign = `
-<h2>Loops</h2>
-<p class="text-center font-bold">Repeat <b>work</b> with <a href="https://example.com/docs" target="_blank">loops</a>.</p>
-<ul class="list-disc ml-6"><li>for</li><li>while</li></ul>
-<ol start="3"><li>three</li><li>four</li></ol>
-<table class="table-auto w-full"><thead><tr><th>Loop</th><th>Use</th></tr></thead><tbody><tr><td>for</td><td>counts</td></tr></tbody></table>
-<details><summary>Solution</summary><pre><code>for (let i = 0; i &lt; 3; i++) {}</code></pre></details>
-<figure><img src="/images/loop.png" alt="A loop" width="320" height="200"><figcaption>A loop</figcaption></figure>
-<blockquote>Repetition is the mother of learning.</blockquote>`
+// The corpus's short lesson: its shape is checked below.
+const benign = benignCourseHtml.loops
 
 let browser: Browser | undefined
 
@@ -282,7 +276,7 @@ if (available || required) {
 
     it("chromium reads the output back and serializes it byte for byte the same", async () => {
       const outputs = [
-        sanitize(benign),
+        ...Object.values(benignCourseHtml).map(sanitize),
         sanitize("<p>a <iframe src=\"https://youtube.com/embed/Abc?start=1&end=2\">x</iframe> b</p><iframe src=\"https://player.vimeo.com/video/1\"></iframe>"),
         ...embedAttacks.map(([, payload]) => sanitize(payload)),
         sanitize("<p title='say \"hi\" &amp; <go>'>a &lt; b &amp;&amp; c&nbsp;d &gt; e</p><details open><summary>s</summary></details>"),

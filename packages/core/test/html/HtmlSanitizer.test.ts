@@ -5,6 +5,7 @@ import { fromParse5 } from "hast-util-from-parse5"
 import type { Element, Root, RootContent } from "hast"
 import { parseFragment } from "parse5"
 import { defaultAllowList, defaultHtmlLimits, HtmlSanitizer, HtmlTooLong, mergeAllowLists } from "../../src/index.ts"
+import { benignCourseHtml } from "../../src/testing/index.ts"
 
 const withSanitizer = Effect.provide(HtmlSanitizer.layer)
 const authored = (html: string) =>
@@ -182,6 +183,43 @@ const html: fc.Arbitrary<string> = fc.letrec((tie) => ({
     )
   )
 })).node
+
+/** How many elements of each tag name `html` parses into. */
+const tagCounts = (html: string): Record<string, number> => {
+  const counts: Record<string, number> = {}
+  for (const element of elements(html)) counts[element.tagName] = (counts[element.tagName] ?? 0) + 1
+  return counts
+}
+
+describe("HtmlSanitizer: the benign course corpus (benignCourseHtml)", () => {
+  for (const [name, html] of Object.entries(benignCourseHtml)) {
+    it.effect(`${name}: a fixed point once sanitized, by both entry points, with every element kept`, () =>
+      Effect.gen(function*() {
+        for (const run of [authored, model]) {
+          const once = yield* run(html)
+          assert.strictEqual(yield* run(once), once)
+          assertAllowed(once)
+        }
+        // Benign: the sanitizer tidies (whitespace, rel, players written afresh) but removes no element.
+        assert.deepStrictEqual(tagCounts(yield* authored(html)), tagCounts(html))
+      }).pipe(withSanitizer))
+  }
+
+  it.effect("uses every tag, every attribute of a tag and every video provider of the default allow-list", () =>
+    Effect.gen(function*() {
+      const all = elements((yield* Effect.forEach(Object.values(benignCourseHtml), authored)).join(""))
+      const tags = new Set(all.map((element) => element.tagName))
+      assert.deepStrictEqual(Object.keys(defaultAllowList.tags).filter((tag) => !tags.has(tag)), [])
+      for (const [tag, attributes] of Object.entries(defaultAllowList.attributes)) {
+        const used = new Set(all.filter((element) => tag === "*" || element.tagName === tag).flatMap((element) => Object.keys(element.properties)))
+        assert.deepStrictEqual(Object.keys(attributes).filter((attribute) => !used.has(attribute)), [], `attributes of ${tag}`)
+      }
+      const hosts = new Set(all.filter((element) => element.tagName === "iframe").map((element) => new URL(String(element.properties.src)).hostname))
+      for (const [provider, { hosts: accepted, rewriteHost }] of Object.entries(defaultAllowList.embeds)) {
+        assert.isTrue([...accepted, rewriteHost].some((host) => host !== undefined && hosts.has(host)), `an embed of ${provider}`)
+      }
+    }).pipe(withSanitizer))
+})
 
 describe("HtmlSanitizer: properties", () => {
   it.effect("idempotent, and never outputs a disallowed tag, attribute, class, scheme or embed", () =>
