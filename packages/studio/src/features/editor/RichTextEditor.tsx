@@ -4,10 +4,11 @@
  * `html` is read when the editor is made and when `resetKey` changes (a conflict resolved
  * with the other version, a restored revision); typing reports through `onChange`.
  */
-import StarterKit from "@tiptap/starter-kit"
 import { EditorContent, useEditor, useEditorState } from "@tiptap/react"
-import { useEffect } from "react"
+import { useEffect, useState } from "react"
 import { Button, Toolbar } from "react-aria-components"
+import { courseBodyExtensions } from "./courseBodyExtensions.ts"
+import "./editor.css"
 
 interface Props {
   readonly label: string
@@ -17,8 +18,10 @@ interface Props {
 }
 
 export const RichTextEditor = ({ label, html, resetKey, onChange }: Props) => {
+  // The sanitizer's allow-list as the editor's schema: what one keeps, the other keeps.
+  const [extensions] = useState(() => courseBodyExtensions())
   const editor = useEditor({
-    extensions: [StarterKit],
+    extensions,
     content: html,
     // No <style> element: the Studio's Content-Security-Policy refuses inline styles (editor.css has the rules).
     injectCSS: false,
