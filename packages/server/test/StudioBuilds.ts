@@ -2,11 +2,11 @@
  * Studio builds for the Studio's tests: a small fake one written into a temporary
  * directory (`index.html` and two hashed assets, a file beside them, and the things a
  * path guard must not follow), and the real one, built from packages/studio by its own
- * Vite into a temporary directory (never into packages/studio/dist, which `npm start`
- * and developers use).
+ * Vite into the test run's scratch directory (never into packages/studio/dist, which
+ * `npm start` and developers use), once per run.
  */
 import { execFile } from "node:child_process"
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -54,16 +54,36 @@ const root = resolve(import.meta.dirname, "../../..")
 const studioPackage = join(root, "packages", "studio")
 
 /**
- * Builds the real Studio (packages/studio, with its vite.config.ts) into a fresh
- * directory with the Vite the Studio depends on, and answers that directory.
+ * Builds the real Studio (packages/studio, with its vite.config.ts) with the Vite the
+ * Studio depends on, once per test run: the first test file to ask builds it into the
+ * run's scratch directory, the others (in other workers) wait for that build. Answers
+ * the build's directory.
  */
 export const buildRealStudio = async (): Promise<string> => {
-  const outDir = join(scratch(), "dist")
+  const shared = join(process.env.COURSEKIT_TEST_TMP ?? scratch(), "real-studio")
+  const outDir = join(shared, "dist")
+  const done = join(shared, "built")
+  try {
+    // Whoever makes the directory builds; mkdir is atomic.
+    mkdirSync(shared)
+  } catch {
+    for (let waited = 0; !existsSync(done); waited += 200) {
+      if (waited > 170_000) throw new Error(`the Studio's build in ${shared} did not finish`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    return readFileSync(done, "utf8") === "ok" ? outDir : Promise.reject(new Error(readFileSync(done, "utf8")))
+  }
   const vite = createRequire(join(studioPackage, "package.json")).resolve("vite/package.json")
-  const bin = join(dirname(vite), "bin", "vite.js")
-  await promisify(execFile)(process.execPath, [bin, "build", "--outDir", outDir, "--emptyOutDir", "--logLevel", "warn"], {
-    cwd: studioPackage,
-    maxBuffer: 16 * 1024 * 1024
-  })
+  const bin = join(dirname(vite), JSON.parse(readFileSync(vite, "utf8")).bin.vite)
+  try {
+    await promisify(execFile)(process.execPath, [bin, "build", "--outDir", outDir, "--emptyOutDir", "--logLevel", "warn"], {
+      cwd: studioPackage,
+      maxBuffer: 16 * 1024 * 1024
+    })
+    writeFileSync(done, "ok")
+  } catch (error) {
+    writeFileSync(done, `the Studio's build failed: ${String(error)}`)
+    throw error
+  }
   return outDir
 }
