@@ -3,14 +3,14 @@
  * /api/coursekit on the defaults: PGlite and files on local disk in examples/express/data
  * (or DATA_DIR), uploads served under the prefix. The app's session decides who is an
  * admin and who is a signed-in student; Coursekit never sees a password or a token of
- * its own.
+ * its own. Coursekit Studio is at /api/coursekit/studio/ (after `npm run build`).
  *
  * Run: npm run example:express   (PORT, default 3001)
  */
 import { signedInViewer, UserId } from "@coursekit/core"
 import { anonymousIdentity, type HostIdentity } from "@coursekit/http"
 import { coursekit } from "@coursekit/http/express"
-import { DefaultServices } from "@coursekit/server"
+import { DefaultServices, ServerConfig } from "@coursekit/server"
 import express from "express"
 import { randomUUID } from "node:crypto"
 import { once } from "node:events"
@@ -31,7 +31,12 @@ const identify = (request: express.Request): HostIdentity => {
 export const start = async (port: number, dataDir = fileURLToPath(new URL("data", import.meta.url))) => {
   // The upload and file URLs Coursekit signs point at this app; with port 0 its URL is known once it listens.
   let url = `http://localhost:${port}`
-  const kit = coursekit(DefaultServices.layer({ publicUrl: () => `${url}/api/coursekit`, dataDir }), { prefix: "/api/coursekit", identify })
+  const kit = coursekit(DefaultServices.layer({ publicUrl: () => `${url}/api/coursekit`, dataDir }), {
+    prefix: "/api/coursekit",
+    identify,
+    // Coursekit Studio at /api/coursekit/studio/, from the build `npm run build` writes.
+    studio: { dir: ServerConfig.defaultStudioDir }
+  })
   const app = express()
   app.use(kit) // before body parsers: Coursekit reads its own bodies
   app.use(express.json())

@@ -9,7 +9,7 @@
 import { signedInViewer, UserId } from "@coursekit/core"
 import { anonymousIdentity, type HostIdentity } from "@coursekit/http"
 import { coursekitPlugin } from "@coursekit/http/fastify"
-import { DefaultServices } from "@coursekit/server"
+import { DefaultServices, ServerConfig } from "@coursekit/server"
 import Fastify, { type FastifyRequest } from "fastify"
 import { randomUUID } from "node:crypto"
 import { fileURLToPath } from "node:url"
@@ -31,7 +31,8 @@ export const start = async (port: number, dataDir = fileURLToPath(new URL("data"
   // The upload and file URLs Coursekit signs point at this app; with port 0 its URL is known once it listens.
   let url = `http://127.0.0.1:${port}`
   const services = DefaultServices.layer({ publicUrl: () => `${url}/api/coursekit`, dataDir })
-  await app.register(coursekitPlugin(services, { identify }), { prefix: "/api/coursekit" })
+  // Coursekit Studio at /api/coursekit/studio/, from the build `npm run build` writes.
+  await app.register(coursekitPlugin(services, { identify, studio: { dir: ServerConfig.defaultStudioDir } }), { prefix: "/api/coursekit" })
   app.get("/", async () => "The host app. POST /login {\"user\": \"admin\"}; Coursekit is at /api/coursekit (docs: /api/coursekit/docs).")
   app.post<{ Body: { user?: unknown } }>("/login", async (request, reply) => {
     const user = String(request.body?.user ?? "")

@@ -9,7 +9,7 @@
 import { signedInViewer, UserId } from "@coursekit/core"
 import { anonymousIdentity } from "@coursekit/http"
 import { coursekitHono } from "@coursekit/http/hono"
-import { DefaultServices } from "@coursekit/server"
+import { DefaultServices, ServerConfig } from "@coursekit/server"
 import { serve } from "@hono/node-server"
 import { Hono } from "hono"
 import { getCookie, setCookie } from "hono/cookie"
@@ -34,6 +34,8 @@ export const start = async (port: number, dataDir = fileURLToPath(new URL("data"
   let url = `http://127.0.0.1:${port}`
   const kit = coursekitHono(DefaultServices.layer({ publicUrl: () => `${url}/api/coursekit`, dataDir }), {
     prefix: "/api/coursekit",
+    // Coursekit Studio at /api/coursekit/studio/, from the build `npm run build` writes.
+    studio: { dir: ServerConfig.defaultStudioDir },
     identify: (context) => {
       const session = context.get("session") as Session | undefined
       return session === undefined ? anonymousIdentity : { viewer: signedInViewer(UserId.make(session.user)), admin: session.admin }

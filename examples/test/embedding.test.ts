@@ -1,13 +1,14 @@
 /**
  * The framework examples (Express, Fastify, Hono, Next.js), each started the way its npm
  * script does (one command, its own process) and driven over HTTP as a user would: the host's login decides who is an
- * admin and who is a student; Coursekit answers under /api/coursekit; SIGTERM stops it.
+ * admin and who is a student; Coursekit answers under /api/coursekit, Coursekit Studio
+ * under /api/coursekit/studio/ (the repository's build); SIGTERM stops it.
  * Express, Fastify and Hono take the defaults (PGlite, local disk in a fresh DATA_DIR):
  * a thumbnail goes up through the host and is served back, and a restart keeps it.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { freePort } from "./FreePort.ts"
@@ -75,7 +76,12 @@ const api = (url: string) => async (path: string, init: { method?: string; cooki
 }
 
 describe.each(["express", "fastify", "hono", "nextjs"])("examples/%s", (name) => {
-  it("serves Coursekit under /api/coursekit with the host's login (and, on the defaults, uploads that survive a restart); stops on SIGTERM", async () => {
+  // The Studio each example serves is the repository's build: made as `npm start` makes it, when missing or stale.
+  beforeAll(() => {
+    execFileSync(process.execPath, ["scripts/studio-build-if-stale.mjs"], { cwd: root, stdio: "ignore" })
+  }, 120_000)
+
+  it("serves Coursekit and its Studio under /api/coursekit with the host's login (and, on the defaults, uploads that survive a restart); stops on SIGTERM", async () => {
     const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), `example-${name}-`))
     const { child, url, exit } = await startExample(name, dataDir)
     let thumbnail: { readonly id: number; readonly url: string } | undefined
@@ -106,6 +112,15 @@ describe.each(["express", "fastify", "hono", "nextjs"])("examples/%s", (name) =>
       const anonymous = await call(`/public/courses/${course.body.slug}`)
       expect(anonymous.text).not.toContain("Secret chapter text")
       expect((await call("/openapi.json")).status).toBe(200)
+
+      // Coursekit Studio under the prefix: /studio redirects to studio/, whose page is the build's.
+      const studio = await fetch(`${url}/api/coursekit/studio`)
+      expect([studio.status, studio.redirected, studio.url]).toEqual([200, true, `${url}/api/coursekit/studio/`])
+      const built = readFileSync(resolve(root, "packages/studio/dist/index.html"), "utf8")
+      expect(await studio.text()).toBe(built.replace("<head>", `<head><base href="./">`))
+      // Its policy lets the page show files from where the defaults serve them: the host's origin.
+      expect(studio.headers.get("content-security-policy")).toContain(takesDefaults(name) ? `img-src 'self' data: blob: ${new URL(url).origin};` : "img-src 'self' data: blob:;")
+      expect((await fetch(`${url}/api/coursekit/studio/courses/12`)).status).toBe(200)
 
       if (takesDefaults(name)) {
         // The three-step upload through the host: the signed URL is under its prefix.

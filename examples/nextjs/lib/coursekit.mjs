@@ -2,6 +2,7 @@
 // following the app's own session (the `sid` cookie set by /login).
 import { MemoryCoursekit, signedInViewer, UserId } from "@coursekit/core"
 import { anonymousIdentity, CoursekitHttp } from "@coursekit/http"
+import { resolve } from "node:path"
 
 // The app's sessions. A real app has its own (NextAuth/Auth.js, Clerk, iron-session, …).
 export const sessions = globalThis.__coursekitExampleSessions ??= new Map()
@@ -18,5 +19,7 @@ const identify = (request) => {
 // PGlite and local disk), and docs/embedding.md shows PostgreSQL and S3.
 export const coursekit = globalThis.__coursekitExampleHandler ??= CoursekitHttp.webHandler(
   CoursekitHttp.layerHostServices(MemoryCoursekit.layerMemory()),
-  { prefix: "/api/coursekit", identify }
+  // Coursekit Studio at /api/coursekit/studio/, from the build `npm run build` writes
+  // (`next dev` runs in the repository's root; a real app names where it put the build).
+  { prefix: "/api/coursekit", identify, studio: { dir: resolve("packages/studio/dist") } }
 )

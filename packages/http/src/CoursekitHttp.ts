@@ -3,7 +3,8 @@
  * document (`/openapi.json`), the interactive explorer (`/docs`) and the edge middleware,
  * served by Node ({@link layerNodeServer}), as a Web `Request → Response` handler
  * ({@link webHandler}) or as a Node request listener ({@link nodeHandler}), the last two
- * mountable under a prefix of the host's choosing.
+ * mountable under a prefix of the host's choosing and able to serve Coursekit Studio
+ * (`studio`, `StudioRoutes`) beside the API.
  *
  * @since 0.1.0
  */
@@ -38,6 +39,7 @@ import { type Identify, layerHostAuth } from "./auth/HostIdentity.ts"
 import * as HostMount from "./edge/HostMount.ts"
 import { MountPrefix, normalizePrefix, stripPrefix } from "./edge/RequestPath.ts"
 import { RouteTable } from "./edge/RouteTable.ts"
+import * as StudioRoutes from "./studio/StudioRoutes.ts"
 import * as SystemHandlers from "./handlers/SystemHandlers.ts"
 import * as UploadsHandlers from "./handlers/UploadsHandlers.ts"
 import * as ViewerAuthLive from "./auth/ViewerAuthLive.ts"
@@ -155,11 +157,23 @@ export interface HandlerOptions<Req> extends MountOptions {
    * throw or rejection is a 500 problem that does not repeat its error (it is logged).
    */
   readonly identify?: Identify<Req> | undefined
+  /**
+   * Serves Coursekit Studio, the authoring app, at `<prefix>/studio/` from its build
+   * (`{ dir: "…/packages/studio/dist" }`), with its Content-Security-Policy. Its files
+   * are public; everything it shows comes from the admin API, so the host's login
+   * (`identify`) decides who can use it. The policy lets the page reach the store at the
+   * `StoreOrigins` the services provide (`DefaultServices` does). Default: not served.
+   */
+  readonly studio?: StudioRoutes.StudioOptions | undefined
 }
 
-const routesFor = <E>(services: HostServices<E>, prefix: string, identify: Identify<any> | undefined) =>
+const routesFor = <E>(services: HostServices<E>, prefix: string, options: HandlerOptions<any>) =>
   // First: it runs outside the edge middleware (see HostMount.ts).
-  Layer.mergeAll(HostMount.layer({ prefix, identify }), layerRoutesUnder(prefix)).pipe(
+  Layer.mergeAll(
+    HostMount.layer({ prefix, identify: options.identify }),
+    layerRoutesUnder(prefix),
+    options.studio === undefined ? Layer.empty : StudioRoutes.layer(options.studio)
+  ).pipe(
     Layer.provide(services),
     Layer.provide(Layer.succeed(MountPrefix, prefix)),
     Layer.provide(Layer.succeed(HttpServerRequest.MaxBodySize, maxBodySize)),
@@ -177,7 +191,7 @@ export const webHandler = <E>(
   services: HostServices<E>,
   options: HandlerOptions<Request> = {}
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
-  const web = HttpRouter.toWebHandler(routesFor(services, normalizePrefix(options.prefix), options.identify), { disableLogger: true })
+  const web = HttpRouter.toWebHandler(routesFor(services, normalizePrefix(options.prefix), options), { disableLogger: true })
   return { handler: (request) => web.handler(request), dispose: web.dispose }
 }
 
@@ -206,7 +220,7 @@ export const nodeHandler = <E>(services: HostServices<E>, options: HandlerOption
   const scope = Scope.makeUnsafe()
   const listener = Effect.runPromise(
     Effect.gen(function*() {
-      const httpEffect = yield* HttpRouter.toHttpEffect(routesFor(services, prefix, options.identify))
+      const httpEffect = yield* HttpRouter.toHttpEffect(routesFor(services, prefix, options))
       return yield* NodeHttpServer.makeHandler(httpEffect, { scope })
     }).pipe(Effect.provideService(Scope.Scope, scope))
   )
@@ -261,7 +275,8 @@ const serveOnNode = <E, R>(options: NodeServerOptions, routes: Layer.Layer<never
 export type NodeServer<E, R> = ReturnType<typeof serveOnNode<E, R>>
 
 /**
- * Serves {@link layerRoutes} (or `routes`: them and more, such as a store's file routes)
+ * Serves {@link layerRoutes} (or `routes`: them and more, such as a store's file routes
+ * or `StudioRoutes.layer({ dir })`)
  * with `node:http`, with the `RouteTable` of them all. Closing the layer stops accepting
  * connections, lets requests in flight finish (up to the grace period), then releases
  * everything the routes hold. `HttpServer` stays in the output so callers can read

@@ -35,7 +35,7 @@ import {
   Learning,
   RevisionPolicies
 } from "@coursekit/core"
-import { CourseListCache, type CoursekitHttp, layerHostAuth, Readiness, RequestLogger, RequireIfMatch } from "@coursekit/http"
+import { CourseListCache, type CoursekitHttp, layerHostAuth, Readiness, RequestLogger, RequireIfMatch, type StoreOriginList, StoreOrigins } from "@coursekit/http"
 import * as LocalStorageRoutes from "@coursekit/http/local-storage"
 import { GeminiProvider } from "@coursekit/llm-gemini"
 import { OpenAiProvider } from "@coursekit/llm-openai"
@@ -172,10 +172,12 @@ const layerLocalStore = (settings: ServerSettings, local: LocalStorage, publicUr
       maxUploadBytes: Math.max(settings.uploadLimits.thumbnailMaxBytes, settings.uploadLimits.mediaMaxBytes)
     })))
 
-/** A store, and the routes it needs this server to serve (the local store's uploads and files). */
+/** A store, the routes it needs this server to serve (the local store's uploads and files), and where browsers reach it. */
 interface StorageLayers {
   readonly store: Layer.Layer<ObjectStore, StartError>
   readonly routes: Layer.Layer<never, StartError, HttpRouter.HttpRouter>
+  /** The origins of its files' and upload URLs (read on every use, as `publicUrl`). */
+  readonly origins: () => StoreOriginList
 }
 
 /**
@@ -191,11 +193,19 @@ const layerStorage = (
   switch (storage._tag) {
     case "local": {
       const store = layerLocalStore(settings, storage, publicUrl).pipe(Layer.provide(NodeServices.layer))
-      return { store, routes: LocalStorageRoutes.layer().pipe(Layer.provide(store), Layer.provide(servedKeys)) }
+      return {
+        store,
+        routes: LocalStorageRoutes.layer().pipe(Layer.provide(store), Layer.provide(servedKeys)),
+        // This server receives the uploads and serves the files (unless a CDN does).
+        origins: () => ({ files: [Option.getOrElse(settings.cdnUrl, publicUrl)], uploads: [publicUrl()] })
+      }
     }
-    case "s3":
-      // S3 serves its own uploads and files.
-      return { store: S3ObjectStore.layer(storage), routes: Layer.empty }
+    case "s3": {
+      // S3 serves its own uploads and files; signed reads and uploads go to the bucket's own URL.
+      const bucket = S3ObjectStore.bucketUrl(storage)
+      const files = [Option.getOrElse(settings.cdnUrl, () => storage.publicBaseUrl ?? bucket), bucket]
+      return { store: S3ObjectStore.layer(storage), routes: Layer.empty, origins: () => ({ files, uploads: [bucket] }) }
+    }
   }
 }
 
@@ -215,7 +225,10 @@ const layerFileUrl = (settings: ServerSettings) =>
 
 /** The core's wiring: see {@link coreLayers}. */
 export interface CoreLayers {
-  /** The use cases, the upload sweep, and the readiness checks of the database and the store. */
+  /**
+   * The use cases, the upload sweep, the readiness checks of the database and the store,
+   * and where browsers reach the store (`StoreOrigins`, for the Studio's policy).
+   */
   readonly services: Layer.Layer<CoursekitHttp.UseCases | UploadSweep | Readiness, StartError>
   /** With the local store, its upload (`/storage`) and file (`/files`) routes; else none. */
   readonly storageRoutes: Layer.Layer<never, StartError, HttpRouter.HttpRouter>
@@ -246,7 +259,8 @@ export const coreLayers = (settings: ServerSettings, publicUrl: () => string): C
       Learning.layerNoDeps,
       layerContentGenerator(settings)
     ).pipe(Layer.provideMerge(Uploads.layerNoDeps(uploads)), Layer.provide(layerSanitizer(settings))),
-    layerReadiness(settings)
+    layerReadiness(settings),
+    Layer.succeed(StoreOrigins, storage.origins)
   ).pipe(
     Layer.provide(MediaUrls.layer({ ttl: settings.mediaUrlTtl })),
     Layer.provide(layerFileUrl(settings)),

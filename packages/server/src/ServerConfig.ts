@@ -8,6 +8,7 @@ import { defaultHtmlLimits, defaultRevisionPolicy, defaultMediaUrlTtl, defaultSi
 import { PgDatabase } from "@coursekit/postgres"
 import { S3ObjectStore } from "@coursekit/storage-s3"
 import { Config, ConfigProvider, Data, Duration, type LogLevel, Option, Redacted, Schema } from "effect"
+import { fileURLToPath } from "node:url"
 import { defaultWorkers as defaultSanitizerWorkers } from "./WorkerHtmlSanitizer.ts"
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "")
@@ -128,6 +129,13 @@ const storageConfig: Config.Config<StorageSettings> = Config.all({
   dataDir: dataDirConfig
 }).pipe(Config.flatMap(({ dataDir, storage }): Config.Config<StorageSettings> => storageCases[storage](dataDir)))
 
+/**
+ * Where `npm run build` writes the Studio (`packages/studio/dist`), found from this
+ * module: `packages/server/src` when run from the sources, `packages/server/dist` when
+ * built, both two levels below `packages/`.
+ */
+export const defaultStudioDir: string = fileURLToPath(new URL("../../studio/dist", import.meta.url))
+
 /** Resolved settings of the standalone server. */
 export interface ServerSettings {
   readonly port: number
@@ -184,6 +192,10 @@ export interface ServerSettings {
   readonly aiMaxOutputBytes: number
   /** The HTML sanitizer's worker processes and bounds (`SANITIZER_*`). */
   readonly sanitizer: SanitizerSettings
+  /** Whether Coursekit Studio is served at `/studio/` (`STUDIO_ENABLED`, default true). */
+  readonly studioEnabled: boolean
+  /** The Studio's build (`STUDIO_DIR`, default {@link defaultStudioDir}). */
+  readonly studioDir: string
   /** Least severe level logged; request lines are `Info`. */
   readonly logLevel: LogLevel.LogLevel
 }
@@ -263,6 +275,8 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   sanitizerTimeBudgetMs: intBetween("SANITIZER_TIME_BUDGET_MS", 1, 600_000, 2_000),
   sanitizerIdleMs: intBetween("SANITIZER_IDLE_MS", 0, 86_400_000, 10_000),
   sanitizerMaxElements: intBetween("SANITIZER_MAX_ELEMENTS", 1, 10_000_000, defaultHtmlLimits.maxElements),
+  studioEnabled: Config.Boolean("STUDIO_ENABLED").pipe(Config.withDefault(true)),
+  studioDir: Config.NonEmptyString("STUDIO_DIR").pipe(Config.withDefault(defaultStudioDir)),
   logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info"))
 }).pipe(Config.map((raw) => {
   const publicUrl = Option.match(raw.publicUrl, {
@@ -310,6 +324,8 @@ export const settings: Config.Config<ServerSettings> = Config.all({
       idleTimeout: Duration.millis(raw.sanitizerIdleMs),
       maxElements: raw.sanitizerMaxElements
     },
+    studioEnabled: raw.studioEnabled,
+    studioDir: raw.studioDir,
     logLevel: raw.logLevel
   }
 }))

@@ -2,12 +2,13 @@
  * The standalone Coursekit service, wired from {@link ServerSettings}: the default
  * services (`DefaultServices`: PostgreSQL or PGlite, local disk or S3, the models, the
  * upload sweep); admin tokens from `ADMIN_TOKENS`, else the token file in `DATA_DIR`;
- * viewer tokens from `JWT_SECRET`/`JWKS_URL`; the HTTP server on `HOST:PORT`.
+ * viewer tokens from `JWT_SECRET`/`JWKS_URL`; Coursekit Studio at `/studio/` unless
+ * `STUDIO_ENABLED=false`; the HTTP server on `HOST:PORT`.
  *
  * @since 0.1.0
  */
 import type { Courses, Uploads, UploadSweep } from "@coursekit/core"
-import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, RequestLogger, RequireIfMatch, ViewerResolver } from "@coursekit/http"
+import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, RequestLogger, RequireIfMatch, StudioRoutes, ViewerResolver } from "@coursekit/http"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { type Config, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { HttpServer, type HttpServerError } from "effect/http"
@@ -67,7 +68,8 @@ const announce = (settings: ServerSettings, origin: Origin) =>
     )
     yield* Effect.logInfo(
       `Coursekit is listening on ${HttpServer.formatAddress(server.address)}; ` +
-        `public URL ${publicUrl}, API docs ${publicUrl}/docs, OpenAPI ${publicUrl}/openapi.json`
+        `public URL ${publicUrl}, API docs ${publicUrl}/docs, OpenAPI ${publicUrl}/openapi.json` +
+        (settings.studioEnabled ? `, Studio ${publicUrl}${StudioRoutes.studioPath}/` : "")
     )
     // Provider and model only: never a key or a base URL (which may hold credentials).
     yield* Effect.logInfo(
@@ -94,7 +96,8 @@ export type StartError =
 export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.HttpServer | Courses | Uploads | UploadSweep, StartError> => {
   const origin = originOf(settings)
   const core = DefaultServices.coreLayers(settings, () => origin.url)
-  const routes = Layer.mergeAll(CoursekitHttp.layerRoutes, core.storageRoutes)
+  const studio = settings.studioEnabled ? StudioRoutes.layer({ dir: settings.studioDir }) : Layer.empty
+  const routes = Layer.mergeAll(CoursekitHttp.layerRoutes, core.storageRoutes, studio)
   return announce(settings, origin).pipe(
     Layer.provideMerge(CoursekitHttp.layerNodeServer({ port: settings.port, host: settings.host }, routes)),
     Layer.provide([

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, assert, describe, it } from "vitest"
 import * as DefaultServices from "../src/DefaultServices.ts"
+import { writeFakeStudio } from "./StudioBuilds.ts"
 import { testSettings } from "./TestServer.ts"
 
 // A host that takes the defaults: PGlite and the local-disk store in its data directory,
@@ -151,7 +152,7 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
         env: { DATA_DIR: notUsed, UPLOAD_THUMBNAIL_MAX_BYTES: "400", LOG_LEVEL: "Warn" }
       })))
     )
-    const web = CoursekitHttp.webHandler(services, { prefix, identify: identifyWeb })
+    const web = CoursekitHttp.webHandler(services, { prefix, identify: identifyWeb, studio: { dir: writeFakeStudio() } })
     cleanups.push(web.dispose)
     const call = async (path: string, init: RequestInit & { json?: unknown } = {}) => {
       const headers = new Headers(init.headers)
@@ -187,6 +188,13 @@ describe("DefaultServices: a host that takes the defaults (PGlite, local disk)",
     const served = await web.handler(new Request(finalized.body.thumbnail_url))
     assert.strictEqual(served.status, 200)
     assert.deepStrictEqual(new Uint8Array(await served.arrayBuffer()), small)
+    // The Studio under the prefix: its policy lets the page show files from, and upload to, where the defaults put them.
+    const studio = await web.handler(new Request(`${api}/studio/`))
+    assert.strictEqual(studio.status, 200)
+    const policy = studio.headers.get("content-security-policy")!
+    for (const directive of ["img-src 'self' data: blob: https://app.example;", "media-src 'self' blob: https://app.example;", "connect-src 'self' https://app.example;"]) {
+      assert.include(policy, directive)
+    }
     // The `dataDir` option wins over DATA_DIR.
     assert.includeMembers(readdirSync(dataDir), ["pglite", "storage"])
     assert.isFalse(existsSync(notUsed))

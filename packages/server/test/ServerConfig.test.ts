@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
-import { settings, StorageSettings } from "../src/ServerConfig.ts"
+import { existsSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { defaultStudioDir, settings, StorageSettings } from "../src/ServerConfig.ts"
 import * as WorkerHtmlSanitizer from "../src/WorkerHtmlSanitizer.ts"
 
 const read = (env: Record<string, string>) => settings.parse(ConfigProvider.fromEnv({ env }))
@@ -110,6 +112,23 @@ describe("ServerConfig.settings", () => {
         dir: "/var/lib/coursekit/storage",
         secret: Option.none()
       }))
+    }))
+
+  it.effect("the Studio: served by default from packages/studio/dist; STUDIO_ENABLED=false turns it off, STUDIO_DIR moves it", () =>
+    Effect.gen(function*() {
+      const defaults = yield* read({})
+      assert.isTrue(defaults.studioEnabled)
+      assert.strictEqual(defaults.studioDir, defaultStudioDir)
+      // Where `npm run build` writes it: beside this package, found the same way from src/ and from dist/.
+      assert.strictEqual(defaultStudioDir, resolve(import.meta.dirname, "../../studio/dist"))
+      assert.strictEqual(JSON.parse(readFileSync(join(defaultStudioDir, "..", "package.json"), "utf8")).name, "@coursekit/studio")
+      assert.isTrue(existsSync(join(defaultStudioDir, "..", "vite.config.ts")))
+      const moved = yield* read({ STUDIO_ENABLED: "false", STUDIO_DIR: "/srv/studio" })
+      assert.isFalse(moved.studioEnabled)
+      assert.strictEqual(moved.studioDir, "/srv/studio")
+      // Empty is unset, as for the other variables.
+      assert.strictEqual((yield* read({ STUDIO_DIR: "" })).studioDir, defaultStudioDir)
+      assert.include(String(yield* Effect.flip(read({ STUDIO_ENABLED: "maybe" }))), "STUDIO_ENABLED")
     }))
 
   it.effect("PORT=0 is accepted; out-of-range or malformed values name the variable", () =>

@@ -64,15 +64,16 @@ const newestUnder = (directory: string): number =>
     .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs))
 
 /**
- * Builds the packages when a built entry point is missing or older than any source, so a
- * test of the built server never runs yesterday's build. CI builds first; this costs
- * nothing then.
+ * Builds the packages when a built entry point (a library's `index.js`, the Studio's
+ * `index.html`) is missing or older than any source, so a test of the built server never
+ * runs yesterday's build. CI builds first; this costs nothing then.
  */
 export const ensureBuilt = () => {
   const packages = readdirSync(join(root, "packages"))
   const stale = packages.some((name) => {
-    const built = join(root, "packages", name, "dist", "index.js")
-    return !existsSync(built) || newestUnder(join(root, "packages", name, "src")) > statSync(built).mtimeMs
+    const dist = join(root, "packages", name, "dist")
+    const built = ["index.js", "index.html"].map((file) => join(dist, file)).find(existsSync)
+    return built === undefined || newestUnder(join(root, "packages", name, "src")) > statSync(built).mtimeMs
   })
   if (stale) execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" })
 }

@@ -1,6 +1,7 @@
 /**
- * The server as a process: the production command (the built `dist/main.js`, no tsx),
- * one line and exit 1 for every start-up failure, one process per data directory (also
+ * The server as a process: the production command (the built `dist/main.js`, no tsx,
+ * with the Studio's build found beside it), one warning at start-up when the Studio is
+ * not built, one line and exit 1 for every start-up failure, one process per data directory (also
  * after a `kill -9`), and a data directory private to the service's user whatever the
  * umask.
  */
@@ -70,9 +71,46 @@ describe("the production start command", () => {
     expect(child.spawnargs.join(" ")).not.toContain("tsx")
     const created = await createCourse(url, "Served by the built server")
     expect(created.status).toBe(201)
+    // The Studio that `npm run build` built, found from dist/ as from src/.
+    expect(server.output.join("\n")).toContain(`, Studio ${url}/studio/`)
+    const studio = await fetch(`${url}/studio/`)
+    expect(studio.status).toBe(200)
+    const page = await studio.text()
+    expect(page).toBe(readFileSync(join(root, "packages/studio/dist/index.html"), "utf8").replace("<head>", `<head><base href="./">`))
+    const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(page)![1]!
+    const asset = await fetch(`${url}/studio/${script}`)
+    expect([asset.status, asset.headers.get("cache-control")]).toEqual([200, "public, max-age=31536000, immutable"])
+    expect(await asset.text()).toBe(readFileSync(join(root, "packages/studio/dist", script), "utf8"))
     child.kill("SIGTERM")
     expect((await server.exit).code).toBe(0)
   }, 120_000)
+})
+
+describe("Coursekit Studio at start-up", () => {
+  it("not built: one warning naming the missing page and what to run; /studio/ answers 503 and the API serves", async () => {
+    const studioDir = scratch("studio-missing")
+    const server = await startServerProcess({ DATA_DIR: scratch("studio-missing-data"), ADMIN_TOKENS: token, STUDIO_DIR: studioDir })
+    const warnings = server.output.filter((line) => line.includes("Coursekit Studio is not built"))
+    expect(warnings, server.output.join("\n")).toHaveLength(1)
+    expect(JSON.parse(warnings[0]!)).toMatchObject({
+      level: "WARN",
+      message: `Coursekit Studio is not built: ${join(studioDir, "index.html")} is missing, so /studio/ answers 503 until \`npm run build\` builds it.`
+    })
+    expect((await fetch(`${server.url}/studio/`)).status).toBe(503)
+    expect((await fetch(`${server.url}/studio/courses/1`)).status).toBe(503)
+    expect((await createCourse(server.url, "The API without the Studio")).status).toBe(201)
+    expect(server.output.filter((line) => line.includes("Coursekit Studio is not built"))).toHaveLength(1)
+    server.child.kill("SIGTERM")
+    expect((await server.exit).code).toBe(0)
+  }, 60_000)
+
+  it("STUDIO_ENABLED=false: no warning, no Studio in the start-up line, /studio/ a 404", async () => {
+    const server = await startServerProcess({ DATA_DIR: scratch("studio-off"), ADMIN_TOKENS: token, STUDIO_ENABLED: "false", STUDIO_DIR: scratch("studio-off-dir") })
+    expect(server.output.join("\n")).not.toContain("Studio")
+    expect((await fetch(`${server.url}/studio/`)).status).toBe(404)
+    server.child.kill("SIGTERM")
+    expect((await server.exit).code).toBe(0)
+  }, 60_000)
 })
 
 describe("npm start", () => {

@@ -53,6 +53,9 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     aiCooldown: Duration.seconds(60),
     aiMaxOutputBytes: 1_000_000,
     sanitizer: { workers: 2, maxQueue: 64, timeBudget: Duration.seconds(2), idleTimeout: Duration.seconds(10), maxElements: 100_000 },
+    // Off: StudioHttp.test.ts turns it on, with a build of its own.
+    studioEnabled: false,
+    studioDir: join(dataDir, "studio"),
     logLevel: "Warn",
     ...overrides
   }

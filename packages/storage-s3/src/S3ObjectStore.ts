@@ -85,8 +85,11 @@ const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "")
 
 const encodeKey = (key: string) => key.split("/").map(encodeURIComponent).join("/")
 
-/** The bucket's own URL: what the store serves a key under when the bucket is public. */
-const bucketUrl = (options: Options): string => {
+/**
+ * The bucket's own URL, from the endpoint and addressing style: where presigned uploads
+ * and reads go, and what the store serves a key under when the bucket is public.
+ */
+export const bucketUrl = (options: Pick<Options, "endpoint" | "region" | "bucket" | "forcePathStyle">): string => {
   if (options.endpoint === undefined) return `https://${options.bucket}.s3.${options.region}.amazonaws.com`
   const endpoint = new URL(options.endpoint)
   if (options.forcePathStyle === true) return `${withoutTrailingSlash(endpoint.href)}/${encodeURIComponent(options.bucket)}`

@@ -516,6 +516,28 @@ describe("S3ObjectStore", () => {
       }
     }))
 
+  it.effect("bucketUrl's origin is where presigned uploads, parts and reads go, for AWS, a virtual-hosted endpoint and a path-style one", () =>
+    Effect.gen(function*() {
+      const credentials = { accessKeyId: "AKIDEXAMPLE", secretAccessKey: Redacted.make("secret") }
+      const cases: ReadonlyArray<readonly [S3ObjectStore.Options, string]> = [
+        [{ region: "eu-central-1", bucket: "media", credentials }, "https://media.s3.eu-central-1.amazonaws.com"],
+        [{ region: "us-east-1", bucket: "media", credentials }, "https://media.s3.us-east-1.amazonaws.com"],
+        [{ endpoint: "https://acct.r2.cloudflarestorage.com", region: "auto", bucket: "media", credentials }, "https://media.acct.r2.cloudflarestorage.com"],
+        [{ endpoint: "http://127.0.0.1:9000", region: "us-east-1", bucket: "media", forcePathStyle: true, credentials }, "http://127.0.0.1:9000"]
+      ]
+      for (const [options, origin] of cases) {
+        assert.strictEqual(new URL(S3ObjectStore.bucketUrl(options)).origin, origin)
+        const signed = yield* Effect.gen(function*() {
+          const store = yield* ObjectStore
+          const put = yield* store.presignPut({ key: "k.png", contentType: "image/png", expiresIn: Duration.minutes(5) })
+          const part = yield* store.presignPart({ key: "k.mp4", uploadId: "u", partNumber: 1, contentLength: 5, expiresIn: Duration.minutes(5) })
+          const get = yield* store.presignGet({ key: "private/k.mp4", expiresIn: Duration.minutes(5) })
+          return [put.url, part.url, get.url].map((url) => new URL(url).origin)
+        }).pipe(Effect.provide(S3ObjectStore.layer(options)))
+        assert.deepStrictEqual(signed, [origin, origin, origin], JSON.stringify(options))
+      }
+    }))
+
   it.effect("unusable options fail the layer with a StorageError", () =>
     Effect.gen(function*() {
       for (const options of [

@@ -9,6 +9,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express"
 import type { HostIdentity } from "../index.ts"
 import type { IncomingMessage } from "node:http"
+import type { StudioOptions } from "../studio/StudioRoutes.ts"
 import { type HostServices, nodeHandler } from "../CoursekitHttp.ts"
 import type { Identify } from "../auth/HostIdentity.ts"
 
@@ -18,6 +19,8 @@ export interface ExpressOptions {
   readonly prefix?: string | undefined
   /** Who is asking, from the host's session; with `layerHostAuth` in the layers. */
   readonly identify?: ((request: Request) => HostIdentity | Promise<HostIdentity>) | undefined
+  /** Serves Coursekit Studio at `<prefix>/studio/` from its build, behind the host's login (see `HandlerOptions.studio`). */
+  readonly studio?: StudioOptions | undefined
 }
 
 /** An Express middleware serving Coursekit, with its lifecycle. */
@@ -36,7 +39,8 @@ export interface CoursekitMiddleware extends RequestHandler {
 export const coursekit = <E>(services: HostServices<E>, options: ExpressOptions = {}): CoursekitMiddleware => {
   const node = nodeHandler(services, {
     prefix: options.prefix,
-    identify: options.identify as Identify<IncomingMessage> | undefined
+    identify: options.identify as Identify<IncomingMessage> | undefined,
+    studio: options.studio
   })
   const middleware = (request: Request, response: Response, next: NextFunction) => {
     // A body parser before us has read the stream (body-parser 1 marks `_body`; 2 leaves

@@ -9,12 +9,15 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify"
 import type { HostIdentity } from "../index.ts"
 import type { IncomingMessage } from "node:http"
+import type { StudioOptions } from "../studio/StudioRoutes.ts"
 import { type HostServices, nodeHandler } from "../CoursekitHttp.ts"
 
 /** Options of {@link coursekitPlugin}. */
 export interface FastifyOptions {
   /** Who is asking, from the host's session; with `layerHostAuth` in the layers. */
   readonly identify?: ((request: FastifyRequest) => HostIdentity | Promise<HostIdentity>) | undefined
+  /** Serves Coursekit Studio at `<prefix>/studio/` from its build, behind the host's login (see `HandlerOptions.studio`). */
+  readonly studio?: StudioOptions | undefined
 }
 
 /**
@@ -28,6 +31,7 @@ export const coursekitPlugin = <E>(services: HostServices<E>, options: FastifyOp
     const identify = options.identify
     const node = nodeHandler(services, {
       prefix: fastify.prefix,
+      studio: options.studio,
       ...(identify === undefined ? {} : { identify: (raw: IncomingMessage) => identify(fastifyRequests.get(raw)!) })
     })
     fastify.addHook("onClose", () => node.dispose())

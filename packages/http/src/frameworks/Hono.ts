@@ -9,6 +9,7 @@ import type { Context as HonoContext } from "hono"
 import { Hono } from "hono"
 import type { HostIdentity } from "../index.ts"
 import { normalizePrefix } from "../edge/RequestPath.ts"
+import type { StudioOptions } from "../studio/StudioRoutes.ts"
 import { type HostServices, webHandler } from "../CoursekitHttp.ts"
 
 /** Options of {@link coursekitHono}. */
@@ -17,6 +18,8 @@ export interface HonoOptions {
   readonly prefix?: string | undefined
   /** Who is asking, from the host's context; with `layerHostAuth` in the layers. */
   readonly identify?: ((context: HonoContext) => HostIdentity | Promise<HostIdentity>) | undefined
+  /** Serves Coursekit Studio at `<prefix>/studio/` from its build, behind the host's login (see `HandlerOptions.studio`). */
+  readonly studio?: StudioOptions | undefined
 }
 
 /** Coursekit's routes as a Hono app, and their lifecycle. */
@@ -35,6 +38,7 @@ export const coursekitHono = <E>(services: HostServices<E>, options: HonoOptions
   const identify = options.identify
   const web = webHandler(services, {
     prefix,
+    studio: options.studio,
     ...(identify === undefined ? {} : { identify: (request: Request) => identify(contexts.get(request)!) })
   })
   const app = new Hono()
