@@ -18,9 +18,10 @@ export const entryPoints = (): Map<string, string> => {
   for (const name of readdirSync(join(root, "packages")).sort()) {
     const manifest = JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8")) as {
       readonly name: string
-      readonly exports: Record<string, string | Record<string, string>>
+      readonly exports?: Record<string, string | Record<string, string>>
     }
-    for (const [subpath, target] of Object.entries(manifest.exports)) {
+    // A private app (the Studio) has no entry points: nothing of it is public.
+    for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
       const source = typeof target === "string" ? undefined : target["@coursekit/source"]
       if (source === undefined) continue
       entries.set(`${manifest.name}${subpath.slice(1)}`, join(root, "packages", name, source))
