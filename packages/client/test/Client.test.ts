@@ -304,6 +304,43 @@ describe("@coursekit/client against the standalone server", () => {
         assert.isNull(anonymousView.lessons[0]!.content_html)
         yield* Effect.promise(() => Promise.all([kit.dispose(), reader.dispose(), stranger.dispose()]))
       }))
+
+    it.effect("the Studio's sign-in: session.signIn answers the author, the browser's cookie stands in for the token, session.signOut ends it", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        // What a browser on the server's own pages does: it keeps the cookie and sends its Origin.
+        let jar: string | undefined
+        const browserFetch: typeof globalThis.fetch = async (input, init) => {
+          const request = new Request(input, init)
+          request.headers.set("origin", url)
+          if (jar !== undefined) request.headers.set("cookie", jar)
+          const response = await fetch(request)
+          const setCookie = response.headers.getSetCookie()[0]
+          if (setCookie !== undefined) jar = /Max-Age=0/.test(setCookie) ? undefined : setCookie.split(";")[0]
+          return response
+        }
+        const studio = createClient({ baseUrl: url, fetch: browserFetch })
+        const wrong = yield* rejection(studio.session.signIn({ payload: { token: "not-a-token" } }))
+        assert.instanceOf(wrong, CoursekitError)
+        assert.strictEqual((wrong as CoursekitError).status, 401)
+        assert.strictEqual((wrong as CoursekitError).message, "The token is not a valid admin token.")
+        assert.isUndefined(jar)
+
+        const signedIn = yield* Effect.promise(() => studio.session.signIn({ payload: { token: adminToken } }))
+        assert.match(signedIn.author, /^admin-[0-9a-f]{8}$/)
+        assert.isDefined(jar)
+        const { body: created } = yield* Effect.promise(() => studio.courses.create({ payload: { title: "By the Studio", content_html: "", status: "draft" } }))
+        const drafts = yield* Effect.promise(() => studio.courses.list({ query: { status: "draft" } }))
+        assert.include(drafts.body.map((course) => course.id), created.id)
+        const revisions = yield* Effect.promise(() => studio.courses.revisions({ params: { id: created.id }, query: {} }))
+        assert.strictEqual(revisions.body[0]!.author, signedIn.author)
+
+        yield* Effect.promise(() => studio.session.signOut({}))
+        assert.isUndefined(jar)
+        const after = yield* rejection(studio.courses.create({ payload: { title: "After sign-out", content_html: "" } }))
+        assert.strictEqual((after as CoursekitError).status, 401)
+        yield* Effect.promise(() => studio.dispose())
+      }))
   })
 })
 

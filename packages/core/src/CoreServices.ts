@@ -19,6 +19,7 @@ import type { PurchaseRepo } from "./lessons/PurchaseRepo.ts"
 import type { Purchases } from "./lessons/Purchases.ts"
 import type { Learning } from "./progress/Learning.ts"
 import type { ProgressRepo } from "./progress/ProgressRepo.ts"
+import type { AdminSessionRepo } from "./sessions/AdminSessionRepo.ts"
 import type { UploadRepo } from "./media/UploadRepo.ts"
 import type { Uploads } from "./media/Uploads.ts"
 
@@ -26,4 +27,4 @@ import type { Uploads } from "./media/Uploads.ts"
 export type UseCases = Courses | Uploads | Lessons | PublicCourses | Purchases | Learning | ContentGenerator
 
 /** The ports of the core. */
-export type Ports = CourseRepo | LessonRepo | UploadRepo | MediaRepo | PurchaseRepo | Entitlements | ProgressRepo | ObjectStore | ProviderCooldowns
+export type Ports = CourseRepo | LessonRepo | UploadRepo | MediaRepo | PurchaseRepo | Entitlements | ProgressRepo | ObjectStore | ProviderCooldowns | AdminSessionRepo

@@ -1,8 +1,8 @@
 /**
  * The whole core on in-memory layers — catalogue, uploads and their sweep, lessons,
  * purchases, the public course and AI content, their repositories, an in-memory object
- * store and the models' cool-downs — sharing one state: for tests, examples and trying
- * Coursekit without a database or storage. Language models are whatever `models` holds (none: generation answers
+ * store, the models' cool-downs and admin sessions — sharing one state: for tests,
+ * examples and trying Coursekit without a database or storage. Language models are whatever `models` holds (none: generation answers
  * `NoModelConfigured`).
  *
  * @since 0.1.0
@@ -28,6 +28,7 @@ import { PurchaseRepo } from "./lessons/PurchaseRepo.ts"
 import { Purchases } from "./lessons/Purchases.ts"
 import { Learning } from "./progress/Learning.ts"
 import { ProgressRepo } from "./progress/ProgressRepo.ts"
+import { AdminSessionRepo } from "./sessions/AdminSessionRepo.ts"
 import { UploadRepo } from "./media/UploadRepo.ts"
 import { Uploads, type UploadsOptions } from "./media/Uploads.ts"
 import { UploadSweep } from "./media/UploadSweep.ts"
@@ -57,7 +58,7 @@ export const layerMemory = (
     Learning.layerNoDeps.pipe(Layer.provideMerge(ProgressRepo.layerMemory)),
     ContentGenerator.layerNoDeps(options.generation).pipe(Layer.provide(LlmChain.layer(options.models ?? [])))
   ).pipe(
-    Layer.provideMerge(Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory, ProviderCooldowns.layerMemory)),
+    Layer.provideMerge(Layer.mergeAll(LessonRepo.layerMemory, PurchaseRepo.layerMemory, ProviderCooldowns.layerMemory, AdminSessionRepo.layerMemory)),
     Layer.provide(MediaUrls.layer({ ttl: options.mediaUrlTtl })),
     Layer.provideMerge(Layer.mergeAll(CourseRepo.layerMemory, UploadRepo.layerMemory, MediaRepo.layerMemory, ObjectStore.layerMemory)),
     Layer.provide([FileUrl.layer(options.cdnUrl ?? "http://localhost/files"), HtmlSanitizer.layer])

@@ -51,6 +51,8 @@ export * from "./progress/Progress.ts"
 export * from "./progress/ProgressRepo.ts"
 export * from "./progress/Learning.ts"
 
+export * from "./sessions/AdminSessionRepo.ts"
+
 export * from "./html/HtmlAllowList.ts"
 export * from "./html/HtmlSanitizer.ts"
 export { makeEmbedAttributes } from "./html/iframeEmbeds.ts"

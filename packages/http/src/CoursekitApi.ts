@@ -41,6 +41,7 @@ import {
   Purchase,
   queryMaxLength,
   SearchQuery,
+  storableText,
   UploadUrlRequest,
   UploadId,
   UploadUrlResponse,
@@ -55,7 +56,8 @@ import { CourseIdParam, LearnerCursorParam, LessonIdParam, MediaFileIdParam, Pag
 import { describeEditHeaders } from "./problems/EditHeadersDoc.ts"
 import { problemsFor } from "./problems/DomainProblems.ts"
 import { describeGenerationEventStream } from "./handlers/GenerationEventStream.ts"
-import { PreconditionRequired, problemDeclaration, UnauthorizedResponse } from "./problems/Problems.ts"
+import { Forbidden, NotFound, PreconditionRequired, problemDeclaration, UnauthorizedResponse } from "./problems/Problems.ts"
+import { describeSessionCookie, describeSessionSecurity, sessionCookieName } from "./auth/SessionCookieDoc.ts"
 import { ViewerAuth } from "./auth/ViewerAuth.ts"
 
 /** The body of `GET /`. */
@@ -619,6 +621,59 @@ export class AiApi extends HttpApiGroup.make("ai")
   .annotateMerge(OpenApi.annotations({ title: "AI", description: "HTML learning content written by language models." }))
 {}
 
+/** Most characters of a token sent to sign in; admin tokens are far shorter (generated ones 46). */
+export const signInTokenMaxLength = 4096
+
+/** The body of `POST /admin/session`: an admin token. */
+export const SessionSignIn = Schema.Struct({
+  token: Schema.String.check(
+    Schema.isNonEmpty({ message: "token must not be empty" }),
+    Schema.isMaxLength(signInTokenMaxLength, { message: `token must be at most ${signInTokenMaxLength} characters` }),
+    storableText("token")
+  ).annotate({ description: "An admin token of this server: an ADMIN_TOKENS entry's token, or the one generated into DATA_DIR/admin-token." })
+}).annotate({ identifier: "SessionSignIn" })
+
+/** What a sign-in answers: who the session writes as. */
+export const AdminSession = Schema.Struct({
+  author: Schema.String.annotate({
+    description: "The author of the session's revisions, as the token gives it: its ADMIN_TOKENS name, or admin- and 8 hex digits for a bare token."
+  })
+}).annotate({ identifier: "AdminSession" })
+
+const sessionsWhere = "The standalone server's only: embedded in an app, the app's own login decides admin access (404 here)."
+
+/** The Studio's sign-in: a session cookie in place of the admin token, for browsers. */
+export class SessionApi extends HttpApiGroup.make("session")
+  .add(
+    HttpApiEndpoint.post("signIn", "/admin/session", {
+      payload: SessionSignIn,
+      success: AdminSession,
+      error: [UnauthorizedResponse, Forbidden, NotFound, ...problemsFor("PersistenceError")]
+    }).annotate(OpenApi.Summary, "Sign in with an admin token: the answer sets the session cookie").annotate(
+      OpenApi.Description,
+      `Sets ${sessionCookieName} (HttpOnly, SameSite=Strict, Path the public URL's path, Secure when PUBLIC_URL is https; ` +
+        "no Max-Age: it lasts as long as the browser session, and the server ends it after 12 hours without use). From then " +
+        "on the cookie stands in for Authorization: Bearer on every admin endpoint, and admins' catalogue reads, for requests " +
+        "that send no Authorization; a write (POST, PUT, PATCH, DELETE) admitted by the cookie must carry Origin: the " +
+        "server's own origin (PUBLIC_URL's), else 403. A token that is no admin token: 401. An Origin of another site: " +
+        `403, nothing set. Every instance knows the session; a restart keeps it. ${sessionsWhere}`
+    ).annotate(OpenApi.Transform, describeSessionCookie("set")),
+    HttpApiEndpoint.delete("signOut", "/admin/session", {
+      success: HttpApiSchema.NoContent,
+      error: [Forbidden, NotFound, ...problemsFor("PersistenceError")]
+    }).annotate(OpenApi.Summary, "Sign out: the session ends on every instance, and the answer clears the cookie").annotate(
+      OpenApi.Description,
+      "The session the cookie names is refused everywhere from the next request on. With the cookie, the request must " +
+        "carry Origin: the server's own origin (else 403, and the session goes on); without it there is nothing to end " +
+        `(204). ${sessionsWhere}`
+    ).annotate(OpenApi.Transform, describeSessionCookie("clear"))
+  )
+  .annotateMerge(OpenApi.annotations({
+    title: "Session",
+    description: "Sign-in for browsers (the Studio): an admin token once, then an HttpOnly session cookie."
+  }))
+{}
+
 /** The whole API. */
 /** Strict bodies: an unknown field is an error (query and path stay lenient). The edge decodes with them too. */
 export const payloadParseOptions = { onExcessProperty: "error", errors: "all" } as const
@@ -635,6 +690,7 @@ export class CoursekitApi extends HttpApi.make("coursekit")
   .add(PurchasesApi)
   .add(LearningApi)
   .add(AiApi)
+  .add(SessionApi)
   // Applies to the endpoints added above: every one may answer 400 and 500 problems.
   .middleware(ApiProblems)
   .annotate(HttpApi.PayloadParseOptions, payloadParseOptions)
@@ -643,6 +699,8 @@ export class CoursekitApi extends HttpApi.make("coursekit")
     version: "0.1.0",
     description: "Course content service: catalogue, uploads, lessons and AI-written HTML. " +
       "Errors are RFC 9457 problem details (application/problem+json). Every 503 (a dependency down or " +
-      "frozen, the HTML sanitizer's queue full) carries Retry-After in seconds; nothing was written."
+      "frozen, the HTML sanitizer's queue full) carries Retry-After in seconds; nothing was written.",
+    // Every admin endpoint takes the session cookie where it takes the bearer token.
+    transform: describeSessionSecurity
   }))
 {}

@@ -30,6 +30,7 @@ import * as LessonsHandlers from "./handlers/LessonsHandlers.ts"
 import * as PublicCourseHandlers from "./handlers/PublicCourseHandlers.ts"
 import * as PurchasesHandlers from "./handlers/PurchasesHandlers.ts"
 import * as LearningHandlers from "./handlers/LearningHandlers.ts"
+import * as SessionHandlers from "./handlers/SessionHandlers.ts"
 import { problemBody } from "./problems/Problems.ts"
 import { Readiness, type ReadinessCheck } from "./handlers/Readiness.ts"
 import { maxBodySize } from "./edge/RequestLimits.ts"
@@ -58,7 +59,8 @@ const layerApiOf = (api: typeof CoursekitApi) =>
       PublicCourseHandlers.layer,
       PurchasesHandlers.layer,
       LearningHandlers.layer,
-      AiHandlers.layer
+      AiHandlers.layer,
+      SessionHandlers.layer
     ]),
     Layer.provide([ApiProblemsLive.layer, AdminAuthLive.layer, ViewerAuthLive.layer, CatalogueAuthLive.layer]),
     Layer.provide(CatalogueReaders.layer)

@@ -6,6 +6,7 @@
  */
 export * from "./auth/AdminAccess.ts"
 export * from "./auth/AdminAuth.ts"
+export * from "./auth/AdminSessions.ts"
 export * as AdminAuthLive from "./auth/AdminAuthLive.ts"
 export * from "./auth/AdminTokens.ts"
 export * from "./problems/ApiProblems.ts"

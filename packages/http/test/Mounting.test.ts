@@ -259,6 +259,29 @@ describe("the host's own authentication", () => {
       yield* Effect.promise(dispose)
     }))
 
+  it.effect("Coursekit's sign-in is not the host's: the session endpoints answer 404 saying the app's login decides, for admins too", () =>
+    Effect.gen(function*() {
+      const { handler, dispose } = CoursekitHttp.webHandler(hostServices(), {
+        prefix: "/kit",
+        identify: (request) => identityFromCookie(request.headers.get("cookie"))
+      })
+      const detail = "Coursekit keeps no sessions here: the app's own login decides admin access, and the Studio uses the app's session as it is."
+      for (const [method, cookie] of [["POST", "session=root"], ["POST", undefined], ["DELETE", "session=root"], ["DELETE", undefined]] as const) {
+        const reply = yield* Effect.promise(async () => {
+          const response = await handler(new Request("http://host/kit/admin/session", {
+            method,
+            headers: { ...json, ...(cookie === undefined ? {} : { cookie }), origin: "http://host" },
+            ...(method === "POST" ? { body: JSON.stringify({ token: "anything" }) } : {})
+          }))
+          return { status: response.status, setCookie: response.headers.getSetCookie(), body: await response.json() }
+        })
+        assert.strictEqual(reply.status, 404, `${method} ${cookie}`)
+        assert.deepStrictEqual(reply.body, { type: "about:blank", title: "Not Found", status: 404, detail })
+        assert.deepStrictEqual(reply.setCookie, [])
+      }
+      yield* Effect.promise(dispose)
+    }))
+
   it.effect("Node listener: the same with the host's IncomingMessage", () =>
     Effect.gen(function*() {
       const mounted = CoursekitHttp.nodeHandler(hostServices(), { identify: (request) => identityFromCookie(request.headers.cookie) })

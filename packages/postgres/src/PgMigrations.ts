@@ -32,6 +32,7 @@ import opaqueCatalogueToken from "./migrations/0014_opaque_catalogue_token.ts"
 import recordVersions from "./migrations/0015_record_versions.ts"
 import revisions from "./migrations/0016_revisions.ts"
 import learnerProgress from "./migrations/0017_learner_progress.ts"
+import adminSessions from "./migrations/0018_admin_sessions.ts"
 import { indexMissing } from "./PgCourseSearch.ts"
 import * as PgSchema from "./PgSchema.ts"
 
@@ -53,7 +54,8 @@ export const migrations = {
   "0014_opaque_catalogue_token": opaqueCatalogueToken,
   "0015_record_versions": recordVersions,
   "0016_revisions": revisions,
-  "0017_learner_progress": learnerProgress
+  "0017_learner_progress": learnerProgress,
+  "0018_admin_sessions": adminSessions
 }
 
 /** Table where applied migrations are recorded, in Coursekit's schema. */
@@ -88,6 +90,7 @@ const createdBy: { readonly [Name in PgSchema.TableName | PgSchema.FunctionName]
   lesson_revisions: 16,
   lesson_progress: 17,
   course_progress: 17,
+  admin_sessions: 18,
   // The migrator's own table, there before any step.
   coursekit_migrations: 0
 }

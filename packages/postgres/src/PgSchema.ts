@@ -75,6 +75,7 @@ export const tableNames = [
   "lesson_revisions",
   "lesson_progress",
   "course_progress",
+  "admin_sessions",
   "coursekit_migrations"
 ] as const
 

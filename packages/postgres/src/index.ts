@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * as PgAdminSessionRepo from "./PgAdminSessionRepo.ts"
 export * as PgCourseRepo from "./PgCourseRepo.ts"
 export * as PgCourseSearch from "./PgCourseSearch.ts"
 export * as PgDatabase from "./PgDatabase.ts"

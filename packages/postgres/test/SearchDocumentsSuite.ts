@@ -38,6 +38,8 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
           const bySql = yield* insertBySql(`Crème ${tag}`, "<p>Knead <b>Cr</b>&egrave;me <a href=\"https://example.com\">here</a></p>")
           // The database as it was before 0010 (and the steps after it, undone; 0014 replaces
           // its function whatever it finds).
+          yield* sql`DROP TABLE coursekit.admin_sessions`
+          yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 18`
           yield* sql`DROP TABLE coursekit.lesson_progress, coursekit.course_progress`
           yield* sql`ALTER TABLE coursekit.lessons DROP COLUMN available_after_days`
           yield* sql`DELETE FROM coursekit.coursekit_migrations WHERE migration_id = 17`
@@ -73,7 +75,8 @@ export const searchDocumentsSuite = <E>(name: string, repos: Layer.Layer<CourseR
             [14, "opaque_catalogue_token"],
             [15, "record_versions"],
             [16, "revisions"],
-            [17, "learner_progress"]
+            [17, "learner_progress"],
+            [18, "admin_sessions"]
           ])
           assert.deepStrictEqual(yield* idsFor(tag), [byRepo.id, bySql])
           assert.deepStrictEqual(yield* idsFor(`${tag} creme knead`), [bySql])

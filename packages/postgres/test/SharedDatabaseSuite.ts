@@ -176,7 +176,7 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
         const sql = yield* SqlClient.SqlClient
         // What an earlier Coursekit left: its twelve steps run in the connection's default
         // schema, public, and rows written there.
-        const { "0013_function_search_path": _, "0014_opaque_catalogue_token": _14, "0015_record_versions": _15, "0016_revisions": _16, "0017_learner_progress": _17, ...before } = migrations
+        const { "0013_function_search_path": _, "0014_opaque_catalogue_token": _14, "0015_record_versions": _15, "0016_revisions": _16, "0017_learner_progress": _17, "0018_admin_sessions": _18, ...before } = migrations
         yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: migrationsTable }).pipe(
           Effect.provide(PgSchema.layer("public"))
         )
@@ -185,7 +185,7 @@ export const sharedDatabaseSuite = <E>(name: string, freshDatabase: () => Layer.
         yield* sql`INSERT INTO purchases (user_id, course_id) SELECT 'user-1', id FROM courses`
         const [old] = yield* sql<{ readonly id: number }>`SELECT id FROM public.courses`
         // All of Coursekit's objects but those of the steps after the layout before schemas (0015's function, 0016's tables).
-        const later = ["coursekit_count_version", "course_revisions", "lesson_revisions", "lesson_progress", "course_progress"]
+        const later = ["coursekit_count_version", "course_revisions", "lesson_revisions", "lesson_progress", "course_progress", "admin_sessions"]
         assert.deepStrictEqual(yield* coursekitObjectsIn("public"), allOfCoursekit.filter((name) => !later.includes(name)))
 
         yield* Effect.provide(

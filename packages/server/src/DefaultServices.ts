@@ -15,6 +15,7 @@
  * @since 0.1.0
  */
 import {
+  type AdminSessionRepo,
   Courses,
   ContentGenerator,
   Deadline,
@@ -41,6 +42,7 @@ import { GeminiProvider } from "@coursekit/llm-gemini"
 import { OpenAiProvider } from "@coursekit/llm-openai"
 import {
   type DataDirectoryLock,
+  PgAdminSessionRepo,
   PgCourseRepo,
   PgDatabase,
   PgLessonRepo,
@@ -232,14 +234,16 @@ export interface CoreLayers {
   readonly services: Layer.Layer<CoursekitHttp.UseCases | UploadSweep | Readiness, StartError>
   /** With the local store, its upload (`/storage`) and file (`/files`) routes; else none. */
   readonly storageRoutes: Layer.Layer<never, StartError, HttpRouter.HttpRouter>
+  /** The Studio's admin sessions, in the same database (the standalone server signs authors in; a host's login does). */
+  readonly adminSessions: Layer.Layer<AdminSessionRepo, StartError>
 }
 
 /**
- * The core's use cases on the adapters `settings` pick, and the routes the local store
- * needs. Both use one store: build `storageRoutes` within the build of `services` (as the
- * routes of a server or handler provided with them), since layers are shared per
- * reference within one build. `publicUrl` is where clients reach those routes (read on
- * every use).
+ * The core's use cases on the adapters `settings` pick, the routes the local store
+ * needs, and the admin sessions' store. They share one store and one database: build
+ * `storageRoutes` and `adminSessions` within the build of `services` (as the routes of a
+ * server or handler provided with them), since layers are shared per reference within
+ * one build. `publicUrl` is where clients reach those routes (read on every use).
  */
 export const coreLayers = (settings: ServerSettings, publicUrl: () => string): CoreLayers => {
   // One database for the services and the file route: layers are shared per reference
@@ -271,7 +275,7 @@ export const coreLayers = (settings: ServerSettings, publicUrl: () => string): C
     Layer.provide(NodeServices.layer),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))
   )
-  return { services, storageRoutes: storage.routes }
+  return { services, storageRoutes: storage.routes, adminSessions: PgAdminSessionRepo.layer.pipe(Layer.provide(database)) }
 }
 
 /** Options of {@link layer} and {@link layerFrom}. */

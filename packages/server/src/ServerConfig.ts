@@ -176,6 +176,8 @@ export interface ServerSettings {
   readonly jwtAudience: Option.Option<string>
   /** Admin tokens from `ADMIN_TOKENS`; empty means the token file in `dataDir`. */
   readonly adminTokens: ReadonlyArray<Redacted.Redacted<string>>
+  /** The key that signs the Studio's session cookies (`SESSION_SECRET`); absent means a key file in `dataDir`. */
+  readonly sessionSecret: Option.Option<Redacted.Redacted<string>>
   /** Most `GET /courses` responses cached per instance; 0 turns the cache off. */
   readonly listCacheEntries: number
   /** Revisions kept per course and per lesson (`REVISIONS_KEEP`, default 100). */
@@ -261,6 +263,9 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   jwtIssuer: Config.String("JWT_ISSUER").pipe(Config.option),
   jwtAudience: Config.String("JWT_AUDIENCE").pipe(Config.option),
   adminTokens: Config.Redacted("ADMIN_TOKENS").pipe(Config.option),
+  // Its length is checked when the sessions are built (`minSessionSecretLength` of
+  // @coursekit/http), so that no error message ever holds the value.
+  sessionSecret: Config.Redacted("SESSION_SECRET").pipe(Config.option),
   listCacheEntries: Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), "LIST_CACHE_ENTRIES").pipe(
     Config.withDefault(10_000)
   ),
@@ -310,6 +315,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
           token
         ) => Redacted.make(token))
     }),
+    sessionSecret: raw.sessionSecret,
     listCacheEntries: raw.listCacheEntries,
     revisionsKeep: raw.revisionsKeep,
     requireIfMatch: raw.requireIfMatch,

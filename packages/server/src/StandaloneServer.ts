@@ -1,26 +1,39 @@
 /**
  * The standalone Coursekit service, wired from {@link ServerSettings}: the default
  * services (`DefaultServices`: PostgreSQL or PGlite, local disk or S3, the models, the
- * upload sweep); admin tokens from `ADMIN_TOKENS`, else the token file in `DATA_DIR`;
+ * upload sweep); admin tokens from `ADMIN_TOKENS`, else the token file in `DATA_DIR`, and
+ * the Studio's sessions signed with `SESSION_SECRET`, else a key file in `DATA_DIR`;
  * viewer tokens from `JWT_SECRET`/`JWKS_URL`; Coursekit Studio at `/studio/` unless
  * `STUDIO_ENABLED=false`; the HTTP server on `HOST:PORT`.
  *
  * @since 0.1.0
  */
-import type { Courses, Uploads, UploadSweep } from "@coursekit/core"
-import { AdminTokens, CourseListCache, CoursekitHttp, JwtViewerResolver, RequestLogger, RequireIfMatch, StudioRoutes, ViewerResolver } from "@coursekit/http"
+import type { AdminSessionRepo, Courses, Uploads, UploadSweep } from "@coursekit/core"
+import {
+  AdminSessions,
+  CourseListCache,
+  CoursekitHttp,
+  JwtViewerResolver,
+  RequestLogger,
+  RequireIfMatch,
+  type SessionSecretTooShort,
+  StudioRoutes,
+  ViewerResolver
+} from "@coursekit/http"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { type Config, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { HttpServer, type HttpServerError } from "effect/http"
 import * as AdminTokenFile from "./AdminTokenFile.ts"
 import * as DefaultServices from "./DefaultServices.ts"
+import * as SecretFile from "./SecretFile.ts"
 import { type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
 
-const layerAdminTokens = (settings: ServerSettings) =>
-  Layer.unwrap(Effect.gen(function*() {
+/** Admin tokens from `ADMIN_TOKENS`, else the token file in `DATA_DIR`. */
+const adminTokensOf = (settings: ServerSettings) =>
+  Effect.gen(function*() {
     if (settings.adminTokens.length > 0) {
       yield* Effect.logInfo(`Admin tokens: ${settings.adminTokens.length} from ADMIN_TOKENS.`)
-      return AdminTokens.layer(settings.adminTokens)
+      return settings.adminTokens
     }
     const file = yield* AdminTokenFile.ensure(settings.dataDir)
     yield* file.created
@@ -28,7 +41,31 @@ const layerAdminTokens = (settings: ServerSettings) =>
         Effect.annotateLogs({ adminToken: Redacted.value(file.token) })
       )
       : Effect.logInfo(`Admin token: read it from ${file.path}.`)
-    return AdminTokens.layer([file.token])
+    return [file.token]
+  })
+
+/** The key of the Studio's session cookies: `SESSION_SECRET`, else a key file in `DATA_DIR`. */
+const sessionSecretOf = (settings: ServerSettings) =>
+  Option.match(settings.sessionSecret, {
+    onSome: (secret) => Effect.as(Effect.logInfo("Session secret: from SESSION_SECRET."), secret),
+    onNone: () =>
+      Effect.tap(SecretFile.ensure(settings.dataDir, "session-secret", ""), (file) =>
+        // Another instance has another data directory, so another key: its sessions would not count here.
+        Effect.logInfo(
+          `Session secret: ${file.created ? "created in" : "read from"} ${file.path}` +
+            (Option.isSome(settings.databaseUrl) ? "; with several instances, set SESSION_SECRET to one value on all of them." : ".")
+        )).pipe(Effect.map((file) => file.secret))
+  })
+
+/**
+ * Admin access: bearer tokens, and the Studio's sessions (signed cookies, kept in the
+ * database `adminSessions` names). `publicUrl` is read on every use.
+ */
+const layerAdminAccess = (settings: ServerSettings, adminSessions: Layer.Layer<AdminSessionRepo, DefaultServices.StartError>, publicUrl: () => string) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const tokens = yield* adminTokensOf(settings)
+    const secret = yield* sessionSecretOf(settings)
+    return AdminSessions.layer({ tokens, secret, publicUrl }).pipe(Layer.provide(adminSessions))
   }))
 
 /** Viewer tokens from `JWT_SECRET` and/or `JWKS_URL`; with neither, viewers are anonymous. */
@@ -84,6 +121,7 @@ export type StartError =
   | DefaultServices.StartError
   | HttpServerError.ServeError
   | AdminTokenFile.AdminTokenFileInvalid
+  | SessionSecretTooShort
   | JwtViewerResolver.JwtOptionsInvalid
 
 /**
@@ -103,12 +141,12 @@ export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.Http
     Layer.provide([
       CourseListCache.layer({ maxEntries: settings.listCacheEntries }),
       Layer.succeed(RequireIfMatch, settings.requireIfMatch),
-      layerAdminTokens(settings),
+      layerAdminAccess(settings, core.adminSessions, () => origin.url),
       layerViewers(settings),
       LogLevel.isGreaterThan(settings.logLevel, "Info") ? RequestLogger.layerSilent : RequestLogger.layerJsonLines()
     ]),
     Layer.provideMerge(core.services),
-    // The admin token file.
+    // The admin token and session secret files.
     Layer.provide(NodeServices.layer)
   )
 }

@@ -126,6 +126,9 @@ export const describe = (cause: Cause.Cause<unknown>, settings?: ServerSettings)
       return `The object storage is not usable: ${causeText(error)}. Check STORAGE and its settings (STORAGE_DIR, or the S3_* variables)`
     case "AdminTokenFileInvalid":
       return oneLine(messageOf(error))
+    case "SessionSecretTooShort":
+      return `${oneLine(messageOf(error))}. Set SESSION_SECRET to 32 or more random characters (the same on every instance), ` +
+        `or unset it and delete ${dataDir}/session-secret to have one generated`
     case "JwtOptionsInvalid":
       return `Viewer tokens cannot be configured: ${oneLine(messageOf(error))}. Fix JWT_SECRET or JWKS_URL`
     default:

@@ -25,7 +25,8 @@ const validBodies: Record<string, Record<string, unknown>> = {
   MultipartCompleteRequest: { parts: [{ part_number: 1, etag: "\"0\"" }] },
   SectionCreate: { title: "Week 1" },
   SectionUpdate: { title: "Week 1" },
-  ProgressUpdate: { completed: true, position_seconds: 1 }
+  ProgressUpdate: { completed: true, position_seconds: 1 },
+  SessionSignIn: { token: "not-an-admin-token" }
 }
 
 /** A valid value per path or query parameter name. */

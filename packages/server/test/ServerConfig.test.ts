@@ -30,6 +30,7 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(Duration.toMillis(parsed.databaseTimeout), 5_000)
       assert.strictEqual(parsed.databaseSchema, "coursekit")
       assert.deepStrictEqual(parsed.adminTokens, [])
+      assert.deepStrictEqual(parsed.sessionSecret, Option.none())
       assert.strictEqual(parsed.listCacheEntries, 10_000)
       assert.strictEqual(parsed.logLevel, "Info")
       assert.deepStrictEqual(parsed.jwtSecret, Option.none())
@@ -51,6 +52,7 @@ describe("ServerConfig.settings", () => {
         DATABASE_TIMEOUT_MS: "2500",
         CDN_URL: "https://cdn.example.com/",
         ADMIN_TOKENS: " first-token , ,second-token ",
+        SESSION_SECRET: "session-secret-0123456789-0123456789",
         LIST_CACHE_ENTRIES: "0",
         LOG_LEVEL: "Warn",
         STORAGE: "s3",
@@ -94,6 +96,7 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(parsed.databasePoolSize, 25)
       assert.strictEqual(Duration.toMillis(parsed.databaseTimeout), 2_500)
       assert.deepStrictEqual(parsed.adminTokens.map(Redacted.value), ["first-token", "second-token"])
+      assert.strictEqual(Option.map(parsed.sessionSecret, Redacted.value).pipe(Option.getOrUndefined), "session-secret-0123456789-0123456789")
       assert.strictEqual(parsed.listCacheEntries, 0)
       assert.strictEqual(parsed.logLevel, "Warn")
       assert.strictEqual(Option.map(parsed.jwtSecret, Redacted.value).pipe(Option.getOrThrow), "a-viewer-token-secret-of-32-chars!")

@@ -176,6 +176,12 @@ describe("start-up failures print one line and exit 1", () => {
     expectOneLine(finished, /^coursekit: Cannot connect to the database at DATABASE_URL \(postgres:\/\/coursekit@127\.0\.0\.1:1\/coursekit\): connection refused/)
     expect(finished.stdout + finished.stderr).not.toContain("s3cret-pw")
   })
+
+  it("a SESSION_SECRET too short to sign with says how long it must be, never the value", async () => {
+    const finished = await runToExit({ DATA_DIR: scratch("short-session-secret"), SESSION_SECRET: "short-Secret-0123" })
+    expectOneLine(finished, /^coursekit: The session secret has 17 characters; it needs at least 32\. Set SESSION_SECRET to 32 or more random characters/)
+    expect(finished.stdout + finished.stderr).not.toContain("short-Secret-0123")
+  })
 })
 
 describe("one process per data directory", () => {

@@ -45,6 +45,7 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     jwtIssuer: Option.none(),
     jwtAudience: Option.none(),
     adminTokens: [Redacted.make(adminToken)],
+    sessionSecret: Option.none(),
     listCacheEntries: 10_000,
     revisionsKeep: 100,
     requireIfMatch: false,

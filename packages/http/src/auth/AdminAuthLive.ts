@@ -35,7 +35,7 @@ export const layer: Layer.Layer<AdminAuth, never, AdminAccess | ViewerResolver> 
           // Not an admin. A valid viewer gets 403 (known, but not allowed); anyone else 401.
           const viewer = yield* resolveOnce(viewers, request).pipe(Effect.orElseSucceed(() => undefined))
           if (viewer?._tag === "User") return yield* new Forbidden({ detail: refusals.forbidden })
-          return yield* new Unauthorized({ detail: refusals.unauthorized(credential) })
+          return yield* new Unauthorized({ detail: refusals.unauthorized(credential, request) })
         })
     })
   })

@@ -35,6 +35,10 @@ export const namedToken = (entry: string): { readonly name: string; readonly tok
   return { name: `admin-${digest(entry).toString("hex").slice(0, 8)}`, token: entry }
 }
 
+/** The usable entries of `tokens` (empty ones are ignored), each with its name ({@link namedToken}). */
+export const configuredTokens = (tokens: ReadonlyArray<Redacted.Redacted<string>>): ReadonlyArray<{ readonly name: string; readonly token: string }> =>
+  tokens.map(Redacted.value).filter((entry) => entry.length > 0).map(namedToken)
+
 /**
  * Checks a presented token against the configured admin tokens. Both sides are hashed to
  * equal-length digests and every configured token is compared, so neither the length nor
@@ -45,6 +49,21 @@ export class AdminTokens extends Context.Service<AdminTokens, {
   /** The name of the presented token's writes ({@link namedToken}); undefined for no admin token. */
   authorOf(presented: Redacted.Redacted<string>): string | undefined
 }>()("@coursekit/http/AdminTokens") {
+  /** The check of exactly `tokens` (see {@link AdminTokens.layer}), as a value. */
+  static readonly make = (tokens: ReadonlyArray<Redacted.Redacted<string>>): AdminTokens["Service"] => {
+    const known: ReadonlyArray<NamedToken> = configuredTokens(tokens).map(({ name, token }) => ({ name, digest: digest(token) }))
+    const match = (presented: Redacted.Redacted<string>) => {
+      const candidate = digest(Redacted.value(presented))
+      let found: NamedToken | undefined
+      for (const token of known) if (timingSafeEqual(token.digest, candidate) && found === undefined) found = token
+      return found
+    }
+    return AdminTokens.of({
+      isAdmin: (presented) => match(presented) !== undefined,
+      authorOf: (presented) => match(presented)?.name
+    })
+  }
+
   /**
    * Accepts exactly `tokens` (empty strings are ignored; `name=token` entries name their
    * writes' author, see {@link namedToken}), and grants admin access to the requests that
@@ -52,20 +71,7 @@ export class AdminTokens extends Context.Service<AdminTokens, {
    * {@link adminTokenRefusals}).
    */
   static readonly layer = (tokens: ReadonlyArray<Redacted.Redacted<string>>): Layer.Layer<AdminTokens | AdminAccess> => {
-    const known: ReadonlyArray<NamedToken> = tokens.map(Redacted.value).filter((token) => token.length > 0).map((entry) => {
-      const { name, token } = namedToken(entry)
-      return { name, digest: digest(token) }
-    })
-    const match = (presented: Redacted.Redacted<string>) => {
-      const candidate = digest(Redacted.value(presented))
-      let found: NamedToken | undefined
-      for (const token of known) if (timingSafeEqual(token.digest, candidate) && found === undefined) found = token
-      return found
-    }
-    const service = AdminTokens.of({
-      isAdmin: (presented) => match(presented) !== undefined,
-      authorOf: (presented) => match(presented)?.name
-    })
+    const service = AdminTokens.make(tokens)
     return Layer.succeedContext(
       Context.make(AdminTokens, service).pipe(
         Context.add(AdminAccess, AdminAccess.of({

@@ -75,14 +75,15 @@ export class CatalogueReaders extends Context.Service<CatalogueReaders, {
               if (!asksAdminOnly(request.url)) return anyone
               return viewer._tag === "User"
                 ? Effect.fail(new Forbidden({ detail: refusals.forbidden }))
-                : Effect.fail(new Unauthorized({ detail: refusals.unauthorized(bearer) }))
+                : Effect.fail(new Unauthorized({ detail: refusals.unauthorized(bearer, request) }))
             }))
       }
 
       // Decided once per request: the list cache and the API must agree on who is asking
       // (a remote role lookup could answer differently the second time), and it is cheaper.
       const decided = new WeakMap<object, Exit.Exit<"admin" | "public", Unauthorized | Forbidden | ServiceUnavailable>>()
-      const vary = viewers.vary.join(", ")
+      // Who is an admin may be read from more than the viewer's credentials (a session cookie).
+      const vary = [...new Set([...viewers.vary, ...(access.vary ?? [])])].join(", ")
       return CatalogueReaders.of({
         cachingOf: (request, response) =>
           (request.method === "GET" || request.method === "HEAD") && contractRoutes.isCatalogueRead(pathOf(request.url))
