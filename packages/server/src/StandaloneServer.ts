@@ -65,7 +65,7 @@ const layerAdminAccess = (settings: ServerSettings, adminSessions: Layer.Layer<A
   Layer.unwrap(Effect.gen(function*() {
     const tokens = yield* adminTokensOf(settings)
     const secret = yield* sessionSecretOf(settings)
-    return AdminSessions.layer({ tokens, secret, publicUrl }).pipe(Layer.provide(adminSessions))
+    return AdminSessions.layer({ tokens, secret, publicUrl, originFromHost: !settings.publicUrlConfigured }).pipe(Layer.provide(adminSessions))
   }))
 
 /** Viewer tokens from `JWT_SECRET` and/or `JWKS_URL`; with neither, viewers are anonymous. */

@@ -9,6 +9,7 @@ import { Effect, Layer, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { mkdtempSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import { PgliteDatabase } from "@coursekit/postgres"
 import * as StandaloneServer from "../src/StandaloneServer.ts"
@@ -40,6 +41,39 @@ describe("admin sessions under an https public URL with a path", () => {
         assert.strictEqual(plain.status, 403)
         const out = yield* call("/admin/session", { method: "DELETE", headers: browser(cookie, origin) })
         assert.strictEqual(setCookieOf(out), "coursekit_session=; Max-Age=0; Path=/coursekit; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict")
+      }))
+  })
+})
+
+/** `POST /admin/session` to the server at `url` with the `Host` and `Origin` a browser would send from a page at `host`. */
+const signInAs = (url: string, host: string, origin: string) =>
+  Effect.promise(() =>
+    new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ token: adaToken })
+      const request = httpRequest(`${url}/admin/session`, {
+        method: "POST",
+        headers: { host, origin, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+      }, (response) => {
+        response.resume()
+        resolve(response.statusCode!)
+      })
+      request.on("error", reject)
+      request.end(body)
+    })
+  )
+
+describe("admin sessions without PUBLIC_URL", () => {
+  layer(layerTestServer({ adminTokens: sessionTokens }), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a page at the address the browser used (its Host) may sign in, as localhost or 127.0.0.1; another site, or another scheme, may not", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const port = new URL(url).port
+        assert.strictEqual(yield* signInAs(url, `localhost:${port}`, `http://localhost:${port}`), 200)
+        assert.strictEqual(yield* signInAs(url, `127.0.0.1:${port}`, `http://127.0.0.1:${port}`), 200)
+        assert.strictEqual(yield* signInAs(url, `localhost:${port}`, "http://evil.example"), 403)
+        assert.strictEqual(yield* signInAs(url, `localhost:${port}`, `http://127.0.0.2:${port}`), 403)
+        assert.strictEqual(yield* signInAs(url, `localhost:${port}`, `https://localhost:${port}`), 403)
+        assert.strictEqual(yield* signInAs(url, `localhost:${port}`, `http://localhost:${port}/`), 403)
       }))
   })
 })

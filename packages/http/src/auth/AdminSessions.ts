@@ -54,6 +54,14 @@ export interface AdminSessionsOptions {
    * cookie `Secure`.
    */
   readonly publicUrl: () => string
+  /**
+   * Also take the request's own `Host` as the server's origin: for a server that was not
+   * told its public URL (`PUBLIC_URL` unset, derived from the port), which cannot know
+   * whether browsers reach it as `localhost` or `127.0.0.1`. A browser sets `Origin`
+   * itself, so another site's page still cannot pass; set `PUBLIC_URL` behind a proxy
+   * that rewrites `Host`.
+   */
+  readonly originFromHost?: boolean | undefined
 }
 
 const signIn = CoursekitApi.groups.session.endpoints.signIn
@@ -126,7 +134,14 @@ export class AdminSessions extends Context.Service<AdminSessions, {
         const { path, secure } = currentSite()
         return { path, httpOnly: true, sameSite: "strict", secure } as const
       }
-      const fromOwnOrigin = (request: HttpServerRequest.HttpServerRequest) => request.headers.origin === currentSite().origin
+      const fromOwnOrigin = (request: HttpServerRequest.HttpServerRequest) => {
+        const origin = request.headers.origin
+        if (origin === undefined) return false
+        if (origin === currentSite().origin) return true
+        // The page's origin as a browser writes it: the public URL's scheme and the request's own host.
+        const host = request.headers.host
+        return options.originFromHost === true && host !== undefined && origin === `${new URL(currentSite().origin).protocol}//${host.toLowerCase()}`
+      }
       const foreignOrigin = (request: HttpServerRequest.HttpServerRequest, what: string) =>
         new Forbidden({
           detail: `${what} must come from ${currentSite().origin}, this server's own pages (the Origin header); this ` +

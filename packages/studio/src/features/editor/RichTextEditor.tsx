@@ -47,7 +47,7 @@ export const RichTextEditor = ({ label, html, resetKey, onChange }: Props) => {
   const run = (command: () => boolean) => () => void command()
   return (
     <div className="rich-text-field">
-      <Toolbar aria-label={`${label} formatting`} className="rich-text-toolbar">
+      <Toolbar aria-label="Text formatting" className="rich-text-toolbar">
         <Button aria-pressed={active?.bold} onPress={run(() => editor?.chain().focus().toggleBold().run() ?? false)}>Bold</Button>
         <Button aria-pressed={active?.italic} onPress={run(() => editor?.chain().focus().toggleItalic().run() ?? false)}>Italic</Button>
         <Button aria-pressed={active?.heading} onPress={run(() => editor?.chain().focus().toggleHeading({ level: 2 }).run() ?? false)}>Heading</Button>
