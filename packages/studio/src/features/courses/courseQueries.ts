@@ -41,7 +41,8 @@ export const useCoursePage = (request: CoursePageRequest) =>
 export const useCreateCourse = () => {
   const queries = useQueryClient()
   return useMutation({
-    mutationFn: (title: string) => studioClient.courses.create({ payload: { title, content_html: "" } }).then(({ body }) => body),
+    // A new course is a draft: nobody sees it until its author publishes it.
+    mutationFn: (title: string) => studioClient.courses.create({ payload: { title, content_html: "", status: "draft" } }).then(({ body }) => body),
     onSuccess: () => queries.invalidateQueries({ queryKey: coursesKey })
   })
 }

@@ -34,8 +34,9 @@ export const useSignOut = () => {
   return useMutation({
     mutationFn: () => studioClient.session.signOut(),
     onSuccess: () => {
-      queries.clear()
+      // Signed out: the sign-in form, and nothing the session read left in memory.
       queries.setQueryData(adminAccessKey, false)
+      queries.removeQueries({ predicate: (query) => query.queryKey[0] !== adminAccessKey[0] })
     }
   })
 }
