@@ -47,7 +47,8 @@ export const writeCourse = async (
 
 /** The autosave of the course's content. */
 export const saveCourse = (id: number) => (draft: CourseDraft, version: number): Promise<SaveOutcome> =>
-  writeCourse(id, { title: draft.title, description: draft.description, content_html: draft.content_html }, version, { autosave: true })
+  // An empty description is none (null), as the course was created: not a change of its own.
+  writeCourse(id, { title: draft.title, description: draft.description.trim() === "" ? null : draft.description, content_html: draft.content_html }, version, { autosave: true })
 
 /** A page of the course's revisions, newest first, and the next page's cursor. */
 export const courseRevisionPage = async (id: number, cursor: number | undefined) => {
