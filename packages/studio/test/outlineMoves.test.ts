@@ -224,6 +224,12 @@ describe("dragging", () => {
     expect(dragPreview(outline, 4, { _tag: "lesson", id: 3 }, false)).toBe(outline)
   })
 
+  it("dropped over nothing (outside the outline) is no move, wherever the preview had it", () => {
+    const away = dragPreview(outline, 4, { _tag: "group", sectionId: 20 }, false)
+    expect(dropMove(outline, away, { _tag: "lesson", id: 4 }, undefined)).toBeUndefined()
+    expect(dropMove(outline, outline, { _tag: "section", id: 10 }, undefined)).toBeUndefined()
+  })
+
   it("dragged out and back to where it was is no move", () => {
     const away = dragPreview(outline, 4, { _tag: "group", sectionId: 20 }, false)
     const back = dragPreview(away, 4, { _tag: "lesson", id: 5 }, false)

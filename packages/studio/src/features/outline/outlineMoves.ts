@@ -292,11 +292,12 @@ export const dragPreview = (preview: Outline, lessonId: number, over: DragTarget
  * The move a drop makes, from the outline as stored (`outline`) and as the drag showed it
  * (`preview`): a lesson takes the place of the lesson it was dropped on within the group
  * it is in by then (or stays where the preview put it); a section takes the place of the
- * section it was dropped on. Undefined when nothing changes.
+ * section it was dropped on. Dropped over nothing (outside the outline), nothing moves.
+ * Undefined when nothing changes.
  */
 export const dropMove = (outline: Outline, preview: Outline, active: DragTarget, over: DragTarget | undefined): Move | undefined => {
+  if (over === undefined) return undefined
   if (active._tag === "section") {
-    if (over === undefined) return undefined
     const overSection = over._tag === "section"
       ? over.id
       : over._tag === "group"
@@ -309,7 +310,7 @@ export const dropMove = (outline: Outline, preview: Outline, active: DragTarget,
   const shown = findLesson(preview, active.id)
   if (shown === undefined) return undefined
   let place: Place = { sectionId: shown.sectionId, position: shown.position }
-  if (over?._tag === "lesson" && over.id !== active.id) {
+  if (over._tag === "lesson" && over.id !== active.id) {
     const target = findLesson(preview, over.id)
     if (target !== undefined && target.sectionId === shown.sectionId) place = { sectionId: target.sectionId, position: target.position }
   }
