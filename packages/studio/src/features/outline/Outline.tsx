@@ -90,9 +90,14 @@ export const Outline = ({ courseId }: { readonly courseId: number }) => {
   const announce = useCallback((message: string, options?: { readonly itemGone: boolean }) => {
     setAnnouncement(message)
     if (options?.itemGone !== true) return
-    requestAnimationFrame(() => {
-      if (document.activeElement === null || document.activeElement === document.body) heading.current?.focus()
-    })
+    // The dialog closes over a few frames; once focus has left it for nowhere, it comes here.
+    const settle = (framesLeft: number) =>
+      requestAnimationFrame(() => {
+        const active = document.activeElement
+        if (active === null || active === document.body || !active.isConnected) return heading.current?.focus()
+        if (framesLeft > 0 && active.closest("[role=dialog], [role=alertdialog]") !== null) settle(framesLeft - 1)
+      })
+    settle(60)
   }, [])
   return (
     <section className="outline" aria-labelledby={headingId}>
