@@ -3,6 +3,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query"
 import { Button } from "react-aria-components"
 import { CourseList } from "../features/courses/CourseList.tsx"
 import { CourseEditorPage } from "../features/editor/CourseEditor.tsx"
+import { LessonEditorPage } from "../features/editor/LessonEditor.tsx"
 import { SignIn } from "../features/session/SignIn.tsx"
 import { useAdminAccess, useSignOut } from "../features/session/sessionQueries.ts"
 import { problemMessage } from "../shared/problemMessage.ts"
@@ -22,6 +23,8 @@ const Views = () => {
       return <CourseList />
     case "course":
       return <CourseEditorPage id={route.id} />
+    case "lesson":
+      return <LessonEditorPage courseId={route.courseId} lessonId={route.lessonId} />
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The Studio's views, in the URL's fragment (`#/courses/12`): the server answers one
+ * The Studio's views, in the URL's fragment (`#/courses/12`, `#/courses/12/lessons/7`): the server answers one
  * page, `<prefix>/studio/`, whatever the view, and relative asset URLs stay right.
  */
 import { useSyncExternalStore } from "react"
@@ -7,6 +7,7 @@ import { useSyncExternalStore } from "react"
 export type Route =
   | { readonly _tag: "courses" }
   | { readonly _tag: "course"; readonly id: number }
+  | { readonly _tag: "lesson"; readonly courseId: number; readonly lessonId: number }
 
 const positive = (text: string | undefined) => (text !== undefined && /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : undefined)
 
@@ -15,11 +16,22 @@ export const routeOf = (hash: string): Route => {
   const parts = hash.replace(/^#\/?/, "").split("/")
   const id = parts[0] === "courses" ? positive(parts[1]) : undefined
   if (id !== undefined && parts.length === 2) return { _tag: "course", id }
+  const lessonId = parts[2] === "lessons" ? positive(parts[3]) : undefined
+  if (id !== undefined && lessonId !== undefined && parts.length === 4) return { _tag: "lesson", courseId: id, lessonId }
   return { _tag: "courses" }
 }
 
 /** The fragment of a view. */
-export const hrefOf = (route: Route): string => (route._tag === "course" ? `#/courses/${route.id}` : "#/")
+export const hrefOf = (route: Route): string => {
+  switch (route._tag) {
+    case "courses":
+      return "#/"
+    case "course":
+      return `#/courses/${route.id}`
+    case "lesson":
+      return `#/courses/${route.courseId}/lessons/${route.lessonId}`
+  }
+}
 
 export const navigate = (route: Route) => {
   window.location.hash = hrefOf(route)

@@ -13,6 +13,7 @@ import { problemMessage } from "../../shared/problemMessage.ts"
 import { PublishState } from "../../shared/PublishState.tsx"
 import { HistoryDialog } from "../history/HistoryDialog.tsx"
 import { textOfHtml } from "../history/wordDiff.ts"
+import { Outline } from "../outline/Outline.tsx"
 import { type PublishChange, PublishControls } from "../publishing/PublishControls.tsx"
 import { ConflictDialog } from "./ConflictDialog.tsx"
 import {
@@ -149,6 +150,7 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
       />
       <p className="slug">Slug: <code>{course.slug}</code></p>
       <RichTextEditor label="Course body" html={draft.content_html} resetKey={bodyReset} onChange={(content_html) => change({ ...draft, content_html })} />
+      <Outline courseId={course.id} />
       {status._tag === "conflict" && (
         <ConflictDialog
           title="This course changed since you opened it"

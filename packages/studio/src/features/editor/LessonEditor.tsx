@@ -1,0 +1,218 @@
+/**
+ * The lesson editor (`#/courses/{id}/lessons/{lessonId}`), as the course editor is: "Lesson
+ * title" and the body ("Lesson body") saved about a second after the author stops typing,
+ * a 412 answered by the conflict dialog, what the author typed kept in this browser until
+ * the server has it. "Free preview", publishing and a restore from "History" are writes of
+ * their own in the same save lane, each naming the version the one before it left.
+ */
+import { useQueryClient } from "@tanstack/react-query"
+import { DateTime } from "effect"
+import { useState } from "react"
+import { Button, Checkbox, FieldError, Input, Label, TextField } from "react-aria-components"
+import { hrefOf } from "../../app/route.ts"
+import { problemMessage } from "../../shared/problemMessage.ts"
+import { PublishState } from "../../shared/PublishState.tsx"
+import { HistoryDialog } from "../history/HistoryDialog.tsx"
+import { textOfHtml } from "../history/wordDiff.ts"
+import { type PublishChange, PublishControls } from "../publishing/PublishControls.tsx"
+import { ConflictDialog } from "./ConflictDialog.tsx"
+import { useCourse } from "./courseEditorQueries.ts"
+import {
+  type LessonDraft,
+  lessonDraftOf,
+  lessonKey,
+  lessonRevision,
+  lessonRevisionPage,
+  restoreLesson,
+  saveLesson,
+  useLesson,
+  writeLesson
+} from "./lessonEditorQueries.ts"
+import { clearDraft, keepDraft, readDraft } from "./localDraft.ts"
+import { RichTextEditor } from "./RichTextEditor.tsx"
+import { statusText, useAutosave } from "./useAutosave.ts"
+
+/** Where the author is: the course list, then the course (its title once known), a link back to each. */
+const Breadcrumbs = ({ courseId }: { readonly courseId: number }) => {
+  const course = useCourse(courseId)
+  return (
+    <nav aria-label="Breadcrumbs" className="breadcrumbs">
+      <a href={hrefOf({ _tag: "courses" })}>Courses</a>
+      <span aria-hidden="true"> › </span>
+      <a href={hrefOf({ _tag: "course", id: courseId })}>{course.data?.title ?? "The course"}</a>
+    </nav>
+  )
+}
+
+export const LessonEditorPage = ({ courseId, lessonId }: { readonly courseId: number; readonly lessonId: number }) => {
+  const lesson = useLesson(courseId, lessonId)
+  if (lesson.isPending) return <main aria-busy="true"><Breadcrumbs courseId={courseId} /><p>Loading the lesson…</p></main>
+  if (lesson.isError) {
+    return (
+      <main>
+        <Breadcrumbs courseId={courseId} />
+        <p role="alert" className="error">{problemMessage(lesson.error)}</p>
+      </main>
+    )
+  }
+  return <LessonEditor key={lessonId} courseId={courseId} lesson={lesson.data} />
+}
+
+type Lesson = NonNullable<ReturnType<typeof useLesson>["data"]>
+
+const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonly lesson: Lesson }) => {
+  const queries = useQueryClient()
+  const key = lessonKey(courseId, lesson.id)
+  const [draft, setDraft] = useState<LessonDraft>(() => lessonDraftOf(lesson))
+  // Bumped when the body is replaced from outside (their version, a recovered draft, a restore).
+  const [bodyReset, setBodyReset] = useState(0)
+  const [recovered, setRecovered] = useState(() => {
+    const kept = readDraft<LessonDraft>("lesson", lesson.id)
+    return kept !== undefined && JSON.stringify(kept.draft) !== JSON.stringify(lessonDraftOf(lesson)) ? kept : undefined
+  })
+  const [previewBusy, setPreviewBusy] = useState(false)
+  const [previewError, setPreviewError] = useState<string>()
+  const update = (changes: Partial<Lesson>) => queries.setQueryData(key, (old: Lesson | undefined) => (old === undefined ? old : { ...old, ...changes }))
+  const { status, queue } = useAutosave<LessonDraft>({
+    version: lesson.version,
+    save: saveLesson(courseId, lesson.id),
+    onSaved: (version, saved) => {
+      update({ ...saved, version })
+      if (!queue.dirty) clearDraft("lesson", lesson.id)
+    }
+  })
+  const titleError = draft.title.trim() === "" ? "A lesson needs a title." : undefined
+  const change = (next: LessonDraft) => {
+    setDraft(next)
+    keepDraft("lesson", lesson.id, queue.version, next)
+    // An empty title is not sent: the API would refuse it; the field says why.
+    if (next.title.trim() !== "") queue.edit(next)
+  }
+  const replaceWith = (next: LessonDraft) => {
+    setDraft(next)
+    setBodyReset((count) => count + 1)
+  }
+  // Not an autosave: who may open the lesson is a decision, kept as a revision of its own.
+  const changePreview = async (isPreview: boolean) => {
+    setPreviewBusy(true)
+    setPreviewError(undefined)
+    const outcome = await queue.write((version) =>
+      writeLesson(courseId, lesson.id, { is_preview: isPreview }, version, {
+        autosave: false,
+        onSaved: (saved) => update({ is_preview: saved.is_preview, version: saved.version })
+      })
+    )
+    setPreviewBusy(false)
+    if (outcome._tag === "failed") setPreviewError(outcome.message)
+  }
+  const changePublishing = async (change: PublishChange) => {
+    const payload = change._tag === "unpublish"
+      ? { status: "draft" as const }
+      : { status: "published" as const, publish_at: change.at === null ? null : DateTime.fromDateUnsafe(change.at) }
+    const outcome = await queue.write((version) =>
+      writeLesson(courseId, lesson.id, payload, version, {
+        autosave: false,
+        onSaved: (saved) => update({ status: saved.status, publish_at: saved.publish_at, version: saved.version })
+      })
+    )
+    return outcome._tag === "failed" ? outcome.message : undefined
+  }
+  const restore = async (revisionId: number) => {
+    const outcome = await queue.write((version) =>
+      restoreLesson(courseId, lesson.id, revisionId, version, (restored) => {
+        queries.setQueryData(key, restored)
+        replaceWith(lessonDraftOf(restored))
+        clearDraft("lesson", lesson.id)
+      })
+    )
+    void queries.invalidateQueries({ queryKey: [...key, "revisions"] })
+    return outcome._tag === "failed" ? outcome.message : undefined
+  }
+  return (
+    <main className="editor">
+      <Breadcrumbs courseId={courseId} />
+      <header className="editor-header">
+        <h1>{draft.title.trim() === "" ? "Untitled lesson" : draft.title}</h1>
+        <PublishState status={lesson.status} publishAt={lesson.publish_at} />
+        {lesson.is_preview && <span className="tag">Free preview</span>}
+        <p role="status" className={`save-status save-${status._tag}`}>{statusText(status)}</p>
+      </header>
+      {recovered !== undefined && (
+        <div className="banner" role="region" aria-label="Unsaved changes">
+          <p>This browser kept changes to this lesson that were not saved.</p>
+          <Button
+            onPress={() => {
+              replaceWith(recovered.draft)
+              queue.edit(recovered.draft)
+              setRecovered(undefined)
+            }}
+          >
+            Restore unsaved changes
+          </Button>
+          <Button onPress={() => (clearDraft("lesson", lesson.id), setRecovered(undefined))}>Discard them</Button>
+        </div>
+      )}
+      <TextField value={draft.title} onChange={(title) => change({ ...draft, title })} isRequired maxLength={200} isInvalid={titleError !== undefined}>
+        <Label>Lesson title</Label>
+        <Input />
+        <FieldError>{titleError}</FieldError>
+      </TextField>
+      <div className="preview-field">
+        <Checkbox isSelected={lesson.is_preview} isDisabled={previewBusy} onChange={(selected) => void changePreview(selected)}>
+          Free preview
+        </Checkbox>
+        <p className="hint">A free preview is open to everyone on the public course; the other lessons only to buyers.</p>
+        {previewError !== undefined && <p role="alert" className="error">{previewError}</p>}
+      </div>
+      <HistoryDialog
+        source={{
+          key,
+          page: (cursor) => lessonRevisionPage(courseId, lesson.id, cursor),
+          fieldsOf: async (revisionId) => {
+            const { record } = await lessonRevision(courseId, lesson.id, revisionId)
+            return historyFields(record).map(({ label, value }) => ({ label, left: value }))
+          },
+          current: Object.fromEntries(historyFields({ ...draft, is_preview: lesson.is_preview }).map(({ label, value }) => [label, value])),
+          restore
+        }}
+      />
+      <PublishControls
+        status={lesson.status}
+        publishAt={lesson.publish_at === null ? null : DateTime.toDate(lesson.publish_at)}
+        onChange={changePublishing}
+      />
+      <RichTextEditor label="Lesson body" html={draft.content_html} resetKey={bodyReset} onChange={(content_html) => change({ ...draft, content_html })} />
+      {status._tag === "conflict" && (
+        <ConflictDialog
+          title="This lesson changed since you opened it"
+          fields={conflictFields(lessonDraftOf(status.current as Lesson), draft)}
+          onKeepMine={() => {
+            queue.keepMine(status.currentVersion)
+            // Their preview and publishing state stay theirs: show them.
+            void queries.invalidateQueries({ queryKey: key, exact: true })
+          }}
+          onUseTheirs={() => {
+            const theirs = lessonDraftOf(status.current as Lesson)
+            queue.useTheirs(status.currentVersion)
+            replaceWith(theirs)
+            clearDraft("lesson", lesson.id)
+            void queries.invalidateQueries({ queryKey: key, exact: true })
+          }}
+        />
+      )}
+    </main>
+  )
+}
+
+/** What "Keep mine" and "Use theirs" decide between: the autosaved fields. */
+const conflictFields = (theirs: LessonDraft, mine: LessonDraft) => [
+  { label: "Title", left: theirs.title, right: mine.title },
+  { label: "Body", left: textOfHtml(theirs.content_html), right: textOfHtml(mine.content_html) }
+]
+
+/** What a revision is compared by (a restore writes these back, the preview included). */
+const historyFields = (lesson: LessonDraft & { readonly is_preview: boolean }) => [
+  { label: "Title", value: lesson.title },
+  { label: "Free preview", value: lesson.is_preview ? "Yes" : "No" },
+  { label: "Body", value: textOfHtml(lesson.content_html) }
+]
