@@ -7,7 +7,7 @@
 import { useQueryClient } from "@tanstack/react-query"
 import { DateTime } from "effect"
 import { useState } from "react"
-import { Button, FieldError, Input, Label, TextArea, TextField } from "react-aria-components"
+import { FieldError, Input, Label, TextArea, TextField } from "react-aria-components"
 import { hrefOf } from "../../app/route.ts"
 import { problemMessage } from "../../shared/problemMessage.ts"
 import { PublishState } from "../../shared/PublishState.tsx"
@@ -29,6 +29,7 @@ import {
 } from "./courseEditorQueries.ts"
 import { clearDraft, keepDraft, readDraft } from "./localDraft.ts"
 import { RichTextEditor } from "./RichTextEditor.tsx"
+import { UnsavedCopyBanner } from "./UnsavedCopyBanner.tsx"
 import { statusText, useAutosave } from "./useAutosave.ts"
 
 export const CourseEditorPage = ({ id }: { readonly id: number }) => {
@@ -108,19 +109,15 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
         <p role="status" className={`save-status save-${status._tag}`}>{statusText(status)}</p>
       </header>
       {recovered !== undefined && (
-        <div className="banner" role="region" aria-label="Unsaved changes">
-          <p>This browser kept changes to this course that were not saved.</p>
-          <Button
-            onPress={() => {
-              replaceWith(recovered.draft)
-              queue.edit(recovered.draft)
-              setRecovered(undefined)
-            }}
-          >
-            Restore unsaved changes
-          </Button>
-          <Button onPress={() => (clearDraft("course", course.id), setRecovered(undefined))}>Discard them</Button>
-        </div>
+        <UnsavedCopyBanner
+          what="course"
+          onRestore={() => {
+            replaceWith(recovered.draft)
+            queue.edit(recovered.draft)
+            setRecovered(undefined)
+          }}
+          onDiscard={() => (clearDraft("course", course.id), setRecovered(undefined))}
+        />
       )}
       <TextField value={draft.title} onChange={(title) => change({ ...draft, title })} isRequired maxLength={200} isInvalid={titleError !== undefined}>
         <Label>Title</Label>

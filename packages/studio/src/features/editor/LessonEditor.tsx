@@ -8,7 +8,7 @@
 import { useQueryClient } from "@tanstack/react-query"
 import { DateTime } from "effect"
 import { useState } from "react"
-import { Button, Checkbox, FieldError, Input, Label, TextField } from "react-aria-components"
+import { Checkbox, FieldError, Input, Label, TextField } from "react-aria-components"
 import { hrefOf } from "../../app/route.ts"
 import { problemMessage } from "../../shared/problemMessage.ts"
 import { PublishState } from "../../shared/PublishState.tsx"
@@ -30,6 +30,7 @@ import {
 } from "./lessonEditorQueries.ts"
 import { clearDraft, keepDraft, readDraft } from "./localDraft.ts"
 import { RichTextEditor } from "./RichTextEditor.tsx"
+import { UnsavedCopyBanner } from "./UnsavedCopyBanner.tsx"
 import { statusText, useAutosave } from "./useAutosave.ts"
 
 /** Where the author is: the course list, then the course (its title once known), a link back to each. */
@@ -138,19 +139,15 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
         <p role="status" className={`save-status save-${status._tag}`}>{statusText(status)}</p>
       </header>
       {recovered !== undefined && (
-        <div className="banner" role="region" aria-label="Unsaved changes">
-          <p>This browser kept changes to this lesson that were not saved.</p>
-          <Button
-            onPress={() => {
-              replaceWith(recovered.draft)
-              queue.edit(recovered.draft)
-              setRecovered(undefined)
-            }}
-          >
-            Restore unsaved changes
-          </Button>
-          <Button onPress={() => (clearDraft("lesson", lesson.id), setRecovered(undefined))}>Discard them</Button>
-        </div>
+        <UnsavedCopyBanner
+          what="lesson"
+          onRestore={() => {
+            replaceWith(recovered.draft)
+            queue.edit(recovered.draft)
+            setRecovered(undefined)
+          }}
+          onDiscard={() => (clearDraft("lesson", lesson.id), setRecovered(undefined))}
+        />
       )}
       <TextField value={draft.title} onChange={(title) => change({ ...draft, title })} isRequired maxLength={200} isInvalid={titleError !== undefined}>
         <Label>Lesson title</Label>
