@@ -143,6 +143,12 @@ const collide: CollisionDetection = (args) => {
   return closestCenter(scoped)
 }
 
+/** What is dragged, and the outline as the drag shows it. */
+interface DragState {
+  readonly active: DragTarget
+  readonly preview: OutlineData
+}
+
 const OutlineTree = ({ courseId, stored, announce }: {
   readonly courseId: number
   readonly stored: OutlineData
@@ -150,7 +156,13 @@ const OutlineTree = ({ courseId, stored, announce }: {
 }) => {
   const write = useOutlineWrite(courseId)
   const root = useRef<HTMLDivElement>(null)
-  const [drag, setDrag] = useState<{ readonly active: DragTarget; readonly preview: OutlineData }>()
+  const [drag, setDragState] = useState<DragState>()
+  // The drag as of the last event: a drop can follow a carry before React renders it.
+  const dragNow = useRef<DragState>(undefined)
+  const setDrag = (next: DragState | undefined) => {
+    dragNow.current = next
+    setDragState(next)
+  }
   const [pending, setPending] = useState(false)
   const busy = useRef(false)
   // Where focus goes back to when the moved item's node was made anew (until a while after the move).
@@ -176,6 +188,16 @@ const OutlineTree = ({ courseId, stored, announce }: {
     const frame = requestAnimationFrame(() => (settling.current = false))
     return () => cancelAnimationFrame(frame)
   }, [drag?.preview])
+  // Focus the author takes elsewhere ends the care for it: it is never pulled back later.
+  useEffect(() => {
+    const focusTaken = (event: FocusEvent) => {
+      const target = focusAfter.current
+      const item = event.target instanceof Element ? event.target.closest("[data-outline-item]") : null
+      if (target !== undefined && item?.getAttribute("data-outline-item") !== target.key) focusAfter.current = undefined
+    }
+    document.addEventListener("focusin", focusTaken)
+    return () => document.removeEventListener("focusin", focusTaken)
+  }, [])
 
   const move = useCallback((next: Move | undefined, focus: { readonly key: DragKey; readonly control: Control }) => {
     if (next === undefined) return
@@ -224,26 +246,33 @@ const OutlineTree = ({ courseId, stored, announce }: {
   }
 
   const onDragStart = ({ active }: DragStartEvent) => {
+    focusAfter.current = undefined
     const target = dragTargetOf(active.id)
     if (target !== undefined) setDrag({ active: target, preview: stored })
   }
-  const onDragOver = ({ active, over }: DragOverEvent) => {
+  /** The drag's outline with a dragged lesson carried into the group it is over (before or after the lesson there). */
+  const carried = ({ active, over }: DragOverEvent | DragEndEvent): OutlineData | undefined => {
+    const current = dragNow.current
     const target = dragTargetOf(active.id)
     const overTarget = over === null ? undefined : dragTargetOf(over.id)
-    if (target?._tag !== "lesson" || overTarget === undefined || settling.current) return
+    if (current === undefined || target?._tag !== "lesson" || overTarget === undefined) return current?.preview
     const translated = active.rect.current.translated
     const below = over !== null && translated !== null && translated.top + translated.height / 2 > over.rect.top + over.rect.height / 2
-    setDrag((current) => {
-      if (current === undefined) return current
-      const preview = dragPreview(current.preview, target.id, overTarget, below)
-      if (preview === current.preview) return current
-      settling.current = true
-      return { ...current, preview }
-    })
+    return dragPreview(current.preview, target.id, overTarget, below)
   }
-  const onDragEnd = ({ active, over }: DragEndEvent) => {
+  const onDragOver = (event: DragOverEvent) => {
+    const current = dragNow.current
+    if (current === undefined || settling.current) return
+    const preview = carried(event)
+    if (preview === undefined || preview === current.preview) return
+    settling.current = true
+    setDrag({ ...current, preview })
+  }
+  const onDragEnd = (event: DragEndEvent) => {
+    const { active, over } = event
     const target = dragTargetOf(active.id)
-    const preview = drag?.preview ?? stored
+    // A drop can come before the carry its last move asked for was made: make it now.
+    const preview = carried(event) ?? stored
     setDrag(undefined)
     if (target === undefined) return
     const next = dropMove(stored, preview, target, over === null ? undefined : dragTargetOf(over.id))
