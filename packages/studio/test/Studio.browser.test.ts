@@ -11,6 +11,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
+import { png } from "../../../examples/test/Png.ts"
 import { authors, chromiumTestsRun, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
 
 const screenshots = join(import.meta.dirname, "../../../docs/studio")
@@ -19,7 +20,15 @@ const screenshots = join(import.meta.dirname, "../../../docs/studio")
 const storedCourse = async (url: string, id: number) => {
   const response = await fetch(`${url}/courses/${id}`, { headers: { authorization: `Bearer ${authors.alice}` } })
   expect(response.status).toBe(200)
-  return (await response.json()) as { title: string; description: string | null; content_html: string; version: number; status: string; publish_at: string | null }
+  return (await response.json()) as {
+    title: string
+    description: string | null
+    content_html: string
+    version: number
+    status: string
+    publish_at: string | null
+    thumbnail_url: string | null
+  }
 }
 
 const courseIdOf = (page: Page) => Number(/#\/courses\/(\d+)/.exec(page.url())?.[1])
@@ -143,6 +152,36 @@ if (chromiumTestsRun) {
       await page.getByRole("button", { name: "Unpublish", exact: true }).click()
       await page.getByText("Draft", { exact: true }).waitFor()
       expect((await storedCourse(studio.url(), id)).status).toBe("draft")
+      await context.close()
+    })
+
+    it("a thumbnail goes straight to storage with a progress bar, and the editor shows it; typing meanwhile is saved after it", async () => {
+      const { context, page } = await openStudio(studio, undefined)
+      // The address the server gives out (its public URL, as its start-up line says), so the upload is the page's own origin.
+      const publicUrl = /public URL (http:\/\/[^,\s]+)/.exec(studio.output().join("\n"))![1]!
+      await page.goto(`${publicUrl}/studio/`)
+      await page.getByLabel("Admin token").fill(authors.alice)
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByRole("heading", { name: "Courses" }).waitFor()
+      const id = await newCourse(page, "With a picture")
+      // The PUT to storage held for 2 s: long enough to see the bar and to type meanwhile.
+      await page.route("**/storage/**", async (route) => {
+        if (route.request().method() === "PUT") await new Promise((resolve) => setTimeout(resolve, 2000))
+        await route.continue()
+      })
+      const chooser = page.waitForEvent("filechooser")
+      await page.getByRole("button", { name: "Upload thumbnail" }).click()
+      await (await chooser).setFiles({ name: "cover.png", mimeType: "image/png", buffer: png(160) })
+      await page.getByRole("progressbar", { name: "Uploading thumbnail" }).waitFor()
+      await page.getByLabel("Course body").click()
+      await page.keyboard.type("Typed during the upload.")
+      await page.getByRole("img", { name: "The course's thumbnail" }).waitFor({ timeout: 30_000 })
+      await expect.poll(() => saveStatus(page).textContent(), { timeout: 30_000 }).toBe("Saved")
+      const stored = await storedCourse(studio.url(), id)
+      expect(stored.thumbnail_url).not.toBeNull()
+      expect(stored.content_html).toBe("<p>Typed during the upload.</p>")
+      // The image the editor shows is the stored one, and it loads under the policy.
+      expect(await page.getByRole("img", { name: "The course's thumbnail" }).evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(160)
       await context.close()
     })
 

@@ -12,6 +12,7 @@ import { hrefOf } from "../../app/route.ts"
 import { problemMessage } from "../../shared/problemMessage.ts"
 import { PublishState } from "../../shared/PublishState.tsx"
 import { HistoryDialog } from "../history/HistoryDialog.tsx"
+import { ThumbnailUpload } from "../media/ThumbnailUpload.tsx"
 import { textOfHtml } from "../history/wordDiff.ts"
 import { Outline } from "../outline/Outline.tsx"
 import { type PublishChange, PublishControls } from "../publishing/PublishControls.tsx"
@@ -24,6 +25,7 @@ import {
   courseRevisionPage,
   restoreCourse,
   saveCourse,
+  uploadCourseThumbnail,
   useCourse,
   writeCourse
 } from "./courseEditorQueries.ts"
@@ -82,6 +84,14 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
         autosave: false,
         onSaved: (saved) => queries.setQueryData(courseKey(course.id), (old: Course | undefined) => old === undefined ? old : { ...old, status: saved.status, publish_at: saved.publish_at, version: saved.version })
       })
+    )
+    return outcome._tag === "failed" ? outcome.message : undefined
+  }
+  const uploadThumbnail = async (file: File, onProgress: (fraction: number) => void) => {
+    const outcome = await queue.write((version) =>
+      uploadCourseThumbnail(course.id, file, version, onProgress, (uploaded) =>
+        queries.setQueryData(courseKey(course.id), (old: Course | undefined) =>
+          old === undefined ? old : { ...old, thumbnail_key: uploaded.thumbnail_key, thumbnail_url: uploaded.thumbnail_url, version: uploaded.version }))
     )
     return outcome._tag === "failed" ? outcome.message : undefined
   }
@@ -146,6 +156,7 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
         onChange={changePublishing}
       />
       <p className="slug">Slug: <code>{course.slug}</code></p>
+      <ThumbnailUpload url={course.thumbnail_url} onUpload={uploadThumbnail} />
       <RichTextEditor label="Course body" html={draft.content_html} resetKey={bodyReset} onChange={(content_html) => change({ ...draft, content_html })} />
       <Outline courseId={course.id} />
       {status._tag === "conflict" && (

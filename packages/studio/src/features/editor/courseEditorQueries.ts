@@ -78,3 +78,27 @@ export const restoreCourse = async (id: number, revisionId: number, version: num
     return { _tag: "failed", message: problemMessage(error) }
   }
 }
+
+/**
+ * Uploads a thumbnail straight to storage and finalizes it, as a write of the course made
+ * from `version`. Finalizing names no version, so the answer tells: a version other than
+ * the next one means someone else saved meanwhile, which is a conflict like a 412.
+ */
+export const uploadCourseThumbnail = async (
+  id: number,
+  file: File,
+  version: number,
+  onProgress: (fraction: number) => void,
+  onSaved: (course: Course) => void
+): Promise<SaveOutcome> => {
+  try {
+    const course = await studioClient.uploadThumbnail(CourseId.make(id), file, {
+      onProgress: ({ loaded, total }) => onProgress(total === 0 ? 1 : loaded / total)
+    })
+    onSaved(course)
+    if (course.version !== version + 1) return { _tag: "conflict", current: course, currentVersion: course.version }
+    return { _tag: "saved", version: course.version }
+  } catch (error) {
+    return { _tag: "failed", message: problemMessage(error) }
+  }
+}
