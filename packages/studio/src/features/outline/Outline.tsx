@@ -345,6 +345,23 @@ const useSortableNode = (setNodeRef: (node: HTMLElement | null) => void, transfo
   }, [setNodeRef])
 }
 
+/** "Move up" and "Move down" of an item named by the element `describedBy`; a move that cannot be made leaves its button disabled. */
+const MoveButtons = ({ describedBy, up, down, onMove }: {
+  readonly describedBy: string
+  readonly up: Move | undefined
+  readonly down: Move | undefined
+  readonly onMove: (move: Move | undefined, control: "move-up" | "move-down") => void
+}) => (
+  <>
+    <Button data-outline-control="move-up" aria-describedby={describedBy} isDisabled={up === undefined} onPress={() => onMove(up, "move-up")}>
+      Move up
+    </Button>
+    <Button data-outline-control="move-down" aria-describedby={describedBy} isDisabled={down === undefined} onPress={() => onMove(down, "move-down")}>
+      Move down
+    </Button>
+  </>
+)
+
 const LessonGroup = ({ sectionId, lessons, label, hideWhenEmpty = false }: {
   readonly sectionId: GroupId
   readonly lessons: ReadonlyArray<OutlineLesson>
@@ -400,12 +417,7 @@ const LessonItem = ({ lesson, group }: { readonly lesson: OutlineLesson; readonl
         {lesson.isPreview && <span className="tag">Free preview</span>}
       </span>
       <span className="outline-controls">
-        <Button data-outline-control="move-up" aria-describedby={titleId} isDisabled={up === undefined} onPress={() => move(up, { key, control: "move-up" })}>
-          Move up
-        </Button>
-        <Button data-outline-control="move-down" aria-describedby={titleId} isDisabled={down === undefined} onPress={() => move(down, { key, control: "move-down" })}>
-          Move down
-        </Button>
+        <MoveButtons describedBy={titleId} up={up} down={down} onMove={(next, control) => move(next, { key, control })} />
         <Select
           className="react-aria-Select section-picker"
           value={lesson.sectionId ?? "loose"}
@@ -453,12 +465,7 @@ const SectionItem = ({ section }: { readonly section: OutlineSection }) => {
         </button>
         <h3 id={headingId}>{section.title}</h3>
         <span className="outline-controls">
-          <Button data-outline-control="move-up" aria-describedby={headingId} isDisabled={up === undefined} onPress={() => move(up, { key, control: "move-up" })}>
-            Move up
-          </Button>
-          <Button data-outline-control="move-down" aria-describedby={headingId} isDisabled={down === undefined} onPress={() => move(down, { key, control: "move-down" })}>
-            Move down
-          </Button>
+          <MoveButtons describedBy={headingId} up={up} down={down} onMove={(next, control) => move(next, { key, control })} />
           <RenameDialog courseId={courseId} item={{ _tag: "section", section }} onDone={announce} />
           <DeleteDialog courseId={courseId} item={{ _tag: "section", section }} onDone={announce} />
         </span>
