@@ -25,6 +25,7 @@ import {
   type CourseListRows,
   type CourseLookup,
   CourseRecord,
+  type CatalogueAudience,
   type CourseSearchRequest,
   CourseSearchRow,
   CourseSnapshot,
@@ -34,6 +35,7 @@ import {
   fieldWeights,
   type NewCourse,
   PersistenceError,
+  publicAudience,
   type SearchDocument,
   RecordVariants,
   type RevisionId,
@@ -221,6 +223,25 @@ export const make = () => Effect.gen(function*() {
     return listed
   }, storeFailures("list courses"), bounded(timeout, "list courses"), Effect.withSpan("CourseRepo.list"))
 
+  /**
+   * The search documents `audience` finds, as {@link shownTo} decides for courses, on
+   * `visible_from` (migration 0010: null for a draft, `publish_at` or -infinity for a
+   * published course), by the database's clock.
+   */
+  const documentsShownTo = (audience: CatalogueAudience) => {
+    if (audience._tag === "Public") return sql`AND d.visible_from <= now()`
+    switch (audience.status) {
+      case undefined:
+        return sql``
+      case "draft":
+        return sql`AND d.visible_from IS NULL`
+      case "published":
+        return sql`AND d.visible_from <= now()`
+      case "scheduled":
+        return sql`AND d.visible_from > now()`
+    }
+  }
+
   const search = Effect.fn("CourseRepo.search")(function*(request: CourseSearchRequest) {
     const { after } = request
     const queries = termQueries(request.terms)
@@ -231,6 +252,7 @@ export const make = () => Effect.gen(function*() {
         WHEN d.description_words @@ ${query}::tsquery THEN ${weight("description")}
         ELSE ${weight("body")} END`
     ))
+    const shown = documentsShownTo(request.audience ?? publicAudience)
     const afterCursor = after === undefined
       ? sql``
       : sql`WHERE m.score < ${after.score} OR (m.score = ${after.score} AND m.course_id > ${after.id})`
@@ -243,7 +265,7 @@ export const make = () => Effect.gen(function*() {
         FROM (
           SELECT d.course_id, ${score} AS score
           FROM ${t.course_search_documents} d
-          WHERE d.document @@ ${queries.all}::tsquery AND d.visible_from <= now()
+          WHERE d.document @@ ${queries.all}::tsquery ${shown}
         ) m
         ${afterCursor}
         ORDER BY m.score DESC, m.course_id

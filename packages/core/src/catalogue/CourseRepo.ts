@@ -24,7 +24,7 @@ import { dropRevisions, emptyRevisionLogs, recordRevision, type RevisionLogs, re
 import { type CourseSearchRequest, type CourseSearchRow, scoreOf, type SearchDocument, searchDocument } from "./CourseSearch.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
 import { md5Hex } from "../shared/md5.ts"
-import { type CatalogueAudience, isVisibleAt, matchesStatusFilter } from "./Publishing.ts"
+import { type CatalogueAudience, isShownTo, isVisibleAt, publicAudience } from "./Publishing.ts"
 import * as RecordVariants from "../shared/RecordVariants.ts"
 import * as Slug from "./Slug.ts"
 
@@ -76,9 +76,10 @@ const decodeSnapshot = Schema.decodeUnknownSync(CourseSnapshot)
  * `findById` and `findBySlug` with `visibleOnly` fail as for a missing course when the
  * course is not visible: a hidden course is not even read into the answer.
  *
- * `search` returns the courses visible to the public now (as `list` decides for the
- * public) that match `terms`, by the rules of `CourseSearch`: every term occurs among the
- * course's {@link searchDocument} words, the last one as a prefix; rows carry
+ * `search` returns the courses its `audience` sees, as `list` decides for it (absent:
+ * the public, so the courses visible now), that match `terms`, by the rules of
+ * `CourseSearch`: every term occurs among the course's {@link searchDocument} words,
+ * the last one as a prefix; rows carry
  * {@link scoreOf} as `score` and come best first (score descending, then id ascending),
  * after `after`, at most `limit` of them. The store keeps each course's words from the
  * `title`, `description` and `content_html` it last wrote: `insert` and every `update`
@@ -195,10 +196,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         const { courses } = current
         const now = yield* DateTime.now
         const { audience } = request
-        const shown = (record: CourseRecord) =>
-          audience._tag === "Public"
-            ? isVisibleAt(record, now)
-            : audience.status === undefined || matchesStatusFilter(record, audience.status, now)
+        const shown = (record: CourseRecord) => isShownTo(audience, record, now)
         const from = request.cursor ?? 0
         const rows: Array<CourseListRow> = []
         // Map iteration follows insertion order, which is ascending id order.
@@ -214,10 +212,10 @@ export class CourseRepo extends Context.Service<CourseRepo, {
       const search = Effect.fn("CourseRepo.search")(function*(request: CourseSearchRequest) {
         const { courses, documents } = yield* Ref.get(state)
         const now = yield* DateTime.now
-        const { after, terms } = request
+        const { after, terms, audience = publicAudience } = request
         const rows: Array<CourseSearchRow> = []
         for (const record of courses.values()) {
-          if (!isVisibleAt(record, now)) continue
+          if (!isShownTo(audience, record, now)) continue
           const score = scoreOf(documents.get(record.id)!, terms)
           if (score === 0) continue
           if (after !== undefined && (score > after.score || (score === after.score && record.id <= after.id))) continue

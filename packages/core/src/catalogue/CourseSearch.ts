@@ -15,6 +15,10 @@
  *   {@link fieldWeights}`.title`, else description, else body; a course's score is the
  *   sum. Higher scores first, ties by ascending id. Integers, so every store computes
  *   the same score and the same order, and a cursor `(score, id)` is exact.
+ * - Who finds what: a search has an audience, as the list has. The public's (the
+ *   default) finds the courses visible now: the students' search, for everyone who asks
+ *   without a status. An admin's ({@link searchAudience} of a {@link SearchStatusFilter})
+ *   finds the courses the admin list shows with the same filter: the authors' search.
  *
  * @since 0.2.0
  */
@@ -22,6 +26,7 @@ import { isCanonicalBase64Url } from "../shared/CanonicalBase64Url.ts"
 import { Option, Schema, SchemaTransformation, Struct } from "effect"
 import { CourseId, type CourseListItem, CourseListRow } from "./Course.ts"
 import { htmlText } from "../html/htmlText.ts"
+import { adminAudience, type CatalogueAudience, PublishStatusFilter } from "./Publishing.ts"
 import * as Slug from "./Slug.ts"
 import { storableText } from "../shared/StorableText.ts"
 
@@ -48,6 +53,23 @@ export const SearchQuery = Schema.Trim.check(
     "matter (\"creme brulee\" finds \"Crème brûlée\"). Every word must occur in the course's title, description or " +
     "text; the last word also matches the beginning of a word."
 })
+
+/**
+ * The `status` of an admin's search: `all` (every course, drafts and scheduled ones
+ * included) or one of the admin list's {@link PublishStatusFilter}s. Absent, a search is
+ * the students' (courses visible now), admins' included.
+ */
+export const SearchStatusFilter = Schema.Literals(["all", ...PublishStatusFilter.literals]).annotate({
+  description: "Admins only (else 401, or 403 for a viewer): search the courses the admin list shows with this " +
+    "filter, with their status and publish_at. all: every course, drafts and scheduled ones too. draft: drafts only. " +
+    "published: published and visible now. scheduled: published, publish_at in the future. Without it, the " +
+    "students' search (courses visible now), for admins too."
+})
+export type SearchStatusFilter = typeof SearchStatusFilter.Type
+
+/** The audience of an admin's search by `status`: `all` is the unfiltered admin audience. */
+export const searchAudience = (status: SearchStatusFilter): CatalogueAudience =>
+  adminAudience(status === "all" ? undefined : status)
 
 /**
  * The words of a query: the distinct words of {@link Slug.searchWords}, in order; the
@@ -169,6 +191,11 @@ export interface CourseSearchRequest {
   /** The results come after this one (lower score, or the same score and a higher id). */
   readonly after: SearchCursor | undefined
   readonly limit: number
+  /**
+   * Whose search: the courses `CourseRepo.list` would show this audience (`Publishing.isShownTo`).
+   * Absent: the public's, the courses visible now.
+   */
+  readonly audience?: CatalogueAudience | undefined
 }
 
 /** A search result as stored: a list row and its score. */
@@ -182,6 +209,11 @@ export interface CourseSearchPageRequest {
   /** The cursor text of the previous page's `next`; absent for the first page. */
   readonly cursor: string | undefined
   readonly limit: number
+  /**
+   * Whose search (see {@link CourseSearchRequest}); an admin audience's items show
+   * `status` and `publish_at`, as the admin list's do. Absent: the public's.
+   */
+  readonly audience?: CatalogueAudience | undefined
 }
 
 /** One page of search results, best first, and the cursor of the next page, if any. */

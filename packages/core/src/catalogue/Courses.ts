@@ -33,7 +33,7 @@ import {
 import { FileUrl } from "../media/FileUrl.ts"
 import { type HtmlRefused, HtmlSanitizer } from "../html/HtmlSanitizer.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
-import type { CatalogueAudience } from "./Publishing.ts"
+import { type CatalogueAudience, publicAudience } from "./Publishing.ts"
 import * as RecordVariants from "../shared/RecordVariants.ts"
 import * as Slug from "./Slug.ts"
 import { LessonRepo } from "../lessons/LessonRepo.ts"
@@ -78,10 +78,12 @@ export const listItemsOf = (files: FileUrl["Service"], audience: "admin" | "publ
  * every course with its `status` and `publish_at`. A create without `status` publishes
  * at once, as the specification's flow expects.
  *
- * `search` finds the courses visible now whose words match a query (the rules are in
- * `CourseSearch`), best first, for everyone alike: it is the students' search, so admins
- * see no drafts there. Its cursor is opaque text; one this service did not write is an
- * `InvalidSearchCursor`. A query without a letter or digit finds nothing.
+ * `search` finds the courses whose words match a query (the rules are in
+ * `CourseSearch`), best first. Without an audience it is the students' search: the
+ * courses visible now, for whoever asks. With an admin audience it is the authors':
+ * the courses the admin list shows that audience (drafts and scheduled ones too, or one
+ * status), as admin list items. Its cursor is opaque text; one this service did not
+ * write is an `InvalidSearchCursor`. A query without a letter or digit finds nothing.
  *
  * `content_html` is sanitized on every write (the pipeline's stages 2 and 3, for HTML a
  * person wrote) and stored as sanitized; what is read back is what was stored.
@@ -170,11 +172,12 @@ export class Courses extends Context.Service<Courses, {
         }
         const terms = searchTerms(request.query)
         if (terms.length === 0) return { items: [], next: undefined } satisfies CourseSearchPage
-        const rows = yield* repo.search({ terms, after, limit: request.limit + 1 })
+        const audience = request.audience ?? publicAudience
+        const rows = yield* repo.search({ terms, after, limit: request.limit + 1, audience })
         const pageRows = rows.length > request.limit ? rows.slice(0, request.limit) : rows
         const last = pageRows.at(-1)
         const page: CourseSearchPage = {
-          items: pageRows.map(toListItem),
+          items: pageRows.map(audience._tag === "Admin" ? toAdminListItem : toListItem),
           // The cursor is the last result shown: the next page starts after it.
           next: rows.length > request.limit && last !== undefined ? encodeSearchCursor({ score: last.score, id: last.id }) : undefined
         }

@@ -144,5 +144,15 @@ export const publicAudience: CatalogueAudience = { _tag: "Public" }
 /** The admin audience, optionally filtered by status. */
 export const adminAudience = (status?: PublishStatusFilter): CatalogueAudience => ({ _tag: "Admin", status })
 
+/**
+ * Whether `audience` sees `item` at `now`: the public what {@link isVisibleAt}, admins
+ * every item, or those {@link matchesStatusFilter} when they filter. The one rule of the
+ * catalogue's reads (the list, the search); SQL stores state it in their own language.
+ */
+export const isShownTo = (audience: CatalogueAudience, item: Publishable, now: DateTime.Utc): boolean =>
+  audience._tag === "Public"
+    ? isVisibleAt(item, now)
+    : audience.status === undefined || matchesStatusFilter(item, audience.status, now)
+
 /** The publishing state of an item released at once: what a create without `status` stores. */
 export const publishedNow = { status: "published", publish_at: null } as const satisfies Publishable

@@ -1,15 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option, Schema } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import { Base64Url } from "effect/encoding"
 import {
   bodyTextMaxLength,
+  type CatalogueAudience,
   type CourseId,
   CourseListItem,
   Courses,
+  type CourseSearchPage,
   decodeSearchCursor,
   encodeSearchCursor,
+  publicAudience,
   RecordVariants,
   SearchQuery,
+  searchAudience,
   searchDocument,
   searchTerms,
   wordMaxLength
@@ -153,6 +157,42 @@ describe("Courses.search", () => {
       const custard = yield* catalogue.search({ query: "CUSTARD crème", cursor: undefined, limit: 10 })
       assert.deepStrictEqual(custard.items.map((item) => item.id), [created[1], created[3], created[5]])
       assert.isUndefined(custard.next)
+    }).pipe(withCourses))
+
+  it.effect("an admin's search finds drafts and scheduled courses by status, shown as the admin list shows them", () =>
+    Effect.gen(function*() {
+      const catalogue = yield* Courses
+      const draft = yield* catalogue.create({ title: "Crème brûlée draft", content_html: "", status: "draft" })
+      const scheduled = yield* catalogue.create({
+        title: "Crème brûlée soon",
+        content_html: "",
+        publish_at: DateTime.makeUnsafe("2999-01-01T00:00:00Z")
+      })
+      const published = yield* catalogue.create({ title: "Crème brûlée", content_html: "" })
+      const search = (audience?: CatalogueAudience) =>
+        catalogue.search({ query: "creme brulee", cursor: undefined, limit: 10, ...(audience === undefined ? {} : { audience }) })
+      const ids = (page: CourseSearchPage) => page.items.map((item) => item.id)
+      assert.deepStrictEqual(ids(yield* search()), [published.id])
+      assert.deepStrictEqual(yield* search(publicAudience), yield* search())
+      assert.deepStrictEqual(ids(yield* search(searchAudience("all"))), [draft.id, scheduled.id, published.id])
+      assert.deepStrictEqual(ids(yield* search(searchAudience("draft"))), [draft.id])
+      assert.deepStrictEqual(ids(yield* search(searchAudience("scheduled"))), [scheduled.id])
+      assert.deepStrictEqual(ids(yield* search(searchAudience("published"))), [published.id])
+      // The admin list's items: with status, publish_at and version; the public's without.
+      const admin = (yield* search(searchAudience("all"))).items
+      for (const item of admin) assert.deepStrictEqual(Object.keys(item).sort(), [...RecordVariants.columnsOf(CourseListItem)].sort())
+      assert.deepStrictEqual(admin.map((item) => item.status), ["draft", "published", "published"])
+      assert.deepStrictEqual(admin.map((item) => item.publish_at === null || item.publish_at === undefined ? null : DateTime.formatIso(item.publish_at)), [
+        null,
+        "2999-01-01T00:00:00.000Z",
+        null
+      ])
+      for (const item of (yield* search()).items) assert.deepStrictEqual(Object.keys(item).sort(), publicListKeys)
+      // Pages by the same cursor.
+      const first = yield* catalogue.search({ query: "creme brulee", cursor: undefined, limit: 2, audience: searchAudience("all") })
+      assert.deepStrictEqual(ids(first), [draft.id, scheduled.id])
+      const second = yield* catalogue.search({ query: "creme brulee", cursor: first.next, limit: 2, audience: searchAudience("all") })
+      assert.deepStrictEqual([ids(second), second.next], [[published.id], undefined])
     }).pipe(withCourses))
 
   it.effect("a cursor it did not write is an InvalidSearchCursor; a query without words finds nothing", () =>

@@ -10,8 +10,16 @@ import { assert, describe, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer } from "effect"
 import type { CourseId } from "../../catalogue/Course.ts"
 import { CourseRepo, type NewCourse } from "../../catalogue/CourseRepo.ts"
-import { CourseSearchRow, maxSearchScore, type SearchCursor, searchTerms, wordMaxLength } from "../../catalogue/CourseSearch.ts"
-import { type PublishStatus, publishedNow } from "../../catalogue/Publishing.ts"
+import {
+  CourseSearchRow,
+  maxSearchScore,
+  type SearchCursor,
+  searchAudience,
+  SearchStatusFilter,
+  searchTerms,
+  wordMaxLength
+} from "../../catalogue/CourseSearch.ts"
+import { adminAudience, type CatalogueAudience, type PublishStatus, publicAudience, publishedNow } from "../../catalogue/Publishing.ts"
 import * as Slug from "../../catalogue/Slug.ts"
 import * as RecordVariants from "../../shared/RecordVariants.ts"
 import { storeNow } from "./CourseRepoSuite.ts"
@@ -25,11 +33,24 @@ const add = (course: CourseText) =>
   Effect.flatMap(CourseRepo, (repo) =>
     repo.insert({ ...publishedNow, content_html: "", ...course, slugBase: Slug.fromTitle(course.title) }))
 
-/** The ids `query` finds, best first, in one page. */
-const idsFor = (query: string, after?: SearchCursor) =>
-  Effect.flatMap(CourseRepo, (repo) => repo.search({ terms: searchTerms(query), after, limit: 50 })).pipe(
+/** The ids `query` finds for `audience` (absent: the request names none), best first, in one page. */
+const idsFor = (query: string, audience?: CatalogueAudience) =>
+  Effect.flatMap(CourseRepo, (repo) =>
+    repo.search({ terms: searchTerms(query), after: undefined, limit: 50, ...(audience === undefined ? {} : { audience }) })).pipe(
     Effect.map((rows) => rows.map((row) => row.id))
   )
+
+/** Which of `ids` the list shows `audience`, in id order. */
+const listedFor = (audience: CatalogueAudience, ids: ReadonlyArray<CourseId>) =>
+  Effect.flatMap(CourseRepo, (repo) => repo.list({ cursor: Math.min(...ids) as CourseId, limit: 1_000, audience })).pipe(
+    Effect.map(({ rows }) => rows.map((row) => row.id).filter((id) => ids.includes(id)))
+  )
+
+/** Every audience a search may have: the public's, and an admin's with each status of the search. */
+const audiences: ReadonlyArray<readonly [string, CatalogueAudience]> = [
+  ["public", publicAudience],
+  ...SearchStatusFilter.literals.map((status) => [`admin, ${status}`, searchAudience(status)] as const)
+]
 
 /**
  * Registers the search conformance tests for `repoLayer` under `name`. The layer is
@@ -110,11 +131,123 @@ export const courseSearchSuite = <E>(name: string, repoLayer: Layer.Layer<Course
           const released = yield* at("published", DateTime.subtract(now, day))
           const published = yield* at("published", null)
           assert.deepStrictEqual(yield* idsFor(tag), [released.id, published.id])
+          // Naming the public's audience is the same search as naming none.
+          assert.deepStrictEqual(yield* idsFor(tag, publicAudience), [released.id, published.id])
           // Publishing and unpublishing show at once.
           const repo = yield* CourseRepo
           yield* repo.update(scheduled.id, { publish_at: null })
           yield* repo.update(published.id, { status: "draft" })
           assert.deepStrictEqual(yield* idsFor(tag), [scheduled.id, released.id])
+          assert.deepStrictEqual(yield* idsFor(tag, publicAudience), [scheduled.id, released.id])
+        }))
+
+      it.effect("an admin's search finds what the admin list shows for its status: all, draft, published, scheduled", () =>
+        Effect.gen(function*() {
+          const tag = newTag()
+          const now = yield* storeNow
+          const day = { days: 1 }
+          const at = (status: PublishStatus, publishAt: DateTime.Utc | null) =>
+            add({ title: `${status} ${tag}`, status, publish_at: publishAt })
+          const draft = yield* at("draft", null)
+          // A draft with a publish_at passed is still a draft; one with a publish_at ahead too.
+          const draftDated = yield* at("draft", DateTime.subtract(now, day))
+          const draftAhead = yield* at("draft", DateTime.add(now, day))
+          const scheduled = yield* at("published", DateTime.add(now, day))
+          const released = yield* at("published", DateTime.subtract(now, day))
+          const published = yield* at("published", null)
+          // Another word: none of these is found.
+          yield* add({ title: `Elsewhere ${newTag()}`, status: "draft" })
+          const ids = [draft.id, draftDated.id, draftAhead.id, scheduled.id, released.id, published.id]
+          const expected: Record<string, ReadonlyArray<CourseId>> = {
+            "public": [released.id, published.id],
+            "admin, all": ids,
+            "admin, draft": [draft.id, draftDated.id, draftAhead.id],
+            "admin, published": [released.id, published.id],
+            "admin, scheduled": [scheduled.id]
+          }
+          for (const [name, audience] of audiences) {
+            const found = yield* idsFor(tag, audience)
+            assert.deepStrictEqual(found, expected[name], name)
+            // One rule decides: the list shows this audience the same courses.
+            assert.deepStrictEqual(found, yield* listedFor(audience, ids), `${name}: as the list`)
+          }
+          // `all` is the admin audience without a filter.
+          assert.deepStrictEqual(yield* idsFor(tag, adminAudience()), ids)
+          // The rows say the state, whatever the audience.
+          const rows = yield* Effect.flatMap(CourseRepo, (repo) =>
+            repo.search({ terms: [tag], after: undefined, limit: 50, audience: searchAudience("all") }))
+          assert.deepStrictEqual(rows.map((row) => row.status), ["draft", "draft", "draft", "published", "published", "published"])
+          const millis = (at: DateTime.Utc | null) => at === null ? null : DateTime.toEpochMillis(at)
+          assert.deepStrictEqual(
+            rows.map((row) => millis(row.publish_at)),
+            [draft, draftDated, draftAhead, scheduled, released, published].map((course) => millis(course.publish_at))
+          )
+          // A change of state moves a course between the filters at once.
+          const repo = yield* CourseRepo
+          yield* repo.update(scheduled.id, { publish_at: null })
+          yield* repo.update(published.id, { status: "draft" })
+          yield* repo.update(draft.id, { status: "published", publish_at: DateTime.add(now, day) })
+          assert.deepStrictEqual(yield* idsFor(tag, searchAudience("draft")), [draftDated.id, draftAhead.id, published.id])
+          assert.deepStrictEqual(yield* idsFor(tag, searchAudience("scheduled")), [draft.id])
+          assert.deepStrictEqual(yield* idsFor(tag, searchAudience("published")), [scheduled.id, released.id])
+          assert.deepStrictEqual(yield* idsFor(tag), [scheduled.id, released.id])
+          assert.deepStrictEqual(yield* idsFor(tag, searchAudience("all")), ids)
+        }))
+
+      it.effect("an admin's search ranks and pages across statuses as the public's does; a status keeps the order", () =>
+        Effect.gen(function*() {
+          const tag = newTag()
+          const now = yield* storeNow
+          const ahead = DateTime.add(now, { days: 2 })
+          // Inserted so that id order is not the order of the results.
+          const draftBody = yield* add({ title: "Draft body", status: "draft", content_html: `<p>${tag}</p>` })
+          const scheduledBody = yield* add({ title: "Scheduled body", publish_at: ahead, content_html: `<p>${tag}</p>` })
+          const publishedDescription = yield* add({ title: "Published description", description: `About ${tag}` })
+          const draftTitle = yield* add({ title: `Draft ${tag}`, status: "draft" })
+          const scheduledTitle = yield* add({ title: `Scheduled ${tag}`, publish_at: ahead })
+          const draftDescription = yield* add({ title: "Draft description", status: "draft", description: `About ${tag}` })
+          const publishedTitle = yield* add({ title: `Published ${tag}` })
+          const repo = yield* CourseRepo
+          const terms = searchTerms(tag)
+          const all = yield* repo.search({ terms, after: undefined, limit: 50, audience: searchAudience("all") })
+          assert.deepStrictEqual(all.map((row) => row.id), [
+            draftTitle.id,
+            scheduledTitle.id,
+            publishedTitle.id,
+            publishedDescription.id,
+            draftDescription.id,
+            draftBody.id,
+            scheduledBody.id
+          ])
+          assert.deepStrictEqual(all.map((row) => row.score), [5, 5, 5, 2, 2, 1, 1])
+          /** Every page of `limit` for `audience`, walked by the cursor of each page's last row. */
+          const walk = (audience: CatalogueAudience, limit: number) =>
+            Effect.gen(function*() {
+              const pages: Array<ReadonlyArray<CourseId>> = []
+              let after: SearchCursor | undefined
+              for (;;) {
+                const rows = yield* repo.search({ terms, after, limit, audience })
+                if (rows.length > 0) pages.push(rows.map((row) => row.id))
+                if (rows.length < limit) return pages
+                after = { score: rows.at(-1)!.score, id: rows.at(-1)!.id }
+              }
+            })
+          assert.deepStrictEqual(yield* walk(searchAudience("all"), 2), [
+            [draftTitle.id, scheduledTitle.id],
+            [publishedTitle.id, publishedDescription.id],
+            [draftDescription.id, draftBody.id],
+            [scheduledBody.id]
+          ])
+          assert.deepStrictEqual(yield* walk(searchAudience("draft"), 1), [[draftTitle.id], [draftDescription.id], [draftBody.id]])
+          assert.deepStrictEqual(yield* walk(searchAudience("scheduled"), 1), [[scheduledTitle.id], [scheduledBody.id]])
+          assert.deepStrictEqual(yield* walk(searchAudience("published"), 1), [[publishedTitle.id], [publishedDescription.id]])
+          assert.deepStrictEqual(yield* walk(publicAudience, 1), [[publishedTitle.id], [publishedDescription.id]])
+          // A cursor from the unfiltered walk starts a filtered one after it: the order is one.
+          const afterPublishedTitle = { score: 5, id: publishedTitle.id }
+          assert.deepStrictEqual(
+            (yield* repo.search({ terms, after: afterPublishedTitle, limit: 50, audience: searchAudience("draft") })).map((row) => row.id),
+            [draftDescription.id, draftBody.id]
+          )
         }))
 
       it.effect("pages from a cursor neither skip nor repeat a result, across equal scores", () =>
