@@ -41,6 +41,7 @@ import {
   Purchase,
   queryMaxLength,
   SearchQuery,
+  SearchStatusFilter,
   storableText,
   UploadUrlRequest,
   UploadId,
@@ -148,18 +149,22 @@ export class CoursesApi extends HttpApiGroup.make("courses")
         cursor: Schema.optional(Schema.String).annotate({
           description: "Where the page starts: the cursor the previous page's Link header names (opaque), sent exactly as " +
             "written there; another spelling of it (padded, re-encoded) is a 400. Omit for the first page."
-        })
+        }),
+        status: Schema.optional(SearchStatusFilter)
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(CourseListItem), NextLink),
       error: problemsFor("InvalidSearchCursor", "PersistenceError")
-    }).middleware(CatalogueAuth).annotate(OpenApi.Summary, "Search the catalogue: courses visible now, best match first").annotate(
+    }).middleware(CatalogueAuth).annotate(OpenApi.Summary, "Search the catalogue, best match first: courses visible now, or any status for admins").annotate(
       OpenApi.Description,
-      "The students' search: everyone, admins included, finds only courses visible now (published, publish_at null " +
-        "or passed), shown as list items. q's words are compared without case or diacritics, with the transliteration " +
-        "of slugs (\"creme brulee\" finds \"Crème brûlée\"); every word must occur in the course's title, description " +
-        "or the text of its content_html, and the last word also matches the beginning of a word. Ranking: per word, " +
-        "5 when it is in the title, else 2 in the description, else 1; higher sums first, then ascending id. When more " +
-        "results follow, a Link header names the next page (q, an opaque cursor, limit); a cursor this service did not " +
+      "Without status, the students' search: everyone, admins included, finds only courses visible now (published, " +
+        "publish_at null or passed), shown as list items. With status (admins only; 401, or 403 for a viewer), the " +
+        "authors' search: the courses the admin list shows with the same filter (all: every course, drafts and " +
+        "scheduled ones too), shown as the admin list's items, with status and publish_at. q's words are compared " +
+        "without case or diacritics, with the transliteration of slugs (\"creme brulee\" finds \"Crème brûlée\"); every " +
+        "word must occur in the course's title, description or the text of its content_html, and the last word also " +
+        "matches the beginning of a word. Ranking: per word, 5 when it is in the title, else 2 in the description, else " +
+        "1; higher sums first, then ascending id. When more results follow, a Link header names the next page (q, " +
+        "status if given, an opaque cursor, limit); a cursor this service did not " +
         `write is a 400. q empty, without a letter or digit, or longer than ${queryMaxLength} characters: 400. Credentials ` +
         "that are neither an admin's nor a valid viewer's are a 401, as on every catalogue read. Not cached."
     ),

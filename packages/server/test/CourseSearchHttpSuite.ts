@@ -1,7 +1,8 @@
 /**
  * `GET /courses/search` end to end on the standalone server, for PGlite and PostgreSQL:
  * the rules of the search, its paging by the `Link` header, who sees what (everyone the
- * same), and the 4xx answers to every malformed or hostile request. The server's
+ * same without `status`; with it, an admin's search of drafts and scheduled courses too),
+ * and the 4xx answers to every malformed or hostile request. The server's
  * database is shared by the tests, so each marks its courses with a word of its own.
  */
 import { assert, describe, layer } from "@effect/vitest"
@@ -120,6 +121,96 @@ export const courseSearchHttpSuite = <E>(name: string, server: Layer.Layer<TestS
           assert.deepStrictEqual(ids(yield* search(q(tag))), [])
         }))
 
+      it.effect("an admin's status makes it the authors' search: all, draft, published, scheduled, as the admin list's items", () =>
+        Effect.gen(function*() {
+          const tag = newTag()
+          const draft = yield* create({ title: `Soufflé draft ${tag}`, status: "draft" })
+          const scheduled = yield* create({ title: `Soufflé soon ${tag}`, publish_at: "2999-01-01T00:00:00Z" })
+          const published = yield* create({ title: `Soufflé ${tag}` })
+          const byStatus = (status: string) => search(`${q(`souffle ${tag}`)}&status=${status}`, { admin: true })
+          const all = yield* byStatus("all")
+          assert.deepStrictEqual(ids(all), [draft, scheduled, published])
+          assert.deepStrictEqual(
+            (all.body as Array<Record<string, unknown>>).map(({ id, status, publish_at }) => ({ id, status, publish_at })),
+            [
+              { id: draft, status: "draft", publish_at: null },
+              { id: scheduled, status: "published", publish_at: "2999-01-01T00:00:00.000Z" },
+              { id: published, status: "published", publish_at: null }
+            ]
+          )
+          // The admin list's items, key for key.
+          const listed = yield* call(`/courses?cursor=${draft}&limit=3`, { admin: true })
+          assert.deepStrictEqual(all.body, listed.body)
+          assert.strictEqual(all.headers.get("cache-control"), "private, no-store")
+          assert.deepStrictEqual(ids(yield* byStatus("draft")), [draft])
+          assert.deepStrictEqual(ids(yield* byStatus("scheduled")), [scheduled])
+          assert.deepStrictEqual(ids(yield* byStatus("published")), [published])
+          // Without status, the students' search, for admins too.
+          const students = yield* search(q(`souffle ${tag}`), { admin: true })
+          assert.deepStrictEqual(ids(students), [published])
+          for (const item of students.body) assert.hasAllKeys(item, ["id", "title", "slug", "thumbnail_url"])
+          assert.deepStrictEqual(ids(yield* search(q(`souffle ${tag}`))), [published])
+        }))
+
+      it.effect("status is the admins' alone: anonymous 401, a viewer 403, whatever its value; a value not listed is a 400", () =>
+        Effect.gen(function*() {
+          const tag = newTag()
+          yield* create({ title: `Hidden ${tag}`, status: "draft" })
+          const token = yield* viewerToken
+          for (const status of ["all", "draft", "published", "scheduled", "hidden"]) {
+            const anonymous = yield* search(`${q(tag)}&status=${status}`)
+            assert.strictEqual(anonymous.status, 401, `${status}: ${anonymous.text}`)
+            assert.strictEqual(anonymous.headers.get("content-type"), "application/problem+json")
+            const viewer = yield* search(`${q(tag)}&status=${status}`, { headers: { authorization: `Bearer ${token}` } })
+            assert.strictEqual(viewer.status, 403, `${status}: ${viewer.text}`)
+            assert.strictEqual(viewer.headers.get("content-type"), "application/problem+json")
+          }
+          assert.strictEqual((yield* search(`${q(tag)}&status=all`, { headers: { authorization: "Bearer not-a-token" } })).status, 401)
+          for (const status of ["hidden", "ALL", "", "all%00", "all&status=draft", "draft&status=draft"]) {
+            assertBadRequest(yield* search(`${q(tag)}&status=${status}`, { admin: true }), "query.status", `status=${status}`)
+          }
+        }))
+
+      it.effect("the Link header keeps status: an admin's walk gives every course of that status once", () =>
+        Effect.gen(function*() {
+          const tag = newTag()
+          const created: Array<number> = []
+          for (let i = 0; i < 5; i++) {
+            created.push(yield* create({ title: i % 2 === 0 ? `Page ${tag} ${i}` : `Page ${i}`, content_html: `<p>${tag}</p>`, status: "draft" }))
+          }
+          created.push(yield* create({ title: `Page ${tag} published`, content_html: `<p>${tag}</p>` }))
+          const all = ids(yield* search(`${q(tag)}&status=all&limit=50`, { admin: true }))
+          // Titles (5) first, then bodies (1); ascending id within each.
+          assert.deepStrictEqual(all, [created[0], created[2], created[4], created[5], created[1], created[3]])
+          for (const [status, expected] of [["all", all], ["draft", all.filter((id) => id !== created[5])]] as const) {
+            const seen: Array<number> = []
+            let next: string | undefined = `/courses/search?${q(tag)}&status=${status}&limit=2`
+            while (next !== undefined) {
+              const reply: Reply = yield* call(next, { admin: true })
+              seen.push(...ids(reply))
+              const link = reply.headers.get("link")
+              if (link === null) {
+                next = undefined
+              } else {
+                const match = /^<(\/courses\/search\?q=([^&]+)&status=([a-z]+)&cursor=[A-Za-z0-9_-]+&limit=2)>; rel="next"$/.exec(link)
+                assert.isNotNull(match, link)
+                assert.deepStrictEqual([match![2], match![3]], [tag, status])
+                next = match![1]
+              }
+            }
+            assert.deepStrictEqual(seen, expected, status)
+          }
+          // Without status, the Link names none.
+          const students = yield* search(`${q(tag)}&limit=1`, { admin: true })
+          assert.deepStrictEqual(ids(students), [created[5]])
+          assert.isNull(students.headers.get("link"))
+          const twoPublished = yield* create({ title: `Page ${tag} again` })
+          const first = yield* search(`${q(tag)}&limit=1`, { admin: true })
+          assert.deepStrictEqual(ids(first), [created[5]])
+          assert.match(first.headers.get("link") ?? "", /^<\/courses\/search\?q=[^&]+&cursor=[A-Za-z0-9_-]+&limit=1>; rel="next"$/)
+          assert.deepStrictEqual(ids(yield* call(/^<([^>]+)>/.exec(first.headers.get("link")!)![1]!, { admin: true })), [twoPublished])
+        }))
+
       it.effect("/courses/search is search, not a course id; /courses/{id} keeps its meaning", () =>
         Effect.gen(function*() {
           const tag = newTag()
@@ -192,10 +283,15 @@ export const courseSearchHttpSuite = <E>(name: string, server: Layer.Layer<TestS
         Effect.gen(function*() {
           const document = (yield* call("/openapi.json")).body
           const operation = document.paths["/courses/search"].get
-          assert.sameMembers(operation.parameters.map((parameter: { name: string }) => parameter.name), ["q", "limit", "cursor"])
+          assert.sameMembers(operation.parameters.map((parameter: { name: string }) => parameter.name), ["q", "limit", "cursor", "status"])
           const required = operation.parameters.find((parameter: { name: string }) => parameter.name === "q").required
           assert.isTrue(required)
-          assert.includeMembers(Object.keys(operation.responses), ["200", "400", "401", "503"])
+          const status = operation.parameters.find((parameter: { name: string }) => parameter.name === "status")
+          assert.isFalse(status.required)
+          assert.deepStrictEqual(status.schema.enum, ["all", "draft", "published", "scheduled"])
+          assert.match(status.schema.description, /^Admins only \(else 401, or 403 for a viewer\)/)
+          assert.include(status.schema.description, "all: every course, drafts and scheduled ones too")
+          assert.includeMembers(Object.keys(operation.responses), ["200", "400", "401", "403", "503"])
           assert.property(operation.responses["200"].headers, "link")
         }))
     })

@@ -1,9 +1,11 @@
 /**
  * Who reads the catalogue (`GET /courses`, `GET /courses/{id}`, `GET /courses/search`):
  * admins see every course, drafts and scheduled ones included, with `status` and
- * `publish_at`; everyone else sees what is visible now. Search answers everyone alike, but
- * resolves its reader too, so that bad credentials are a 401 on every catalogue read. This file holds only the contract's side, so a client can import
- * it; the server decides with `CatalogueAuthLive.ts`.
+ * `publish_at`; everyone else sees what is visible now. Search without `status` answers
+ * everyone alike (the students' search), but resolves its reader too, so that bad
+ * credentials are a 401 on every catalogue read; with `status` it is an admin's. This
+ * file holds only the contract's side, so a client can import it; the server decides
+ * with `CatalogueAuthLive.ts`.
  *
  * @since 0.2.0
  */

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { adminAudience, Courses, defaultPageSize, defaultRevisionPageSize, publicAudience } from "@coursekit/core"
+import { adminAudience, Courses, defaultPageSize, defaultRevisionPageSize, publicAudience, searchAudience } from "@coursekit/core"
 import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { CurrentAudience } from "../auth/CatalogueAuth.ts"
@@ -31,9 +31,11 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
     search: ({ query, request }) =>
       Effect.gen(function*() {
         const limit = query.limit ?? defaultPageSize
-        // The students' search: every reader gets the same public results.
-        const page = yield* problems(catalogue.search({ query: query.q, cursor: query.cursor, limit }))
-        return withNextLink(page, { prefix, url: request.url, limit, keep: { q: query.q } })
+        // Without status, the students' search: every reader, admins too, gets the same
+        // public results. With it, the authors' search (CatalogueAuth refused it to anyone but admins).
+        const audience = query.status !== undefined && (yield* CurrentAudience) === "admin" ? searchAudience(query.status) : publicAudience
+        const page = yield* problems(catalogue.search({ query: query.q, cursor: query.cursor, limit, audience }))
+        return withNextLink(page, { prefix, url: request.url, limit, keep: { q: query.q, status: query.status } })
       }),
     get: ({ params }) =>
       Effect.gen(function*() {
