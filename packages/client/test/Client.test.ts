@@ -186,6 +186,15 @@ describe("@coursekit/client against the standalone server", () => {
           cursor = nextCursor(headers.link)
         } while (cursor !== undefined)
         assert.deepStrictEqual(seen, ids)
+        // An admin's status makes it the authors' search: the draft too, with its status.
+        const authored = yield* Effect.promise(() => kit.courses.search({ query: { q: "creme brulee client draft", status: "all" } }))
+        assert.deepStrictEqual(authored.body.map((item) => [item.title, item.status]), [["Crème brûlée client draft", "draft"]])
+        const students = yield* Effect.promise(() => kit.courses.search({ query: { q: "creme brulee client draft" } }))
+        assert.deepStrictEqual(students.body, [])
+        const anonymous = createClient({ baseUrl: url })
+        const refused = yield* rejection(anonymous.courses.search({ query: { q: "creme", status: "all" } }))
+        assert.strictEqual((refused as CoursekitError).status, 401)
+        yield* Effect.promise(() => anonymous.dispose())
         const bad = yield* rejection(kit.courses.search({ query: { q: "creme", cursor: "forged" } }))
         assert.strictEqual((bad as CoursekitError).status, 400)
         const problem = (bad as CoursekitError).problem as { readonly errors?: ReadonlyArray<{ readonly path: string }> }
