@@ -1,6 +1,7 @@
 /**
  * Coursekit Studio end to end in Debian's chromium against `npm start`: signing in (a
- * wrong token shows the API's message), the course list with "New course", the editor's
+ * wrong token shows the API's message), the course list with "New course" and "Search
+ * courses" (drafts and scheduled courses found, the status filter applied), the editor's
  * autosave ("Saving…", then "Saved", the content stored), an edit made while a save is in
  * flight on a slow network, two authors editing one course (the second gets the conflict
  * dialog and loses nothing), publishing and scheduling, History with Restore, signing
@@ -88,6 +89,54 @@ if (chromiumTestsRun) {
       await page.getByRole("link", { name: "Courses" }).first().click()
       await page.getByRole("link", { name: "Knots for sailors" }).waitFor()
       await page.screenshot({ path: join(screenshots, "courses.png") })
+      await context.close()
+    })
+
+    it("Search courses finds a draft by a word of its title, and a scheduled course with the Scheduled filter", async () => {
+      const { context, page } = await openStudio(studio, "alice")
+      const draft = await newCourse(page, "Marzipan roses")
+      // A scheduled course and a published one with the same word, written through the API.
+      const create = async (title: string, publish_at: string | null) => {
+        const response = await fetch(`${studio.url()}/courses`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${authors.alice}`, "content-type": "application/json" },
+          body: JSON.stringify({ title, content_html: "", status: "published", publish_at })
+        })
+        expect(response.status).toBe(201)
+        return ((await response.json()) as { id: number }).id
+      }
+      const scheduled = await create("Marzipan fruits", new Date(Date.now() + 7 * 86_400_000).toISOString())
+      const published = await create("Marzipan pigs", null)
+      expect(draft).toBeLessThan(scheduled)
+      await page.getByRole("link", { name: "Courses" }).first().click()
+      const found = () => page.getByRole("main").getByRole("list").getByRole("link").allTextContents()
+      // The students' search would find the published course alone: the Studio's finds all three.
+      await page.getByLabel("Search courses").fill("marzipan")
+      await expect.poll(found).toEqual(["Marzipan roses", "Marzipan fruits", "Marzipan pigs"])
+      expect(await page.getByText(/Search finds published courses/).count()).toBe(0)
+      // A word of the draft's title alone.
+      await page.getByLabel("Search courses").fill("roses")
+      await expect.poll(found).toEqual(["Marzipan roses"])
+      await page.getByRole("main").getByRole("list").getByText("Draft", { exact: true }).waitFor()
+      // The status filter stays usable while searching, and narrows the search.
+      await page.getByLabel("Search courses").fill("marzipan")
+      const filter = page.getByRole("radiogroup", { name: "Status" })
+      expect(await filter.getByRole("radio", { name: "Scheduled" }).isDisabled()).toBe(false)
+      await filter.getByText("Scheduled", { exact: true }).click()
+      await expect.poll(found).toEqual(["Marzipan fruits"])
+      await page.getByRole("main").getByRole("list").getByText(/^Scheduled for/).waitFor()
+      await filter.getByText("Draft", { exact: true }).click()
+      await expect.poll(found).toEqual(["Marzipan roses"])
+      await filter.getByText("Published", { exact: true }).click()
+      await expect.poll(found).toEqual(["Marzipan pigs"])
+      await filter.getByText("All", { exact: true }).click()
+      await expect.poll(found).toEqual(["Marzipan roses", "Marzipan fruits", "Marzipan pigs"])
+      expect(await seriousViolations(page)).toEqual([])
+      // What the Studio asked is the admins' search, with the filter as its status.
+      const asked = await fetch(`${studio.url()}/courses/search?q=marzipan&status=scheduled`, { headers: { authorization: `Bearer ${authors.alice}` } })
+      expect(((await asked.json()) as Array<{ id: number }>).map((course) => course.id)).toEqual([scheduled])
+      const students = await fetch(`${studio.url()}/courses/search?q=marzipan`)
+      expect(((await students.json()) as Array<{ id: number }>).map((course) => course.id)).toEqual([published])
       await context.close()
     })
 

@@ -1,6 +1,7 @@
 /**
- * The courses: search ("Search courses"), a status filter, paging as the API pages (its
- * `Link` cursors, kept so "Previous page" goes back), each course a link named by its title.
+ * The courses: search ("Search courses"), a status filter that applies to the list and the
+ * search alike, paging as the API pages (its `Link` cursors, kept so "Previous page" goes
+ * back), each course a link named by its title.
  */
 import { useState } from "react"
 import { Button, Label, Radio, RadioGroup, SearchField, Input } from "react-aria-components"
@@ -29,7 +30,7 @@ export const CourseList = () => {
           <Label>Search courses</Label>
           <Input />
         </SearchField>
-        <RadioGroup value={status} onChange={(value) => (setStatus(value as StatusFilter), restart())} orientation="horizontal" isDisabled={q.trim() !== ""}>
+        <RadioGroup value={status} onChange={(value) => (setStatus(value as StatusFilter), restart())} orientation="horizontal">
           <Label>Status</Label>
           <Radio value="all">All</Radio>
           <Radio value="draft">Draft</Radio>
@@ -37,7 +38,6 @@ export const CourseList = () => {
           <Radio value="published">Published</Radio>
         </RadioGroup>
       </div>
-      {q.trim() !== "" && <p className="hint">Search finds published courses; clear it to see drafts and scheduled ones.</p>}
       {page.isError && <p role="alert" className="error">{problemMessage(page.error)}</p>}
       {page.data !== undefined && (
         page.data.items.length === 0

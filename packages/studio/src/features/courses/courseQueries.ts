@@ -18,8 +18,9 @@ export const pageSize = 20
 
 const fetchPage = async ({ status, q, cursor }: CoursePageRequest) => {
   if (q.trim() !== "") {
+    // The authors' search: with a status (All is `all`), drafts and scheduled courses are found too.
     const { body, headers } = await studioClient.courses.search({
-      query: { q: q.trim(), limit: pageSize, ...(cursor === undefined ? {} : { cursor }) }
+      query: { q: q.trim(), status, limit: pageSize, ...(cursor === undefined ? {} : { cursor }) }
     })
     return { items: body, next: nextCursor(headers.link) }
   }
