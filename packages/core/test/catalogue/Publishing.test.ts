@@ -65,6 +65,8 @@ describe("PublishAtInput", () => {
     ["2026-12-01T10:00:00+01:00", "2026-12-01T10:00:00.000+01:00"],
     ["2026-12-01T10:00:00.25-05:30", "2026-12-01T10:00:00.250-05:30"],
     ["2026-12-01T09:00:00+00:00", "2026-12-01T09:00:00.000+00:00"],
+    // RFC 3339's "offset unknown" is read as the offset it spells, zero.
+    ["2026-12-01T09:00:00-00:00", "2026-12-01T09:00:00.000+00:00"],
     ["2026-12-01T09:00:00Z", "2026-12-01T09:00:00.000Z"]
   ])("encodes %j back with its offset: %j", (text, encoded) => {
     assert.strictEqual(encode(decode(text)), encoded)
