@@ -10,6 +10,7 @@ import { FetchHttpClient } from "effect/http"
 import { SignJWT } from "jose"
 import { adminToken, jwtSecret, layerTestServer, TestServer } from "../../server/test/TestServer.ts"
 import { CoursekitClient, CoursekitError, createClient, nextCursor, PreconditionFailedError, withWriteOptions } from "../src/index.ts"
+import { recordingProxy } from "./RecordingProxy.ts"
 
 const rejection = (promise: Promise<unknown>) =>
   Effect.promise(() => promise.then(() => assert.fail("expected a rejection"), (error: unknown) => error))
@@ -136,6 +137,62 @@ describe("@coursekit/client against the standalone server", () => {
         assert.deepStrictEqual((yield* Effect.promise(() => admin.sections.list({ params: { id: draft.id } }))), [])
         yield* Effect.promise(() => Promise.all([admin.dispose(), anonymous.dispose()]))
       }))
+
+    it.effect("publish_at goes out with the offset it was written with, and the server stores and shows that instant in UTC", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const proxy = yield* recordingProxy(url)
+        const hours = (n: number) => n * 60 * 60 * 1000
+        const sent = (method: string, path: string) =>
+          proxy.requests.filter((request) => request.method === method && request.path === path).map((request) => JSON.parse(request.body).publish_at)
+
+        // The Effect client: an instant in a zone of +01:00.
+        const course = yield* Effect.gen(function*() {
+          const client = yield* CoursekitClient
+          const { body } = yield* client.courses.create({
+            payload: {
+              title: "Offsets on the wire",
+              content_html: "",
+              status: "draft",
+              publish_at: DateTime.makeZonedUnsafe(Date.UTC(2099, 11, 1, 9), { timeZone: DateTime.zoneMakeOffset(hours(1)) })
+            }
+          })
+          return body
+        }).pipe(Effect.provide(CoursekitClient.layerFetch({ baseUrl: proxy.url, adminToken })))
+        assert.deepStrictEqual(sent("POST", "/courses"), ["2099-12-01T10:00:00.000+01:00"])
+        assert.isTrue(DateTime.isUtc(course.publish_at!))
+        assert.strictEqual(DateTime.formatIso(course.publish_at!), "2099-12-01T09:00:00.000Z")
+
+        // The Promise client: -05:30 on a PATCH, a named zone (its offset at that instant), UTC as Z.
+        const admin = createClient({ baseUrl: proxy.url, adminToken })
+        const updated = yield* Effect.promise(() =>
+          admin.courses.update({
+            params: { id: course.id },
+            payload: { publish_at: DateTime.makeZonedUnsafe(Date.UTC(2099, 11, 1, 15, 30), { timeZone: DateTime.zoneMakeOffset(-hours(5.5)) }) }
+          })
+        )
+        assert.deepStrictEqual(sent("PATCH", `/courses/${course.id}`), ["2099-12-01T10:00:00.000-05:30"])
+        assert.strictEqual(DateTime.formatIso(updated.publish_at!), "2099-12-01T15:30:00.000Z")
+        const lesson = yield* Effect.promise(() =>
+          admin.lessons.create({
+            params: { id: course.id },
+            payload: { title: "Summer", publish_at: DateTime.makeZonedUnsafe(Date.UTC(2099, 6, 1, 8), { timeZone: "Europe/Paris" }) }
+          })
+        )
+        assert.deepStrictEqual(sent("POST", `/courses/${course.id}/lessons`), ["2099-07-01T10:00:00.000+02:00"])
+        assert.strictEqual(DateTime.formatIso(lesson.publish_at!), "2099-07-01T08:00:00.000Z")
+        yield* Effect.promise(() =>
+          admin.lessons.update({ params: { id: course.id, lesson_id: lesson.id }, payload: { publish_at: DateTime.makeUnsafe(Date.UTC(2099, 6, 1, 9)) } })
+        )
+        assert.deepStrictEqual(sent("PATCH", `/courses/${course.id}/lessons/${lesson.id}`), ["2099-07-01T09:00:00.000Z"])
+
+        // What the server stores and shows, read past the client: UTC.
+        const shown = (path: string) =>
+          Effect.promise(() => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${adminToken}` } }).then((response) => response.json()))
+        assert.strictEqual((yield* shown(`/courses/${course.id}`)).publish_at, "2099-12-01T15:30:00.000Z")
+        assert.deepStrictEqual((yield* shown(`/courses/${course.id}/lessons`)).map((row: { publish_at: string }) => row.publish_at), ["2099-07-01T09:00:00.000Z"])
+        yield* Effect.promise(() => admin.dispose())
+      })))
 
     it.effect("the Promise client: every endpoint as a Promise; failures are CoursekitErrors with the problem", () =>
       Effect.gen(function*() {

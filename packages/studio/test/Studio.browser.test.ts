@@ -179,8 +179,9 @@ if (chromiumTestsRun) {
       await second.context.close()
     })
 
-    it("Publish, Schedule… in the author's time zone and Unpublish change the state the API stores", async () => {
-      const { context, page } = await openStudio(studio, "alice")
+    it("Publish, Schedule… in the author's time zone (sent with that date's offset) and Unpublish change the state the API stores", async () => {
+      // The author is in Paris: +01:00 in December, +02:00 in July, whatever zone the tests run in.
+      const { context, page } = await openStudio(studio, "alice", { timezoneId: "Europe/Paris", locale: "en-GB" })
       const id = await newCourse(page, "Published soon")
       // A new course is a draft.
       await page.getByText("Draft", { exact: true }).waitFor()
@@ -188,16 +189,32 @@ if (chromiumTestsRun) {
       await page.getByRole("button", { name: "Publish", exact: true }).click()
       await page.getByText("Published", { exact: true }).waitFor()
       expect((await storedCourse(studio.url(), id)).status).toBe("published")
+
+      /** Schedules at `local` through the dialog; the publish_at of the PATCH it sent. */
+      const schedule = async (local: string) => {
+        const sent = page.waitForRequest((request) =>
+          request.method() === "PATCH" && new URL(request.url()).pathname === `/courses/${id}` && request.postData()?.includes("publish_at") === true
+        )
+        await page.getByRole("button", { name: "Schedule…" }).click()
+        const dialog = page.getByRole("dialog", { name: "Schedule publishing" })
+        await dialog.getByText("In your time zone, Europe/Paris.").waitFor()
+        await dialog.getByLabel("Date and time").fill(local)
+        await dialog.getByRole("button", { name: "Schedule", exact: true }).click()
+        return ((await sent).postDataJSON() as { publish_at: unknown }).publish_at
+      }
+
+      expect(await schedule("2099-12-01T10:00")).toBe("2099-12-01T10:00:00.000+01:00")
+      await page.getByText("Scheduled for 1 Dec 2099, 10:00", { exact: true }).waitFor()
+      expect(await storedCourse(studio.url(), id)).toMatchObject({ status: "published", publish_at: "2099-12-01T09:00:00.000Z" })
+      // Opened again, the dialog shows the scheduled moment in the author's zone.
       await page.getByRole("button", { name: "Schedule…" }).click()
-      const dialog = page.getByRole("dialog", { name: "Schedule publishing" })
-      const at = new Date(Date.now() + 3 * 86_400_000)
-      at.setSeconds(0, 0)
-      const two = (n: number) => String(n).padStart(2, "0")
-      await dialog.getByLabel("Date and time").fill(`${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}T${two(at.getHours())}:${two(at.getMinutes())}`)
-      await dialog.getByRole("button", { name: "Schedule", exact: true }).click()
-      await page.getByText(/^Scheduled for/).waitFor()
-      const scheduled = await storedCourse(studio.url(), id)
-      expect([scheduled.status, Date.parse(scheduled.publish_at!)]).toEqual(["published", at.getTime()])
+      expect(await page.getByRole("dialog", { name: "Schedule publishing" }).getByLabel("Date and time").inputValue()).toBe("2099-12-01T10:00")
+      await page.getByRole("dialog", { name: "Schedule publishing" }).getByRole("button", { name: "Cancel" }).click()
+
+      expect(await schedule("2099-07-01T10:00")).toBe("2099-07-01T10:00:00.000+02:00")
+      await page.getByText("Scheduled for 1 Jul 2099, 10:00", { exact: true }).waitFor()
+      expect(await storedCourse(studio.url(), id)).toMatchObject({ status: "published", publish_at: "2099-07-01T08:00:00.000Z" })
+
       await page.getByRole("button", { name: "Unpublish", exact: true }).click()
       await page.getByText("Draft", { exact: true }).waitFor()
       expect((await storedCourse(studio.url(), id)).status).toBe("draft")

@@ -8,7 +8,7 @@ import axe from "axe-core"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from "playwright-core"
 import { startProcess, type StartedProcess } from "../../server/test/ServerProcess.ts"
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -47,12 +47,16 @@ export const useStudio = () => {
   }
 }
 
-/** A new browser context (its own cookies) with a page on the Studio, signed in as `author` unless told not to. */
+/**
+ * A new browser context (its own cookies) with a page on the Studio, signed in as `author`
+ * unless told not to; `options` set more of the context (`timezoneId`, `locale`).
+ */
 export const openStudio = async (
   studio: ReturnType<typeof useStudio>,
-  author: keyof typeof authors | undefined
+  author: keyof typeof authors | undefined,
+  options: BrowserContextOptions = {}
 ): Promise<{ readonly context: BrowserContext; readonly page: Page }> => {
-  const context = await studio.browser().newContext({ viewport: { width: 1280, height: 860 } })
+  const context = await studio.browser().newContext({ viewport: { width: 1280, height: 860 }, ...options })
   const page = await context.newPage()
   // A page error or a refused resource (the CSP) is a failure of the Studio, not noise.
   page.on("pageerror", (error) => console.error(`page error: ${error.message}`))

@@ -33,7 +33,7 @@ import {
 import { FileUrl } from "../media/FileUrl.ts"
 import { type HtmlRefused, HtmlSanitizer } from "../html/HtmlSanitizer.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
-import { type CatalogueAudience, publicAudience } from "./Publishing.ts"
+import { type CatalogueAudience, publicAudience, publishAtStored, withPublishAtStored } from "./Publishing.ts"
 import * as RecordVariants from "../shared/RecordVariants.ts"
 import * as Slug from "./Slug.ts"
 import { LessonRepo } from "../lessons/LessonRepo.ts"
@@ -145,7 +145,7 @@ export class Courses extends Context.Service<Courses, {
         const record = yield* repo.insert({
           ...input,
           status: input.status ?? "published",
-          publish_at: input.publish_at ?? null,
+          publish_at: publishAtStored(input.publish_at ?? null),
           slugBase: Slug.fromTitle(input.title),
           content_html: yield* sanitizer.sanitizeAuthored(input.content_html)
         }, edit)
@@ -189,9 +189,10 @@ export class Courses extends Context.Service<Courses, {
       })
 
       const update = Effect.fn("Courses.update")(function*(id: CourseId, changes: CourseUpdate, edit: Edit = systemEdit) {
-        const sanitized = changes.content_html === undefined
-          ? changes
-          : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) }
+        const stored = withPublishAtStored(changes)
+        const sanitized = stored.content_html === undefined
+          ? stored
+          : { ...stored, content_html: yield* sanitizer.sanitizeAuthored(stored.content_html) }
         return toCourse(yield* repo.update(id, sanitized, edit).pipe(Effect.catchTag("StaleRecord", mismatch)))
       })
 

@@ -47,9 +47,32 @@ const instantProblem = (text: string): string | undefined => {
   return undefined
 }
 
+// The offset an instant was written with: none for `Z` (UTC), else its sign, hours and minutes.
+const writtenOffset = /([+-])(\d{2}):(\d{2})$/
+
+/**
+ * A checked instant as its writer wrote it: `Z` is UTC, `±hh:mm` a zone of that fixed
+ * offset. Encoded back with its offset (`DateTime.formatIsoOffset`): UTC as `…Z`, any
+ * other zone (a named one too) as the offset it has at that instant.
+ */
+const instantWithItsOffset = SchemaTransformation.transform<DateTime.DateTime, string>({
+  decode: (text) => {
+    // instantProblem has passed: the text is RFC 3339 and Date.parse reads it.
+    const instant = Date.parse(text)
+    const offset = writtenOffset.exec(text)
+    if (offset === null) return DateTime.makeUnsafe(instant)
+    const minutes = Number(offset[2]) * 60 + Number(offset[3])
+    return DateTime.makeZonedUnsafe(instant, { timeZone: DateTime.zoneMakeOffset((offset[1] === "-" ? -minutes : minutes) * 60_000) })
+  },
+  encode: DateTime.formatIsoOffset
+})
+
 /**
  * An instant as an author writes it: RFC 3339 with an offset (`Z` or `±hh:mm`), from
- * 1970-01-01 to the end of 9999 in UTC. Decoded to UTC; shown back as `…Z`.
+ * 1970-01-01 to the end of 9999 in UTC. Decoded with the writer's offset kept (a
+ * `DateTime.Utc` for `Z`, a `DateTime.Zoned` of that fixed offset otherwise) and encoded
+ * with it, so a client sends `2026-12-01T10:00:00.000+01:00` as the author meant it.
+ * Stores keep the instant in UTC ({@link publishAtStored}), and it is shown back as `…Z`.
  */
 export const PublishAtInput = Schema.String.check(
   Schema.makeFilter<string>((text) => {
@@ -57,12 +80,28 @@ export const PublishAtInput = Schema.String.check(
     return problem === undefined ? undefined : `publish_at ${problem}`
   })
 ).pipe(
-  Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString),
+  Schema.decodeTo(Schema.Union([Schema.DateTimeUtc, Schema.DateTimeZoned]), instantWithItsOffset),
   Schema.annotate({
     description: "When a published item becomes visible: an RFC 3339 date-time with an offset " +
       "(2026-12-01T09:00:00Z, 2026-12-01T10:00:00+01:00). null: as soon as it is published."
   })
 )
+export type PublishAtInput = typeof PublishAtInput.Type
+
+/**
+ * A create's or update's `publish_at` as stores keep it: the same instant in UTC. Every
+ * use case that hands `publish_at` to a store goes through here, so no store sees a
+ * zoned value.
+ */
+export const publishAtStored = (at: PublishAtInput | null): DateTime.Utc | null => at === null ? null : DateTime.toUtc(at)
+
+/** `changes` with its `publish_at` (when present) in UTC: what an update hands its store. */
+export const withPublishAtStored = <C extends { readonly publish_at?: PublishAtInput | null }>(
+  changes: C
+): Omit<C, "publish_at"> & { readonly publish_at?: DateTime.Utc | null } => {
+  const { publish_at, ...rest } = changes
+  return publish_at === undefined ? rest : { ...rest, publish_at: publishAtStored(publish_at) }
+}
 
 const adminOnly = " Shown to admins only."
 

@@ -7,6 +7,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { CourseId, CourseNotFound } from "../catalogue/Course.ts"
 import { CourseRepo } from "../catalogue/CourseRepo.ts"
+import { publishAtStored, withPublishAtStored } from "../catalogue/Publishing.ts"
 import { type HtmlRefused, HtmlSanitizer } from "../html/HtmlSanitizer.ts"
 import {
   type Lesson,
@@ -142,7 +143,7 @@ export class Lessons extends Context.Service<Lessons, {
             position: input.position,
             section_id: input.section_id ?? null,
             status: input.status ?? "published",
-            publish_at: input.publish_at ?? null,
+            publish_at: publishAtStored(input.publish_at ?? null),
             available_after_days: input.available_after_days ?? null
           }, edit)
           return yield* toLesson(record)
@@ -156,12 +157,13 @@ export class Lessons extends Context.Service<Lessons, {
 
         const update = Effect.fn("Lessons.update")(function*(courseId: CourseId, id: LessonId, changes: LessonUpdate, edit: Edit = systemEdit) {
           yield* checkVideo(changes.video_key)
+          const stored = withPublishAtStored(changes)
           const record = yield* repo.update(
             courseId,
             id,
-            changes.content_html === undefined
-              ? changes
-              : { ...changes, content_html: yield* sanitizer.sanitizeAuthored(changes.content_html) },
+            stored.content_html === undefined
+              ? stored
+              : { ...stored, content_html: yield* sanitizer.sanitizeAuthored(stored.content_html) },
             edit
           ).pipe(Effect.catchTag("StaleRecord", lessonMismatch))
           return yield* toLesson(record)

@@ -78,7 +78,7 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
   const changePublishing = async (change: PublishChange) => {
     const payload = change._tag === "unpublish"
       ? { status: "draft" as const }
-      : { status: "published" as const, publish_at: change.at === null ? null : DateTime.fromDateUnsafe(change.at) }
+      : { status: "published" as const, publish_at: change.at }
     const outcome = await queue.write((version) =>
       writeCourse(course.id, payload, version, {
         autosave: false,

@@ -109,7 +109,7 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
   const changePublishing = async (change: PublishChange) => {
     const payload = change._tag === "unpublish"
       ? { status: "draft" as const }
-      : { status: "published" as const, publish_at: change.at === null ? null : DateTime.fromDateUnsafe(change.at) }
+      : { status: "published" as const, publish_at: change.at }
     const outcome = await queue.write((version) =>
       writeLesson(courseId, lesson.id, payload, version, {
         autosave: false,

@@ -1,16 +1,26 @@
 /**
  * "Publish", "Unpublish" and "Schedule…": the record's state changed by the author, each a
  * write in the editor's save lane (after the content waiting to be saved, naming the
- * version that leaves). "Schedule…" asks for a date and time in the author's time zone.
+ * version that leaves). "Schedule…" asks for a date and time in the author's time zone and
+ * sends it with that zone's offset on that date (`2026-12-01T10:00:00.000+01:00`).
  */
+import { PublishAtInput } from "@coursekit/core"
+import { Option, Schema } from "effect"
 import { useState } from "react"
 import { Button, Dialog, DialogTrigger, FieldError, Form, Heading, Input, Label, Modal, TextField } from "react-aria-components"
-import { browserTimeZone, instantOfLocal, localOfInstant } from "./localDateTime.ts"
+import { browserTimeZone, instantOfLocal, localOfInstant, offsetDateTimeOfLocal } from "./localDateTime.ts"
 
-/** A change of state: published now (`at` null), at a moment, or back to a draft. */
+/**
+ * A change of state: published now (`at` null), at a moment (as the API's `publish_at`
+ * takes it: the instant with the author's offset, which the typed client sends as is), or
+ * back to a draft.
+ */
 export type PublishChange =
-  | { readonly _tag: "publish"; readonly at: Date | null }
+  | { readonly _tag: "publish"; readonly at: PublishAtInput | null }
   | { readonly _tag: "unpublish" }
+
+// The contract's own reading of the text: what it refuses (past 9999 in UTC) is not sent.
+const publishAtOf = Schema.decodeUnknownOption(PublishAtInput)
 
 interface Props {
   readonly status: "draft" | "published"
@@ -41,11 +51,21 @@ export const PublishControls = ({ status, publishAt, onChange }: Props) => {
 const ScheduleDialog = ({ initial, isDisabled, onSchedule }: {
   readonly initial: Date | null
   readonly isDisabled: boolean
-  readonly onSchedule: (at: Date) => Promise<void>
+  readonly onSchedule: (at: PublishAtInput) => Promise<void>
 }) => {
   const [value, setValue] = useState("")
-  const at = instantOfLocal(value)
-  const problem = value === "" ? undefined : at === undefined ? "Enter a date and a time." : at.getTime() <= Date.now() ? "Choose a moment in the future." : undefined
+  const instant = instantOfLocal(value)
+  const text = offsetDateTimeOfLocal(value)
+  const at = text === undefined ? undefined : Option.getOrUndefined(publishAtOf(text))
+  const problem = value === ""
+    ? undefined
+    : instant === undefined
+    ? "Enter a date and a time."
+    : instant.getTime() <= Date.now()
+    ? "Choose a moment in the future."
+    : at === undefined
+    ? "Choose a moment before the year 10000."
+    : undefined
   return (
     <DialogTrigger onOpenChange={(open) => open && setValue(initial === null ? "" : localOfInstant(initial))}>
       <Button isDisabled={isDisabled}>Schedule…</Button>
