@@ -252,6 +252,8 @@ describe("Coursekit Studio: the real build of packages/studio", () => {
         assert.isTrue(assets.some((asset) => asset.endsWith(".js")), page.text)
         for (const asset of assets) {
           const served = yield* call(`/studio/${asset}`)
+          // What ships, though built under vitest (NODE_ENV=test): production JSX, not the development runtime's.
+          if (asset.endsWith(".js")) assert.notInclude(served.text, "jsxDEV", asset)
           assert.strictEqual(served.status, 200, asset)
           assert.strictEqual(served.headers.get("cache-control"), "public, max-age=31536000, immutable")
           assert.strictEqual(served.headers.get("content-type"), asset.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8")
