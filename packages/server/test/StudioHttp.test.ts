@@ -250,13 +250,16 @@ describe("Coursekit Studio: the real build of packages/studio", () => {
         assert.notMatch(page.text, /<style|\sstyle=/)
         const assets = [...page.text.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((match) => match[1]!)
         assert.isTrue(assets.some((asset) => asset.endsWith(".js")), page.text)
+        // An icon of its own, so the browser never asks the origin's /favicon.ico (a 404 in the console).
+        assert.match(page.text, /<link rel="icon" type="image\/svg\+xml" href="\.\/assets\/[^"]+\.svg"/)
         for (const asset of assets) {
           const served = yield* call(`/studio/${asset}`)
           // What ships, though built under vitest (NODE_ENV=test): production JSX, not the development runtime's.
           if (asset.endsWith(".js")) assert.notInclude(served.text, "jsxDEV", asset)
           assert.strictEqual(served.status, 200, asset)
           assert.strictEqual(served.headers.get("cache-control"), "public, max-age=31536000, immutable")
-          assert.strictEqual(served.headers.get("content-type"), asset.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8")
+          const types = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" }
+          assert.strictEqual(served.headers.get("content-type"), types[asset.slice(asset.lastIndexOf(".") + 1) as keyof typeof types], asset)
           assert.strictEqual(served.headers.get("content-length"), String(new TextEncoder().encode(served.text).length))
           assertSecured(served, url)
         }
