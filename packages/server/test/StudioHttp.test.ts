@@ -14,7 +14,9 @@ import { call, layerTestServer, type Reply, TestServer } from "./TestServer.ts"
 
 /** The policy the Studio's responses carry on a test server at `url` (the local store: uploads and files at the server itself). */
 const expectedPolicy = (url: string) =>
-  `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: ${url}; media-src 'self' blob: ${url}; ` +
+  "default-src 'self'; script-src 'self'; " +
+  "style-src 'self' 'sha256-38RhXrc7EdReTKsOm23ZPOCUgniTUUcjky8QOOrQx6o=' 'sha256-gYiS/BvZvRcK27JIXTuwhZ3hs2+VJ1X+2gUlE+farlg='; " +
+  `img-src 'self' data: blob: ${url}; media-src 'self' blob: ${url}; ` +
   `connect-src 'self' ${url}; ` +
   "frame-src https://www.youtube.com https://youtube.com https://www.youtube-nocookie.com https://youtube-nocookie.com https://player.vimeo.com; " +
   "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"

@@ -12,7 +12,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { png } from "../../../examples/test/Png.ts"
-import { authors, chromiumTestsRun, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
+import { authors, chromiumTestsRun, expectRefusal, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
 
 const screenshots = join(import.meta.dirname, "../../../docs/studio")
 
@@ -53,6 +53,7 @@ if (chromiumTestsRun) {
       mkdirSync(screenshots, { recursive: true })
       const { context, page } = await openStudio(studio, undefined)
       expect(await seriousViolations(page)).toEqual([])
+      expectRefusal(page, "401 /admin/session")
       await page.getByLabel("Admin token").fill("not-a-token")
       await page.getByRole("button", { name: "Sign in" }).click()
       await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/token/i)
@@ -115,6 +116,8 @@ if (chromiumTestsRun) {
       await first.page.getByLabel("Course body").click()
       await first.page.keyboard.type("Alice wrote this.")
       await expect.poll(() => saveStatus(first.page).textContent(), { timeout: 10_000 }).toBe("Saved")
+      // Bob's save names the version he read: refused (412), which opens the dialog.
+      expectRefusal(second.page, `412 /courses/${id}`)
       await second.page.getByLabel("Course body").click()
       await second.page.keyboard.type("Bob wrote that.")
       const dialog = second.page.getByRole("alertdialog", { name: "This course changed since you opened it" })
