@@ -188,7 +188,7 @@ if (chromiumTestsRun) {
       await context.close()
     })
 
-    it("History lists the revisions with their authors; selecting one shows it beside the current text; Restore brings it back", async () => {
+    it("History lists the revisions with their authors; selecting one shows it beside the current text; one Escape closes it; Restore brings it back", async () => {
       const { context, page } = await openStudio(studio, "alice")
       const id = await newCourse(page, "With a past")
       await page.getByLabel("Course body").click()
@@ -207,6 +207,14 @@ if (chromiumTestsRun) {
       await expect.poll(() => history.getByRole("table").textContent()).toContain("New words.")
       expect(await seriousViolations(page)).toEqual([])
       await page.screenshot({ path: join(screenshots, "history.png") })
+      // One Escape closes it, a revision selected (focus in the list) or not, and focus is back on "History".
+      const historyButton = page.getByRole("button", { name: "History" })
+      await page.keyboard.press("Escape")
+      await history.waitFor({ state: "detached", timeout: 2000 })
+      expect(await historyButton.evaluate((button) => button === document.activeElement)).toBe(true)
+      await historyButton.click()
+      await revisions.getByRole("option").last().click()
+      await expect.poll(() => history.getByRole("table").textContent()).toContain("New words.")
       await history.getByRole("button", { name: "Restore" }).click()
       await history.waitFor({ state: "detached" })
       await expect.poll(async () => (await storedCourse(studio.url(), id)).content_html).toBe("")
