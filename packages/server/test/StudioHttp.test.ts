@@ -238,7 +238,7 @@ describe("Coursekit Studio: the real build of packages/studio", () => {
   // Built here, into a temporary directory: the test never depends on an earlier `npm run build`.
   const server = Layer.unwrap(Effect.map(Effect.promise(buildRealStudio), (dir) => layerTestServer({ studioEnabled: true, studioDir: dir })))
   layer(server, { timeout: 180_000, excludeTestServices: true })((it) => {
-    it.effect("serves what Vite built: the page, with no inline script or style, and every asset it names, as typed and immutable", () =>
+    it.effect("serves what Vite built: the page, with no inline script or style, and every asset it names or loads later, as typed and immutable", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
         const page = yield* call("/studio/")
@@ -254,10 +254,17 @@ describe("Coursekit Studio: the real build of packages/studio", () => {
         assert.isTrue(assets.some((asset) => asset.endsWith(".js")), page.text)
         // An icon of its own, so the browser never asks the origin's /favicon.ico (a 404 in the console).
         assert.match(page.text, /<link rel="icon" type="image\/svg\+xml" href="\.\/assets\/[^"]+\.svg"/)
+        const pageAssets = assets.length
+        // The chunks the scripts load later (the editors' `import()`s, their styles): named in them beside themselves, `./name-hash.js`.
         for (const asset of assets) {
           const served = yield* call(`/studio/${asset}`)
-          // What ships, though built under vitest (NODE_ENV=test): production JSX, not the development runtime's.
-          if (asset.endsWith(".js")) assert.notInclude(served.text, "jsxDEV", asset)
+          if (asset.endsWith(".js")) {
+            for (const [, later] of served.text.matchAll(/["'`]\.\/([\w.-]+\.(?:js|css))["'`]/g)) {
+              if (!assets.includes(`assets/${later}`)) assets.push(`assets/${later}`)
+            }
+            // What ships, though built under vitest (NODE_ENV=test): production JSX, not the development runtime's.
+            assert.notInclude(served.text, "jsxDEV", asset)
+          }
           assert.strictEqual(served.status, 200, asset)
           assert.strictEqual(served.headers.get("cache-control"), "public, max-age=31536000, immutable")
           const types = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" }
@@ -265,6 +272,8 @@ describe("Coursekit Studio: the real build of packages/studio", () => {
           assert.strictEqual(served.headers.get("content-length"), String(new TextEncoder().encode(served.text).length))
           assertSecured(served, url)
         }
+        // The course and lesson editors are chunks of their own, loaded when opened (docs/studio.md, "Size").
+        assert.includeMembers(assets.slice(pageAssets).map((asset) => /^assets\/(\w+)-/.exec(asset)?.[1]), ["CourseEditor", "LessonEditor"])
       }))
   })
 })

@@ -29,10 +29,11 @@ export const authors = {
  */
 const signedOutProbe = "401 /courses?limit=1&status=draft"
 
-/** A page the suites watch: what went wrong in it, and the API's refusals its flow expects. */
+/** A page the suites watch: what went wrong in it, and the refusals and errors its flow expects. */
 interface WatchedPage {
   readonly problems: Array<string>
   readonly expectedRefusals: Set<string>
+  readonly expectedErrors: Array<RegExp>
 }
 
 const watchedPages = new WeakMap<Page, WatchedPage>()
@@ -46,6 +47,11 @@ export const expectRefusal = (page: Page, refusal: string) => {
   watchedPages.get(page)!.expectedRefusals.add(refusal)
 }
 
+/** Says that `page`'s flow expects an error in the console matching `pattern` (what a test provokes on purpose). */
+export const expectConsoleError = (page: Page, pattern: RegExp) => {
+  watchedPages.get(page)!.expectedErrors.push(pattern)
+}
+
 /**
  * Watches `page` for anything going wrong: an error in the console (chromium also writes
  * there a resource it could not load and each Content-Security-Policy violation), an
@@ -53,7 +59,7 @@ export const expectRefusal = (page: Page, refusal: string) => {
  * refused request is a problem unless the flow expects that refusal (`expectRefusal`).
  */
 const watch = async (page: Page): Promise<WatchedPage> => {
-  const watched: WatchedPage = { problems: [], expectedRefusals: new Set([signedOutProbe]) }
+  const watched: WatchedPage = { problems: [], expectedRefusals: new Set([signedOutProbe]), expectedErrors: [] }
   watchedPages.set(page, watched)
   page.on("console", (message) => {
     if (message.type() !== "error") return
@@ -61,6 +67,7 @@ const watch = async (page: Page): Promise<WatchedPage> => {
     const location = message.location().url
     const { pathname, search } = URL.canParse(location) ? new URL(location) : { pathname: location, search: "" }
     if (refused !== null && watched.expectedRefusals.has(`${refused[1]} ${pathname}${search}`)) return
+    if (watched.expectedErrors.some((pattern) => pattern.test(message.text()))) return
     watched.problems.push(`console error: ${message.text()} (${location})`)
   })
   page.on("pageerror", (error) => watched.problems.push(`uncaught: ${error.stack ?? error.message}`))
