@@ -39,9 +39,12 @@ const fakeBuild = () => {
 const youtubeAndVimeo =
   "https://www.youtube.com https://youtube.com https://www.youtube-nocookie.com https://youtube-nocookie.com https://player.vimeo.com"
 
+/** The inline styles React Aria writes, by their hashes: nothing else inline (`reactAriaStyles`). */
+const reactAriaStyleHashes = "'sha256-38RhXrc7EdReTKsOm23ZPOCUgniTUUcjky8QOOrQx6o=' 'sha256-gYiS/BvZvRcK27JIXTuwhZ3hs2+VJ1X+2gUlE+farlg='"
+
 /** The policy with no store origins beyond the page's own. */
 const plainPolicy =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; " +
+  `default-src 'self'; script-src 'self'; style-src 'self' ${reactAriaStyleHashes}; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; ` +
   `frame-src ${youtubeAndVimeo}; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'`
 
 /** What every host must get right under `prefix`, against `send`. */
@@ -147,7 +150,7 @@ describe("Coursekit Studio in a host app", () => {
       const reply = yield* Effect.promise(() => handler(new Request("http://host.example/studio/")))
       assert.strictEqual(
         reply.headers.get("content-security-policy"),
-        "default-src 'self'; script-src 'self'; style-src 'self'; " +
+        `default-src 'self'; script-src 'self'; style-src 'self' ${reactAriaStyleHashes}; ` +
           "img-src 'self' data: blob: https://cdn.example.com https://bucket.example.com; " +
           "media-src 'self' blob: https://cdn.example.com https://bucket.example.com; " +
           "connect-src 'self' https://bucket.example.com:8443; " +

@@ -14,7 +14,9 @@ import { call, layerTestServer, type Reply, TestServer } from "./TestServer.ts"
 
 /** The policy the Studio's responses carry on a test server at `url` (the local store: uploads and files at the server itself). */
 const expectedPolicy = (url: string) =>
-  `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: ${url}; media-src 'self' blob: ${url}; ` +
+  "default-src 'self'; script-src 'self'; " +
+  "style-src 'self' 'sha256-38RhXrc7EdReTKsOm23ZPOCUgniTUUcjky8QOOrQx6o=' 'sha256-gYiS/BvZvRcK27JIXTuwhZ3hs2+VJ1X+2gUlE+farlg='; " +
+  `img-src 'self' data: blob: ${url}; media-src 'self' blob: ${url}; ` +
   `connect-src 'self' ${url}; ` +
   "frame-src https://www.youtube.com https://youtube.com https://www.youtube-nocookie.com https://youtube-nocookie.com https://player.vimeo.com; " +
   "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
@@ -236,7 +238,7 @@ describe("Coursekit Studio: the real build of packages/studio", () => {
   // Built here, into a temporary directory: the test never depends on an earlier `npm run build`.
   const server = Layer.unwrap(Effect.map(Effect.promise(buildRealStudio), (dir) => layerTestServer({ studioEnabled: true, studioDir: dir })))
   layer(server, { timeout: 180_000, excludeTestServices: true })((it) => {
-    it.effect("serves what Vite built: the page, with no inline script or style, and every asset it names, as typed and immutable", () =>
+    it.effect("serves what Vite built: the page, with no inline script or style, and every asset it names or loads later, as typed and immutable", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
         const page = yield* call("/studio/")
@@ -250,14 +252,28 @@ describe("Coursekit Studio: the real build of packages/studio", () => {
         assert.notMatch(page.text, /<style|\sstyle=/)
         const assets = [...page.text.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((match) => match[1]!)
         assert.isTrue(assets.some((asset) => asset.endsWith(".js")), page.text)
+        // An icon of its own, so the browser never asks the origin's /favicon.ico (a 404 in the console).
+        assert.match(page.text, /<link rel="icon" type="image\/svg\+xml" href="\.\/assets\/[^"]+\.svg"/)
+        const pageAssets = assets.length
+        // The chunks the scripts load later (the editors' `import()`s, their styles): named in them beside themselves, `./name-hash.js`.
         for (const asset of assets) {
           const served = yield* call(`/studio/${asset}`)
+          if (asset.endsWith(".js")) {
+            for (const [, later] of served.text.matchAll(/["'`]\.\/([\w.-]+\.(?:js|css))["'`]/g)) {
+              if (!assets.includes(`assets/${later}`)) assets.push(`assets/${later}`)
+            }
+            // What ships, though built under vitest (NODE_ENV=test): production JSX, not the development runtime's.
+            assert.notInclude(served.text, "jsxDEV", asset)
+          }
           assert.strictEqual(served.status, 200, asset)
           assert.strictEqual(served.headers.get("cache-control"), "public, max-age=31536000, immutable")
-          assert.strictEqual(served.headers.get("content-type"), asset.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8")
+          const types = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" }
+          assert.strictEqual(served.headers.get("content-type"), types[asset.slice(asset.lastIndexOf(".") + 1) as keyof typeof types], asset)
           assert.strictEqual(served.headers.get("content-length"), String(new TextEncoder().encode(served.text).length))
           assertSecured(served, url)
         }
+        // The course and lesson editors are chunks of their own, loaded when opened (docs/studio.md, "Size").
+        assert.includeMembers(assets.slice(pageAssets).map((asset) => /^assets\/(\w+)-/.exec(asset)?.[1]), ["CourseEditor", "LessonEditor"])
       }))
   })
 })

@@ -11,7 +11,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { authors, chromiumTestsRun, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
+import { authors, chromiumTestsRun, expectRefusal, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
 
 const screenshots = join(import.meta.dirname, "../../../docs/studio")
 
@@ -34,11 +34,15 @@ const storedLessons = async (url: string, courseId: number): Promise<ReadonlyArr
   return (await response.json()) as ReadonlyArray<StoredLesson>
 }
 
-/** The course's order as the API stores it: the loose lessons, then each section's, by title. */
-const storedOutline = async (url: string, courseId: number) => {
+const storedSections = async (url: string, courseId: number) => {
   const response = await fetch(`${url}/courses/${courseId}/sections`, { headers: admin("alice") })
   expect(response.status).toBe(200)
-  const sections = (await response.json()) as ReadonlyArray<{ readonly id: number; readonly title: string; readonly position: number }>
+  return (await response.json()) as ReadonlyArray<{ readonly id: number; readonly title: string; readonly position: number }>
+}
+
+/** The course's order as the API stores it: the loose lessons, then each section's, by title. */
+const storedOutline = async (url: string, courseId: number) => {
+  const sections = await storedSections(url, courseId)
   const lessons = await storedLessons(url, courseId)
   const titlesIn = (sectionId: number | null) =>
     lessons.filter((lesson) => lesson.section_id === sectionId).sort((a, b) => a.position - b.position).map((lesson) => lesson.title)
@@ -149,6 +153,8 @@ if (chromiumTestsRun) {
       await page.screenshot({ path: join(screenshots, "outline.png") })
 
       // A section with lessons: the API refuses (409); "Move its lessons out" deletes it, its lessons made loose.
+      const starters = (await storedSections(studio.url(), id)).find((section) => section.title === "Starters")!
+      expectRefusal(page, `409 /courses/${id}/sections/${starters.id}`)
       await page.getByRole("group", { name: "Starters" }).getByRole("button", { name: "Delete" }).click()
       const confirm = page.getByRole("alertdialog", { name: "Delete section “Starters”?" })
       await confirm.getByRole("button", { name: "Delete" }).click()
@@ -183,6 +189,7 @@ if (chromiumTestsRun) {
         body: JSON.stringify({ title: "Two, by Bob" })
       })
       expect(renamed.status).toBe(200)
+      expectRefusal(page, `412 /courses/${id}/lessons/${two.id}`)
       await lessonItem(page, "Two").getByRole("button", { name: "Move up" }).click()
       await expect.poll(() => announcement(page).textContent()).toBe(
         "“Two” changed since the outline was read, so nothing was changed. The outline now shows what is stored: check it and try again."
@@ -224,6 +231,7 @@ if (chromiumTestsRun) {
         body: JSON.stringify({ content_html: "<p>Bob's dough.</p>" })
       })
       expect(theirs.status).toBe(200)
+      expectRefusal(page, `412 /courses/${id}/lessons/${lessonId}`)
       await page.getByRole("textbox", { name: "Lesson body" }).click()
       await page.keyboard.type(" Knead.")
       const dialog = page.getByRole("alertdialog", { name: "This lesson changed since you opened it" })

@@ -4,16 +4,17 @@
  * courses" (drafts and scheduled courses found, the status filter applied), the editor's
  * autosave ("Saving…", then "Saved", the content stored), an edit made while a save is in
  * flight on a slow network, two authors editing one course (the second gets the conflict
- * dialog and loses nothing), publishing and scheduling, History with Restore, signing
- * out; each view checked with axe-core (no serious or critical violation), screenshots
- * for docs/studio.md.
+ * dialog and loses nothing), publishing and scheduling, History with Restore (and one
+ * Escape closing it), signing out; the sign-in form and the course list loading none of
+ * the editors' code, and a view whose chunk is gone saying so; each view checked with
+ * axe-core (no serious or critical violation), screenshots for docs/studio.md.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { png } from "../../../examples/test/Png.ts"
-import { authors, chromiumTestsRun, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
+import { authors, chromiumTestsRun, expectConsoleError, expectRefusal, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
 
 const screenshots = join(import.meta.dirname, "../../../docs/studio")
 
@@ -46,6 +47,26 @@ const newCourse = async (page: Page, title: string) => {
 
 const saveStatus = (page: Page) => page.getByRole("status").filter({ hasText: /Saved|Saving|Unsaved|Not saved/ })
 
+/**
+ * What only the editors' code holds, minified: ProseMirror's class name (Tiptap's editor is
+ * ProseMirror's), Tiptap's own, dnd-kit's accessibility ids (the outline), the body's label.
+ */
+const editorMarkers = { prosemirror: "ProseMirror", tiptap: "tiptap", dndKit: "DndDescribedBy", courseEditor: "Course body" }
+
+/** The scripts `page` loads from now on, by URL, with which of the editor markers each holds. */
+const recordScripts = (page: Page) => {
+  const scripts: Array<Promise<{ readonly url: string; readonly markers: ReadonlyArray<string> }>> = []
+  page.on("response", (response) => {
+    if (response.request().resourceType() !== "script") return
+    scripts.push(response.text().then((text) => ({
+      url: new URL(response.url()).pathname,
+      markers: Object.entries(editorMarkers).filter(([, marker]) => text.includes(marker)).map(([name]) => name)
+    })))
+  })
+  /** The scripts loaded so far, forgotten once read. */
+  return () => Promise.all(scripts.splice(0))
+}
+
 if (chromiumTestsRun) {
   describe("Coursekit Studio in chromium", () => {
     const studio = useStudio()
@@ -54,6 +75,7 @@ if (chromiumTestsRun) {
       mkdirSync(screenshots, { recursive: true })
       const { context, page } = await openStudio(studio, undefined)
       expect(await seriousViolations(page)).toEqual([])
+      expectRefusal(page, "401 /admin/session")
       await page.getByLabel("Admin token").fill("not-a-token")
       await page.getByRole("button", { name: "Sign in" }).click()
       await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/token/i)
@@ -164,6 +186,8 @@ if (chromiumTestsRun) {
       await first.page.getByLabel("Course body").click()
       await first.page.keyboard.type("Alice wrote this.")
       await expect.poll(() => saveStatus(first.page).textContent(), { timeout: 10_000 }).toBe("Saved")
+      // Bob's save names the version he read: refused (412), which opens the dialog.
+      expectRefusal(second.page, `412 /courses/${id}`)
       await second.page.getByLabel("Course body").click()
       await second.page.keyboard.type("Bob wrote that.")
       const dialog = second.page.getByRole("alertdialog", { name: "This course changed since you opened it" })
@@ -251,7 +275,7 @@ if (chromiumTestsRun) {
       await context.close()
     })
 
-    it("History lists the revisions with their authors; selecting one shows it beside the current text; Restore brings it back", async () => {
+    it("History lists the revisions with their authors; selecting one shows it beside the current text; one Escape closes it; Restore brings it back", async () => {
       const { context, page } = await openStudio(studio, "alice")
       const id = await newCourse(page, "With a past")
       await page.getByLabel("Course body").click()
@@ -270,9 +294,59 @@ if (chromiumTestsRun) {
       await expect.poll(() => history.getByRole("table").textContent()).toContain("New words.")
       expect(await seriousViolations(page)).toEqual([])
       await page.screenshot({ path: join(screenshots, "history.png") })
+      // One Escape closes it, a revision selected (focus in the list) or not, and focus is back on "History".
+      const historyButton = page.getByRole("button", { name: "History" })
+      await page.keyboard.press("Escape")
+      await history.waitFor({ state: "detached", timeout: 2000 })
+      expect(await historyButton.evaluate((button) => button === document.activeElement)).toBe(true)
+      await historyButton.click()
+      await revisions.getByRole("option").last().click()
+      await expect.poll(() => history.getByRole("table").textContent()).toContain("New words.")
       await history.getByRole("button", { name: "Restore" }).click()
       await history.waitFor({ state: "detached" })
       await expect.poll(async () => (await storedCourse(studio.url(), id)).content_html).toBe("")
+      await context.close()
+    })
+
+    it("the sign-in form and the course list load neither the editors nor Tiptap, ProseMirror or dnd-kit; opening a course loads them", async () => {
+      const context = await studio.browser().newContext({ viewport: { width: 1280, height: 860 } })
+      const page = await studio.newPage(context)
+      const loaded = recordScripts(page)
+      await page.goto(`${studio.url()}/studio/`)
+      await page.getByLabel("Admin token").fill(authors.alice)
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByRole("heading", { name: "Courses" }).waitFor()
+      await page.waitForLoadState("networkidle")
+      const firstScreens = await loaded()
+      expect(firstScreens.length).toBeGreaterThan(0)
+      expect(firstScreens.filter((script) => script.markers.length > 0)).toEqual([])
+      // The markers are real: the course editor's scripts, loaded when a course opens, hold every one.
+      await newCourse(page, "Loaded when opened")
+      await page.waitForLoadState("networkidle")
+      const editorScripts = await loaded()
+      expect(new Set(editorScripts.flatMap((script) => script.markers))).toEqual(new Set(Object.keys(editorMarkers)))
+      await context.close()
+    })
+
+    it("a view whose code cannot be loaded (the Studio rebuilt meanwhile) says so; Reload loads it", async () => {
+      const { context, page } = await openStudio(studio, "alice")
+      const id = await newCourse(page, "After a rebuild")
+      // A fresh page on the list, and the course editor's chunk gone, as after a rebuild.
+      await page.goto(`${studio.url()}/studio/#/`)
+      await page.reload()
+      await page.getByRole("heading", { name: "Courses" }).waitFor()
+      await page.route(/\/assets\/CourseEditor-[^/]+\.js$/, async (route) => {
+        expectRefusal(page, `404 ${new URL(route.request().url()).pathname}`)
+        await route.fulfill({ status: 404, contentType: "application/problem+json", body: "{}" })
+      })
+      expectConsoleError(page, /Failed to fetch dynamically imported module/)
+      await page.getByRole("link", { name: "After a rebuild" }).click()
+      await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/^This view could not be shown/)
+      expect(await seriousViolations(page)).toEqual([])
+      await page.unroute(/\/assets\/CourseEditor-[^/]+\.js$/)
+      await page.getByRole("button", { name: "Reload" }).click()
+      await page.getByLabel("Course body").waitFor()
+      expect(courseIdOf(page)).toBe(id)
       await context.close()
     })
   })

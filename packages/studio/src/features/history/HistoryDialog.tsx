@@ -71,6 +71,8 @@ const History = ({ source, close }: { readonly source: HistorySource; readonly c
           <ListBox
             aria-label="Revisions"
             selectionMode="single"
+            // Escape is the dialog's: one press closes it (WAI-ARIA's modal dialog), rather than first clearing the selection.
+            escapeKeyBehavior="none"
             selectedKeys={selected === undefined ? [] : [selected]}
             onSelectionChange={(keys) => {
               const [key] = keys === "all" ? [] : [...keys]
