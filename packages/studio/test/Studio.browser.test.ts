@@ -227,6 +227,23 @@ if (chromiumTestsRun) {
         return ((await sent).postDataJSON() as { publish_at: unknown }).publish_at
       }
 
+      // From the keyboard: the field has the focus as the dialog opens, and a date without
+      // its time is named on Schedule, not silently ignored; nothing is sent.
+      const patches: Array<string> = []
+      page.on("request", (request) => request.method() === "PATCH" && patches.push(request.url()))
+      await page.getByRole("button", { name: "Schedule…" }).click()
+      const dialog = page.getByRole("dialog", { name: "Schedule publishing" })
+      await expect.poll(() => dialog.getByLabel("Date and time").evaluate((field) => field === document.activeElement)).toBe(true)
+      await page.keyboard.type("12")
+      await page.keyboard.type("01")
+      await page.keyboard.type("2099")
+      await dialog.getByRole("button", { name: "Schedule", exact: true }).click()
+      await dialog.getByText(/incomplete/).waitFor()
+      expect(await dialog.isVisible()).toBe(true)
+      expect(patches).toEqual([])
+      await dialog.getByRole("button", { name: "Cancel" }).click()
+      await dialog.waitFor({ state: "detached" })
+
       expect(await schedule("2099-12-01T10:00")).toBe("2099-12-01T10:00:00.000+01:00")
       await page.getByText("Scheduled for 1 Dec 2099, 10:00", { exact: true }).waitFor()
       expect(await storedCourse(studio.url(), id)).toMatchObject({ status: "published", publish_at: "2099-12-01T09:00:00.000Z" })
