@@ -12,6 +12,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
+import { gzipSync } from "node:zlib"
 import type { Page } from "playwright-core"
 import { png } from "../../../examples/test/Png.ts"
 import { authors, chromiumTestsRun, expectConsoleError, expectRefusal, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
@@ -53,14 +54,18 @@ const saveStatus = (page: Page) => page.getByRole("status").filter({ hasText: /S
  */
 const editorMarkers = { prosemirror: "ProseMirror", tiptap: "tiptap", dndKit: "DndDescribedBy", courseEditor: "Course body" }
 
-/** The scripts `page` loads from now on, by URL, with which of the editor markers each holds. */
+/** Issue #35's budget: the Studio's JavaScript for the first view, gzip-compressed. */
+const firstViewGzipBudget = 250 * 1024
+
+/** The scripts `page` loads from now on, by URL, with which of the editor markers each holds and its size gzip-compressed. */
 const recordScripts = (page: Page) => {
-  const scripts: Array<Promise<{ readonly url: string; readonly markers: ReadonlyArray<string> }>> = []
+  const scripts: Array<Promise<{ readonly url: string; readonly markers: ReadonlyArray<string>; readonly gzipBytes: number }>> = []
   page.on("response", (response) => {
     if (response.request().resourceType() !== "script") return
-    scripts.push(response.text().then((text) => ({
+    scripts.push(response.body().then((body) => ({
       url: new URL(response.url()).pathname,
-      markers: Object.entries(editorMarkers).filter(([, marker]) => text.includes(marker)).map(([name]) => name)
+      markers: Object.entries(editorMarkers).filter(([, marker]) => body.toString("utf8").includes(marker)).map(([name]) => name),
+      gzipBytes: gzipSync(body, { level: 9 }).length
     })))
   })
   /** The scripts loaded so far, forgotten once read. */
@@ -325,7 +330,7 @@ if (chromiumTestsRun) {
       await context.close()
     })
 
-    it("the sign-in form and the course list load neither the editors nor Tiptap, ProseMirror or dnd-kit; opening a course loads them", async () => {
+    it("the sign-in form and the course list load neither the editors nor Tiptap, ProseMirror or dnd-kit, within 250 KB gzip; opening a course loads them", async () => {
       const context = await studio.browser().newContext({ viewport: { width: 1280, height: 860 } })
       const page = await studio.newPage(context)
       const loaded = recordScripts(page)
@@ -337,6 +342,8 @@ if (chromiumTestsRun) {
       const firstScreens = await loaded()
       expect(firstScreens.length).toBeGreaterThan(0)
       expect(firstScreens.filter((script) => script.markers.length > 0)).toEqual([])
+      const firstViewGzip = firstScreens.reduce((sum, script) => sum + script.gzipBytes, 0)
+      expect(firstViewGzip, `the first view's scripts, ${firstViewGzip} bytes gzip`).toBeLessThanOrEqual(firstViewGzipBudget)
       // The markers are real: the course editor's scripts, loaded when a course opens, hold every one.
       await newCourse(page, "Loaded when opened")
       await page.waitForLoadState("networkidle")

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Schema, Struct } from "effect"
-import { defaultHtmlLimits } from "../html/HtmlPipelines.ts"
+import { defaultHtmlLimits } from "../html/HtmlLimits.ts"
 import { type CatalogueAudience, publishAtField, publishStatusField } from "./Publishing.ts"
 import * as RecordVariants from "../shared/RecordVariants.ts"
 import { storableText } from "../shared/StorableText.ts"

@@ -29,17 +29,9 @@ import { isBlock, rehypeNormalizeStructure } from "./rehypeNormalizeStructure.ts
 import { maxNestingDepth } from "./rehypeParseFragment.ts"
 import { SerializedTooLong, serializeHtml } from "./rehypeSerializeHtml.ts"
 import { stripLeadIn, stripModelWrapping } from "./rehypeStripModelWrapping.ts"
+import { defaultHtmlLimits, type HtmlLimits } from "./HtmlLimits.ts"
 
-/** The limits every document is held to. */
-export interface HtmlLimits {
-  /** Most elements a document may hold after parsing. */
-  readonly maxElements: number
-  /** Most characters the sanitized HTML may have: what may be stored. */
-  readonly maxLength: number
-}
-
-/** Coursekit's limits: 100,000 elements, and the 1,000,000 characters a stored body may have. */
-export const defaultHtmlLimits: HtmlLimits = { maxElements: 100_000, maxLength: 1_000_000 }
+export { defaultHtmlLimits, type HtmlLimits } from "./HtmlLimits.ts"
 
 /**
  * Where a streamed answer's next window starts: the parser's insertion mode at the cut

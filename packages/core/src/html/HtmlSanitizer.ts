@@ -22,10 +22,11 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { defaultAllowList, type HtmlAllowList } from "./HtmlAllowList.ts"
 import { defaultHtmlLimits, type HtmlLimitExceeded, type HtmlLimits, makeHtmlPipelines } from "./HtmlPipelines.ts"
 import { type HtmlTaskRunner, modelOutputBlocks, type ModelOutputBlocks } from "./ModelOutputBlocks.ts"
+import { type HtmlRefused, HtmlTooComplex, HtmlTooLong, SanitizerOverloaded } from "./HtmlRefusals.ts"
 
 export type { HtmlTaskRunner, ModelOutputBlocks } from "./ModelOutputBlocks.ts"
 export {
@@ -44,41 +45,8 @@ export { rehypeNormalizeStructure } from "./rehypeNormalizeStructure.ts"
 export { maxNestingDepth, rehypeParseFragment } from "./rehypeParseFragment.ts"
 export { rehypeSerializeHtml, serializeHtml } from "./rehypeSerializeHtml.ts"
 export { rehypeStripModelWrapping } from "./rehypeStripModelWrapping.ts"
+export { type HtmlRefused, HtmlTooComplex, HtmlTooLong, SanitizerOverloaded } from "./HtmlRefusals.ts"
 
-/**
- * A document the sanitizer will not finish: more elements than its limit, longer to
- * sanitize than its time budget, or more memory than a worker may use. Nothing is stored.
- */
-export class HtmlTooComplex extends Schema.TaggedError<HtmlTooComplex>()("HtmlTooComplex", {
-  reason: Schema.Literals(["elements", "time", "memory"]),
-  detail: Schema.String
-}) {
-  override get message(): string {
-    return this.detail
-  }
-}
-
-/**
- * Sanitized HTML longer than may be stored (`limit` characters), so that every stored
- * body can be written back. The serializer stops at the limit: how much longer is not known.
- */
-export class HtmlTooLong extends Schema.TaggedError<HtmlTooLong>()("HtmlTooLong", {
-  limit: Schema.Int
-}) {
-  override get message(): string {
-    return `Once sanitized, the HTML is longer than the ${this.limit} characters that may be stored.`
-  }
-}
-
-/** Every sanitizer worker is busy and the queue is full: try again shortly. */
-export class SanitizerOverloaded extends Schema.TaggedError<SanitizerOverloaded>()("SanitizerOverloaded", {}) {
-  override get message(): string {
-    return "The HTML sanitizer is busy; try again shortly."
-  }
-}
-
-/** Why a document was not sanitized. */
-export type HtmlRefused = HtmlTooComplex | HtmlTooLong | SanitizerOverloaded
 
 /** The error of a pipeline's refusal. */
 export const refusalOf = (refused: HtmlLimitExceeded): HtmlTooComplex | HtmlTooLong =>
