@@ -83,7 +83,7 @@ const ScheduleDialog = ({ initial, isDisabled, onSchedule }: {
               <Heading slot="title">Schedule publishing</Heading>
               {/* Our problem when there is one; otherwise the browser's own checks decide, so an
                   incomplete date or time (its value is "") is named on submit, not ignored. */}
-              <TextField value={value} onChange={setValue} isRequired isInvalid={problem !== undefined ? true : undefined} autoFocus>
+              <TextField value={value} onChange={setValue} isRequired {...(problem !== undefined ? { isInvalid: true } : {})} autoFocus>
                 <Label>Date and time</Label>
                 <Input type="datetime-local" />
                 <FieldError>{problem}</FieldError>
