@@ -27,12 +27,13 @@ interface Created {
 }
 
 /** A course with a loose free preview and a section holding a paid, a drip and a draft lesson. */
-const storedCourse = async (url: string, title: string, status: "draft" | "published") => {
+const storedCourse = async (url: string, title: string, status: "draft" | "published", publishAt: string | null = null) => {
   const course = await post<Created>(`${url}/courses`, {
     title,
     description: "Bake a loaf a week.",
     content_html: "<p>Flour, water, salt and patience.</p>",
-    status
+    status,
+    publish_at: publishAt
   })
   const section = await post<Created>(`${url}/courses/${course.id}/sections`, { title: "Week 1" })
   const lessons = `${url}/courses/${course.id}/lessons`
@@ -108,11 +109,12 @@ if (chromiumTestsRun) {
       await expect.poll(() => lessonCard(page, "Feeding the starter").textContent()).toBe("1. Feeding the starterLocked")
     }, 60_000)
 
-    it("marks a draft course not public yet, which the public page does not show at all", async () => {
+    it("marks a draft or a scheduled course not public yet (the public page answers 404 for both)", async () => {
       const url = studio.url()
       const course = await storedCourse(url, "Macarons", "draft")
       expect((await fetch(`${url}/public/courses/${course.slug}`)).status).toBe(404)
-      const { page } = await openStudio(studio, "alice")
+      // Paris, in British English: the scheduled date reads as the author's.
+      const { page } = await openStudio(studio, "alice", { timezoneId: "Europe/Paris", locale: "en-GB" })
       page.setDefaultTimeout(10_000)
       await page.goto(`${url}/studio/#/courses/${course.id}/preview`)
       const banner = page.getByRole("note", { name: "Not public yet" })
@@ -123,6 +125,16 @@ if (chromiumTestsRun) {
       await page.getByRole("radiogroup", { name: "See the course as" }).getByText("Buyer", { exact: true }).click()
       await expect.poll(() => lessonCard(page, "Feeding the starter").textContent()).toContain("Only buyers read the feeding schedule.")
       expect(await seriousViolations(page)).toEqual([])
+      await page.screenshot({ path: join(screenshots, "preview-draft.png"), fullPage: true })
+
+      // A scheduled course says until when, in the author's time zone.
+      const scheduled = await storedCourse(url, "Croissants", "published", "2099-12-01T09:00:00.000Z")
+      expect((await fetch(`${url}/public/courses/${scheduled.slug}`)).status).toBe(404)
+      await page.goto(`${url}/studio/#/courses/${scheduled.id}/preview`)
+      await page.getByRole("heading", { name: "Croissants", level: 2 }).waitFor()
+      await expect.poll(() => page.getByRole("note", { name: "Not public yet" }).textContent()).toBe(
+        "Not public yet. This course is scheduled for 1 Dec 2099, 10:00; until then learners cannot open it."
+      )
     }, 60_000)
   })
 }

@@ -113,7 +113,7 @@ export const CoursePreviewPage = ({ courseId }: { readonly courseId: number }) =
               <p>
                 <strong>Not public yet.</strong>{" "}
                 {courseState.tag === "scheduled"
-                  ? `This course is ${courseState.label.toLowerCase()}; until then learners cannot open it.`
+                  ? `This course is ${courseState.label.replace(/^Scheduled/, "scheduled")}; until then learners cannot open it.`
                   : "This course is a draft: learners cannot open it until it is published."}
               </p>
             </div>
