@@ -8,6 +8,7 @@
 import {
   Course,
   CourseCreate,
+  CoursePreview,
   CourseRevision,
   CourseListItem,
   CourseUpdate,
@@ -32,6 +33,7 @@ import {
   MultipartUpload,
   PartUrls,
   PartUrlsRequest,
+  PreviewAudience,
   PublicCourse,
   PublishStatusFilter,
   RevisionSummary,
@@ -524,9 +526,23 @@ export class PublicApi extends HttpApiGroup.make("public")
         "until then its access is upcoming, available_at says when, and both are null. A private video's video_url is signed for this response and works until video_url_expires_at " +
         "(MEDIA_URL_TTL): read the course again for a new one; after a refund none is issued. Anonymous responses are Cache-Control: public, no-cache; a viewer's are private, no-cache; " +
         "both carry an ETag and Vary: Authorization, and If-None-Match with the current ETag is answered 304."
+    ),
+    HttpApiEndpoint.get("preview", "/admin/courses/:id/preview", {
+      params: { id: CourseIdParam },
+      query: { as: PreviewAudience },
+      success: CoursePreview,
+      error: problemsFor("CourseNotFound", "PersistenceError", "StorageError")
+    }).middleware(AdminAuth).annotate(OpenApi.Summary, "The public course as a visitor or a buyer would see it (admins)").annotate(
+      OpenApi.Description,
+      "Admin-only, for previewing before publishing (Coursekit Studio's Preview as learner). course is what " +
+        "GET /public/courses/{slug} answers, built by the same code, for a course of any status: as=visitor as anyone " +
+        "without the purchase sees it (previews open, the other lessons locked), as=buyer as a viewer who bought the " +
+        "course at this instant (drip counts available_after_days from now: such lessons are upcoming with available_at). " +
+        "Unlike the public page, drafts and scheduled lessons are shown in their places (positions count them) and named in " +
+        "not_public_lessons; public and status say whether the course itself is visible now."
     )
   )
-  .annotateMerge(OpenApi.annotations({ title: "Public", description: "What students see." }))
+  .annotateMerge(OpenApi.annotations({ title: "Public", description: "What students see, and its preview for admins." }))
 {}
 
 const purchasePath = { id: CourseIdParam, user_id: UserId }

@@ -6,6 +6,7 @@ import * as StandaloneServer from "../src/StandaloneServer.ts"
 import { publishingHttpSuite } from "./PublishingHttpSuite.ts"
 import { editingHttpSuite, editingTokens } from "./EditingHttpSuite.ts"
 import { learningHttpSuite } from "./LearningHttpSuite.ts"
+import { coursePreviewHttpSuite } from "./CoursePreviewHttpSuite.ts"
 import type { ServerSettings } from "../src/ServerConfig.ts"
 import { call, callAt, layerTestServer, testSettings, urlOf } from "./TestServer.ts"
 
@@ -37,6 +38,7 @@ if (serverUrl !== undefined) {
   publishingHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_publishing`))
   editingHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_editing`, { adminTokens: editingTokens }))
   learningHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_learning`))
+  coursePreviewHttpSuite("PostgreSQL", layerDatabaseAndServer(serverUrl, `${databaseName}_preview`))
 
   describe("standalone server over HTTP (PostgreSQL)", () => {
     layer(layerDatabaseAndServer(serverUrl), { timeout: 60_000 })((it) => {

@@ -8,7 +8,8 @@
  */
 import { Schema } from "effect"
 import { CoursePublicView } from "../catalogue/Course.ts"
-import { PublicLesson } from "./Lesson.ts"
+import { LessonId, PublicLesson } from "./Lesson.ts"
+import { PublishStatus } from "../catalogue/Publishing.ts"
 import { PublicSectionView } from "../catalogue/Section.ts"
 
 /** A section of the public course with its lessons (those visible now), in order. */
@@ -32,3 +33,38 @@ export const PublicCourse = CoursePublicView.mapFields((fields) => ({
   })
 })).annotate({ identifier: "PublicCourse" })
 export type PublicCourse = typeof PublicCourse.Type
+
+/**
+ * Whom an admin previews the public course as (`GET /admin/courses/{id}/preview?as=`):
+ * `visitor`, anyone without the purchase (anonymous or signed in), or `buyer`, a viewer
+ * who bought the course at this instant (so drip counts its days from now).
+ */
+export const PreviewAudience = Schema.Literals(["visitor", "buyer"]).annotate({
+  identifier: "PreviewAudience",
+  description: "visitor: anyone without the purchase (anonymous or signed in); buyer: a viewer who bought the course now."
+})
+export type PreviewAudience = typeof PreviewAudience.Type
+
+/** A lesson the preview shows that the public does not see yet: a draft, or scheduled. */
+export const NotPublicLesson = Schema.Struct({
+  id: LessonId,
+  status: PublishStatus,
+  publish_at: Schema.NullOr(Schema.DateTimeUtcFromString)
+}).annotate({ identifier: "NotPublicLesson" })
+export type NotPublicLesson = typeof NotPublicLesson.Type
+
+/**
+ * `GET /admin/courses/{id}/preview`: the public course as `as` would see it were the course
+ * and all its lessons visible now, with what is not public yet named beside it.
+ */
+export const CoursePreview = Schema.Struct({
+  as: PreviewAudience,
+  public: Schema.Boolean.annotate({ description: "Whether the public sees the course now (published, publish_at null or passed)." }),
+  status: PublishStatus,
+  publish_at: Schema.NullOr(Schema.DateTimeUtcFromString),
+  not_public_lessons: Schema.Array(NotPublicLesson).annotate({
+    description: "The lessons in course that the public does not see yet (drafts and scheduled ones), by id; the public course leaves them out."
+  }),
+  course: PublicCourse.annotate({ description: "The public course as `as` sees it, drafts and scheduled lessons included in their places." })
+}).annotate({ identifier: "CoursePreview" })
+export type CoursePreview = typeof CoursePreview.Type

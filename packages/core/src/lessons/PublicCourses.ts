@@ -10,14 +10,23 @@
  * the layers provide, and a lesson the viewer has not bought comes without its body (see
  * `LessonRepo.listForViewer`).
  *
+ * `preview` is the admins' "preview as a learner" (issue #35): the same page, built by the
+ * same code from the same kind of rows, for a course of any status, as a visitor or as a
+ * buyer who bought it now, with the course's drafts and scheduled lessons in their places
+ * and named (`not_public_lessons`). Its rows are the admin's reads (the course by id, every
+ * lesson) put through the rule every store applies (`accessAt`); nothing public reads them.
+ *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import { FileUrl } from "../media/FileUrl.ts"
-import { CoursePublicView, type CourseSlugNotFound } from "../catalogue/Course.ts"
-import type { PublicLesson } from "./Lesson.ts"
-import type { PublicCourse, PublicSection } from "./PublicCourse.ts"
-import { PublicCourseRows } from "./PublicCourseRows.ts"
+import { CoursePublicView, type CourseId, type CourseNotFound, type CourseSlugNotFound } from "../catalogue/Course.ts"
+import { CourseRepo } from "../catalogue/CourseRepo.ts"
+import { isVisibleAt } from "../catalogue/Publishing.ts"
+import { accessAt, type PublicLesson, type ViewerLesson } from "./Lesson.ts"
+import { LessonRepo } from "./LessonRepo.ts"
+import type { CoursePreview, PreviewAudience, PublicCourse, PublicSection } from "./PublicCourse.ts"
+import { type PublicCourseRead, PublicCourseRows } from "./PublicCourseRows.ts"
 import { MediaUrls } from "../media/MediaUrls.ts"
 import type { StorageError } from "../media/ObjectStore.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
@@ -29,19 +38,24 @@ const publicFields = RecordVariants.pick(CoursePublicView)
 
 export class PublicCourses extends Context.Service<PublicCourses, {
   view(slug: string, viewer: Viewer): Effect.Effect<PublicCourse, CourseSlugNotFound | PersistenceError | StorageError>
+  /**
+   * The public course of `courseId` (any status) as `audience` would see it, drafts and
+   * scheduled lessons included and named; admins only (the caller checks).
+   */
+  preview(courseId: CourseId, audience: PreviewAudience): Effect.Effect<CoursePreview, CourseNotFound | PersistenceError | StorageError>
 }>()("@coursekit/core/PublicCourses") {
-  /** Over the `PublicCourseRows` reader provided (see there for which to choose). */
-  static readonly layerNoDeps: Layer.Layer<PublicCourses, never, PublicCourseRows | FileUrl | MediaUrls> = Layer.effect(
+  /** Over the `PublicCourseRows` reader provided (see there for which to choose); previews read `CourseRepo` and `LessonRepo`. */
+  static readonly layerNoDeps: Layer.Layer<PublicCourses, never, PublicCourseRows | FileUrl | MediaUrls | CourseRepo | LessonRepo> = Layer.effect(
     PublicCourses,
     Effect.gen(function*() {
       const { read } = yield* PublicCourseRows
       const files = yield* FileUrl
       const urls = yield* MediaUrls
+      const courseRepo = yield* CourseRepo
+      const lessonRepo = yield* LessonRepo
 
-      // A span but no call-site capture (`Effect.fn` takes a stack trace per call): this is
-      // the page every student opens.
-      const view = Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
-        const { course, purchased, lessons: rows } = yield* read(slug, viewer)
+      // The page from its rows: the one definition of what a viewer sees, for `view` and `preview`.
+      const pageOf = Effect.fnUntraced(function*({ course, purchased, lessons: rows }: PublicCourseRead) {
         // A loop in this generator rather than an effect per lesson: only a video needs one
         // (this runs on the page every student opens).
         const shown: Array<{ readonly sectionId: number | null; readonly lesson: PublicLesson }> = []
@@ -85,9 +99,54 @@ export class PublicCourses extends Context.Service<PublicCourses, {
           sections: publicSections
         }
         return response
+      })
+
+      // A span but no call-site capture (`Effect.fn` takes a stack trace per call): this is
+      // the page every student opens.
+      const view = Effect.fnUntraced(function*(slug: string, viewer: Viewer) {
+        return yield* pageOf(yield* read(slug, viewer))
       }, Effect.withSpan("PublicCourses.view"))
 
-      return PublicCourses.of({ view })
+      const preview = Effect.fn("PublicCourses.preview")(function*(courseId: CourseId, audience: PreviewAudience) {
+        const course = yield* courseRepo.findById(courseId)
+        // Every lesson, in outline order (loose first, then by section), with its section's title.
+        const lessons = yield* lessonRepo.list(courseId)
+        const sections = new Map((yield* lessonRepo.listSections(courseId)).map((section) => [section.id, section]))
+        const now = yield* DateTime.now
+        // A buyer previewed is one who bought the course now: drip counts its days from here.
+        const purchasedAt = audience === "buyer" ? now : null
+        const rows = lessons.map((lesson): ViewerLesson => {
+          // The stores' own rule (the SQL ones write it as `PgLessonRepo.openTo`).
+          const { availableAt, open } = accessAt(lesson, purchasedAt, now)
+          const section = lesson.section_id === null ? undefined : sections.get(lesson.section_id)
+          return {
+            id: lesson.id,
+            section_id: lesson.section_id,
+            section_title: section?.title ?? null,
+            section_position: section?.position ?? null,
+            title: lesson.title,
+            position: lesson.position,
+            is_preview: lesson.is_preview,
+            content_html: open ? lesson.content_html : null,
+            video_key: open ? lesson.video_key : null,
+            available_at: availableAt
+          }
+        })
+        const page = yield* pageOf({ course, purchased: audience === "buyer", lessons: rows })
+        const answer: CoursePreview = {
+          as: audience,
+          public: isVisibleAt(course, now),
+          status: course.status,
+          publish_at: course.publish_at,
+          not_public_lessons: lessons
+            .filter((lesson) => !isVisibleAt(lesson, now))
+            .map((lesson) => ({ id: lesson.id, status: lesson.status, publish_at: lesson.publish_at })),
+          course: page
+        }
+        return answer
+      })
+
+      return PublicCourses.of({ view, preview })
     })
   )
 }

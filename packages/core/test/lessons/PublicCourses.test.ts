@@ -7,6 +7,7 @@ import {
   Lessons,
   MediaRepo,
   MemoryCoursekit,
+  CoursePreview,
   PublicCourse,
   PublicCourses,
   Purchases,
@@ -209,5 +210,59 @@ describe("PublicCourses.view", () => {
       const purchases = yield* Purchases
       assert.strictEqual((yield* Effect.flip(purchases.grant(999 as CourseId, buyer)))._tag, "CourseNotFound")
       assert.strictEqual((yield* Effect.flip(purchases.revoke(999 as CourseId, buyer)))._tag, "CourseNotFound")
+    }).pipe(withCore))
+})
+
+describe("PublicCourses.preview", () => {
+  it.effect("a draft course as a visitor and as a buyer: the public page's access, drip from now, drafts in place and named", () =>
+    Effect.gen(function*() {
+      const { course, paid, preview } = yield* courseWithLessons
+      yield* (yield* Courses).update(course.id, { status: "draft" })
+      const lessons = yield* Lessons
+      const drip = yield* lessons.create(course.id, { title: "Baking", content_html: "<p>DRIP-TEXT</p>", available_after_days: 3 })
+      const draft = yield* lessons.create(course.id, { title: "Scoring", content_html: "<p>DRAFT-TEXT</p>", status: "draft" })
+      const pages = yield* PublicCourses
+      assert.strictEqual((yield* Effect.flip(pages.view(course.slug, anonymousViewer)))._tag, "CourseSlugNotFound")
+
+      const visitor = yield* pages.preview(course.id, "visitor")
+      assert.deepStrictEqual([visitor.as, visitor.public, visitor.status, visitor.course.purchased], ["visitor", false, "draft", false])
+      assert.deepStrictEqual(visitor.course.lessons.map((lesson) => [lesson.id, lesson.position, lesson.access, lesson.content_html]), [
+        [preview.id, 1, "preview", "<p>FREE-STARTER-TEXT</p>"],
+        [paid.id, 2, "locked", null],
+        [drip.id, 3, "locked", null],
+        [draft.id, 4, "locked", null]
+      ])
+      assert.deepStrictEqual(visitor.not_public_lessons, [{ id: draft.id, status: "draft", publish_at: null }])
+      const visitorJson = JSON.stringify(Schema.encodeSync(CoursePreview)(visitor))
+      for (const locked of ["PAID-SHAPING-TEXT", "DRIP-TEXT", "DRAFT-TEXT", "private/media"]) assert.notInclude(visitorJson, locked)
+
+      // The test clock stands at 1970-01-01: a buyer of now sees the drip lesson open on the 4th.
+      const bought = yield* pages.preview(course.id, "buyer")
+      assert.isTrue(bought.course.purchased)
+      assert.deepStrictEqual(
+        bought.course.lessons.map((lesson) => [lesson.access, lesson.content_html, lesson.available_at && DateTime.formatIso(lesson.available_at)]),
+        [
+          ["preview", "<p>FREE-STARTER-TEXT</p>", null],
+          ["purchased", "<p>PAID-SHAPING-TEXT</p>", null],
+          ["upcoming", null, "1970-01-04T00:00:00.000Z"],
+          ["purchased", "<p>DRAFT-TEXT</p>", null]
+        ]
+      )
+      assert.match(bought.course.lessons[1]!.video_url!, /^memory:\/\/files\/private%2Fmedia%2Fpaid\.mp4\?expires=14400&signature=\d+$/)
+      assert.strictEqual((yield* Effect.flip(pages.preview(999 as CourseId, "visitor")))._tag, "CourseNotFound")
+    }).pipe(withCore))
+
+  it.effect("of a course whose lessons are all public, the page is exactly the public one: anonymous, and a buyer who bought it now", () =>
+    Effect.gen(function*() {
+      const { course } = yield* courseWithLessons
+      yield* (yield* Lessons).create(course.id, { title: "Baking", content_html: "<p>DRIP-TEXT</p>", available_after_days: 3 })
+      const pages = yield* PublicCourses
+      const visitor = yield* pages.preview(course.id, "visitor")
+      assert.isTrue(visitor.public)
+      assert.deepStrictEqual(visitor.not_public_lessons, [])
+      assert.deepStrictEqual(visitor.course, yield* pages.view(course.slug, anonymousViewer))
+      assert.deepStrictEqual(visitor.course, yield* pages.view(course.slug, signedInViewer(stranger)))
+      yield* (yield* Purchases).grant(course.id, buyer)
+      assert.deepStrictEqual((yield* pages.preview(course.id, "buyer")).course, yield* pages.view(course.slug, signedInViewer(buyer)))
     }).pipe(withCore))
 })

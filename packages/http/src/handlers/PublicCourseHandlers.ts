@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { PublicCourse, PublicCourses, type Viewer } from "@coursekit/core"
+import { CoursePreview, PublicCourse, PublicCourses, type Viewer } from "@coursekit/core"
 import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -19,6 +19,7 @@ import { ViewerResolver } from "../auth/ViewerResolver.ts"
 import { matchesIfNoneMatch } from "../edge/CourseListCache.ts"
 
 const encode = Schema.encodeSync(PublicCourse)
+const encodePreview = Schema.encodeSync(CoursePreview)
 
 /**
  * The course as JSON through the contract's encoding: what the API's handler answers.
@@ -66,5 +67,14 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "public", Effect.fn(func
       const viewer = yield* CurrentViewer
       const course = yield* problems(courses.view(params.slug, viewer))
       return answerOf(encodedJsonOf(course), viewer, request.headers["if-none-match"], vary)
-    }))
+    })).handle("preview", ({ params, query }) =>
+      Effect.map(
+        problems(courses.preview(params.id, query.as)),
+        // An admin's view of drafts: no cache keeps it, as for the admins' catalogue reads.
+        (preview) =>
+          HttpServerResponse.text(JSON.stringify(encodePreview(preview)), {
+            contentType: "application/json",
+            headers: { "cache-control": "private, no-store" }
+          })
+      ))
 }))

@@ -13,6 +13,7 @@ import { ViewBoundary } from "./ViewBoundary.tsx"
 // course list, the first screens, load neither them nor Tiptap, ProseMirror or dnd-kit
 // (about two fifths of the Studio's script; docs/studio.md, "Size").
 const CourseEditorPage = lazy(() => import("../features/editor/CourseEditor.tsx").then((module) => ({ default: module.CourseEditorPage })))
+const CoursePreviewPage = lazy(() => import("../features/preview/CoursePreview.tsx").then((module) => ({ default: module.CoursePreviewPage })))
 const LessonEditorPage = lazy(() => import("../features/editor/LessonEditor.tsx").then((module) => ({ default: module.LessonEditorPage })))
 
 const queryClient = new QueryClient({
@@ -30,6 +31,8 @@ const View = ({ route }: { readonly route: Route }) => {
       return <CourseEditorPage id={route.id} />
     case "lesson":
       return <LessonEditorPage courseId={route.courseId} lessonId={route.lessonId} />
+    case "preview":
+      return <CoursePreviewPage courseId={route.courseId} />
   }
 }
 

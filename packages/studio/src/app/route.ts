@@ -1,5 +1,6 @@
 /**
- * The Studio's views, in the URL's fragment (`#/courses/12`, `#/courses/12/lessons/7`): the server answers one
+ * The Studio's views, in the URL's fragment (`#/courses/12`, `#/courses/12/lessons/7`,
+ * `#/courses/12/preview`): the server answers one
  * page, `<prefix>/studio/`, whatever the view, and relative asset URLs stay right.
  */
 import { useSyncExternalStore } from "react"
@@ -8,6 +9,7 @@ export type Route =
   | { readonly _tag: "courses" }
   | { readonly _tag: "course"; readonly id: number }
   | { readonly _tag: "lesson"; readonly courseId: number; readonly lessonId: number }
+  | { readonly _tag: "preview"; readonly courseId: number }
 
 const positive = (text: string | undefined) => (text !== undefined && /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : undefined)
 
@@ -16,6 +18,7 @@ export const routeOf = (hash: string): Route => {
   const parts = hash.replace(/^#\/?/, "").split("/")
   const id = parts[0] === "courses" ? positive(parts[1]) : undefined
   if (id !== undefined && parts.length === 2) return { _tag: "course", id }
+  if (id !== undefined && parts[2] === "preview" && parts.length === 3) return { _tag: "preview", courseId: id }
   const lessonId = parts[2] === "lessons" ? positive(parts[3]) : undefined
   if (id !== undefined && lessonId !== undefined && parts.length === 4) return { _tag: "lesson", courseId: id, lessonId }
   return { _tag: "courses" }
@@ -30,6 +33,8 @@ export const hrefOf = (route: Route): string => {
       return `#/courses/${route.id}`
     case "lesson":
       return `#/courses/${route.courseId}/lessons/${route.lessonId}`
+    case "preview":
+      return `#/courses/${route.courseId}/preview`
   }
 }
 

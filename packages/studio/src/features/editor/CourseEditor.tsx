@@ -7,8 +7,8 @@
 import { useQueryClient } from "@tanstack/react-query"
 import { DateTime } from "effect"
 import { useState } from "react"
-import { FieldError, Input, Label, TextArea, TextField } from "react-aria-components"
-import { hrefOf } from "../../app/route.ts"
+import { Button, FieldError, Input, Label, TextArea, TextField } from "react-aria-components"
+import { hrefOf, navigate } from "../../app/route.ts"
 import { problemMessage } from "../../shared/problemMessage.ts"
 import { PublishState } from "../../shared/PublishState.tsx"
 import { HistoryDialog } from "../history/HistoryDialog.tsx"
@@ -155,6 +155,7 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
         publishAt={course.publish_at === null ? null : DateTime.toDate(course.publish_at)}
         onChange={changePublishing}
       />
+      <Button onPress={() => navigate({ _tag: "preview", courseId: course.id })}>Preview as learner</Button>
       <p className="slug">Slug: <code>{course.slug}</code></p>
       <ThumbnailUpload url={course.thumbnail_url} onUpload={uploadThumbnail} />
       <RichTextEditor label="Course body" html={draft.content_html} resetKey={bodyReset} onChange={(content_html) => change({ ...draft, content_html })} />

@@ -1,0 +1,4 @@
+import { coursePreviewHttpSuite } from "./CoursePreviewHttpSuite.ts"
+import { layerTestServer } from "./TestServer.ts"
+
+coursePreviewHttpSuite("PGlite", layerTestServer())
