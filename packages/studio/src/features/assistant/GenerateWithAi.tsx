@@ -53,6 +53,7 @@ const AssistantPanel = ({ id, editor, body, onClose }: Props & { readonly id: st
         onChange={(next) => (setPrompt(next), setPromptError(undefined))}
         isInvalid={promptError !== undefined}
         maxLength={20_000}
+        autoFocus
       >
         <Label>Prompt</Label>
         <TextArea rows={3} />
