@@ -102,10 +102,10 @@ if (chromiumTestsRun) {
       await toggle.click()
       expect(await toggle.getAttribute("aria-expanded")).toBe("true")
 
-      // A slow answer: about 0.4 s a block, twelve blocks.
+      // A slow answer: about 0.6 s a block, twelve blocks.
       const openai = models.openai()
       const parts = Array.from({ length: 12 }, (_, i) => `<h2>Part ${i + 1}</h2><p>Each value has one owner (${i + 1}).</p>`)
-      openai.script.answerWith(ModelAnswer.text(parts.join("\n"), { chunkChars: 8, chunkDelayMs: 60 }))
+      openai.script.answerWith(ModelAnswer.text(parts.join("\n"), { chunkChars: 8, chunkDelayMs: 100 }))
       const abandonedBefore = openai.script.abandoned
       await generate(page, "A lesson on ownership")
       await expect.poll(() => generated(page).textContent(), { timeout: 15_000 }).toContain("Part 2")
@@ -180,6 +180,12 @@ if (chromiumTestsRun) {
       expect(stored.content_html).toBe(answer)
       const revisions = await api(studio.url(), `/courses/${course.id}/lessons/${lesson.id}/revisions`)
       expect(revisions[0]).toMatchObject({ version: stored.version, author: "alice", autosave: true, changed: ["content_html"] })
+
+      // Undone like typing: the old body back, and saved.
+      await body.click()
+      await page.keyboard.press("Control+z")
+      await expect.poll(() => body.textContent()).toBe("Old body.")
+      await expect.poll(async () => (await api(studio.url(), `/courses/${course.id}/lessons`)).find((each: { id: number }) => each.id === lesson.id).content_html, { timeout: 10_000 }).toBe("<p>Old body.</p>")
       await context.close()
     })
 
@@ -189,12 +195,20 @@ if (chromiumTestsRun) {
       await page.goto(`${studio.url()}/studio/#/courses/${course.id}`)
       await page.getByRole("textbox", { name: "Course body" }).waitFor()
 
-      models.openai().script.answerWith(ModelAnswer.breakAfter("<h2>Lifetimes</h2><p>A lifetime is a scope.</p><p>Then the model", { status: 500 }, { chunkChars: 8, chunkDelayMs: 20 }))
+      // A blank prompt is named, and nothing is asked.
+      const asked = models.openai().script.received.length
       await page.getByRole("button", { name: "Generate with AI" }).click()
+      await expect.poll(() => page.evaluate(() => document.activeElement?.closest("label, .react-aria-TextField")?.textContent)).toContain("Prompt")
+      await panel(page).getByRole("button", { name: "Generate" }).click()
+      expect(await panel(page).getByText("Write what the text should be about.").isVisible()).toBe(true)
+      expect(models.openai().script.received.length).toBe(asked)
+
+      models.openai().script.answerWith(ModelAnswer.breakAfter("<h2>Lifetimes</h2><p>A lifetime is a scope.</p><p>Then the model", { status: 500 }, { chunkChars: 8, chunkDelayMs: 20 }))
       await generate(page, "A lesson on lifetimes")
       const alert = panel(page).getByRole("alert")
       await alert.waitFor({ timeout: 15_000 })
       expect(await alert.textContent()).toMatch(/incomplete/)
+      expect(await panel(page).getByText("Write what the text should be about.").count()).toBe(0)
       expect(await shownBlocks(page)).toEqual(["<h2>Lifetimes</h2>", "<p>A lifetime is a scope.</p>"])
       expect(await panelStatus(page).textContent()).toBe("Failed: 2 blocks kept.")
       expect(await shownAttempts(page)).toEqual([expect.stringMatching(/^openai gpt-studio: server error/)])
