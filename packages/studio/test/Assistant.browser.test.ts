@@ -189,7 +189,7 @@ if (chromiumTestsRun) {
       await context.close()
     })
 
-    it("an error event after blocks went out: its message shown, the blocks that arrived kept and still usable", async () => {
+    it("an error event after blocks went out: its message shown, the blocks that arrived kept and still usable; Close stops a generation", async () => {
       const course = await api(studio.url(), "/courses", { method: "POST", body: { title: "Lifetimes", content_html: "<p>Start.</p>" } })
       const { context, page } = await openStudio(studio, "alice")
       await page.goto(`${studio.url()}/studio/#/courses/${course.id}`)
@@ -214,6 +214,16 @@ if (chromiumTestsRun) {
       expect(await shownAttempts(page)).toEqual([expect.stringMatching(/^openai gpt-studio: server error/)])
       expect(await panel(page).getByRole("button", { name: "Insert" }).isEnabled()).toBe(true)
       expect(await seriousViolations(page)).toEqual([])
+
+      // Close while generating stops the generation too.
+      const openai = models.openai()
+      openai.script.answerWith(ModelAnswer.text(Array.from({ length: 12 }, (_, i) => `<p>Slow ${i}.</p>`).join(""), { chunkChars: 4, chunkDelayMs: 100 }))
+      const abandonedBefore = openai.script.abandoned
+      await generate(page, "A long lesson on lifetimes")
+      await expect.poll(() => generated(page).textContent(), { timeout: 15_000 }).toContain("Slow 0.")
+      await panel(page).getByRole("button", { name: "Close" }).click()
+      expect(await panel(page).count()).toBe(0)
+      await expect.poll(() => openai.script.abandoned, { timeout: 10_000 }).toBeGreaterThan(abandonedBefore)
       await context.close()
     })
   })
