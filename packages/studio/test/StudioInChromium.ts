@@ -82,7 +82,12 @@ const watch = async (page: Page): Promise<WatchedPage> => {
   return watched
 }
 
-export const useStudio = () => {
+/**
+ * One `npm start` and one chromium for the describe block that calls it. `env` adds
+ * variables to the server's (the AI models' `AI_PRIMARY_*`, …); it is read when the server
+ * starts, after the hooks registered before this call ran (fakes started there).
+ */
+export const useStudio = (env: () => Readonly<Record<string, string>> = () => ({})) => {
   let server: StartedProcess | undefined
   let browser: Browser | undefined
   let dataDir: string | undefined
@@ -92,7 +97,8 @@ export const useStudio = () => {
     dataDir = mkdtempSync(join(tmpdir(), "coursekit-studio-"))
     server = await startProcess("npm", ["start"], {
       DATA_DIR: dataDir,
-      ADMIN_TOKENS: `alice=${authors.alice},bob=${authors.bob}`
+      ADMIN_TOKENS: `alice=${authors.alice},bob=${authors.bob}`,
+      ...env()
     })
     browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"] })
   }, 240_000)

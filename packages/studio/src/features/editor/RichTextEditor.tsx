@@ -3,10 +3,12 @@
  * `label` ("Course body", "Lesson body"), with a toolbar of the common marks and blocks.
  * `html` is read when the editor is made and when `resetKey` changes (a conflict resolved
  * with the other version, a restored revision); typing reports through `onChange`.
+ * Beside the toolbar, "Generate with AI" (features/assistant) writes into the same editor.
  */
 import { EditorContent, useEditor, useEditorState } from "@tiptap/react"
 import { useEffect, useState } from "react"
 import { Button, Toolbar } from "react-aria-components"
+import { GenerateWithAi } from "../assistant/GenerateWithAi.tsx"
 import { courseBodyExtensions } from "./courseBodyExtensions.ts"
 import "./editor.css"
 
@@ -47,13 +49,16 @@ export const RichTextEditor = ({ label, html, resetKey, onChange }: Props) => {
   const run = (command: () => boolean) => () => void command()
   return (
     <div className="rich-text-field">
-      <Toolbar aria-label="Text formatting" className="rich-text-toolbar">
-        <Button aria-pressed={active?.bold} onPress={run(() => editor?.chain().focus().toggleBold().run() ?? false)}>Bold</Button>
-        <Button aria-pressed={active?.italic} onPress={run(() => editor?.chain().focus().toggleItalic().run() ?? false)}>Italic</Button>
-        <Button aria-pressed={active?.heading} onPress={run(() => editor?.chain().focus().toggleHeading({ level: 2 }).run() ?? false)}>Heading</Button>
-        <Button aria-pressed={active?.bullets} onPress={run(() => editor?.chain().focus().toggleBulletList().run() ?? false)}>Bulleted list</Button>
-        <Button aria-pressed={active?.numbers} onPress={run(() => editor?.chain().focus().toggleOrderedList().run() ?? false)}>Numbered list</Button>
-      </Toolbar>
+      <div className="rich-text-head">
+        <Toolbar aria-label="Text formatting" className="rich-text-toolbar">
+          <Button aria-pressed={active?.bold} onPress={run(() => editor?.chain().focus().toggleBold().run() ?? false)}>Bold</Button>
+          <Button aria-pressed={active?.italic} onPress={run(() => editor?.chain().focus().toggleItalic().run() ?? false)}>Italic</Button>
+          <Button aria-pressed={active?.heading} onPress={run(() => editor?.chain().focus().toggleHeading({ level: 2 }).run() ?? false)}>Heading</Button>
+          <Button aria-pressed={active?.bullets} onPress={run(() => editor?.chain().focus().toggleBulletList().run() ?? false)}>Bulleted list</Button>
+          <Button aria-pressed={active?.numbers} onPress={run(() => editor?.chain().focus().toggleOrderedList().run() ?? false)}>Numbered list</Button>
+        </Toolbar>
+        <GenerateWithAi editor={editor} body={label} />
+      </div>
       <EditorContent editor={editor} />
     </div>
   )
