@@ -11,7 +11,7 @@ import {
   phaseText,
   stopped,
   withEvent
-} from "../src/features/assistant/generationView.ts"
+} from "../src/features/ai/generationView.ts"
 
 const failure: Attempt = {
   provider: "openai",

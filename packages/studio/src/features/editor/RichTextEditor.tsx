@@ -8,7 +8,7 @@
 import { EditorContent, useEditor, useEditorState } from "@tiptap/react"
 import { useEffect, useState } from "react"
 import { Button, Toolbar } from "react-aria-components"
-import { GenerateWithAi } from "../assistant/GenerateWithAi.tsx"
+import { GenerateWithAi } from "../ai/GenerateWithAi.tsx"
 import { courseBodyExtensions } from "./courseBodyExtensions.ts"
 import "./editor.css"
 
