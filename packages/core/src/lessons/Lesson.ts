@@ -224,6 +224,32 @@ export const accessAt = (
   return DateTime.isGreaterThan(opensAt, now) ? { open: false, availableAt: opensAt } : { open: true, availableAt: null }
 }
 
+/**
+ * A lesson as a viewer sees it at `now` (see {@link accessAt}): its body and video only
+ * when open, its section's title and place beside it. One mapping for the in-memory
+ * store's public course and the Studio's preview.
+ */
+export const viewerLessonAt = (
+  lesson: LessonRecord,
+  section: { readonly title: string; readonly position: number } | undefined,
+  purchasedAt: DateTime.Utc | null | undefined,
+  now: DateTime.Utc
+): ViewerLesson => {
+  const { availableAt, open } = accessAt(lesson, purchasedAt, now)
+  return {
+    id: lesson.id,
+    section_id: lesson.section_id,
+    section_title: section?.title ?? null,
+    section_position: section?.position ?? null,
+    title: lesson.title,
+    position: lesson.position,
+    is_preview: lesson.is_preview,
+    content_html: open ? lesson.content_html : null,
+    video_key: open ? lesson.video_key : null,
+    available_at: availableAt
+  }
+}
+
 // --- errors ---------------------------------------------------------------------------
 
 /** The course has no lesson with this id. */

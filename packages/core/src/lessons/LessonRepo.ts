@@ -23,7 +23,7 @@ import {
   lessonSnapshotFields,
   lessonSnapshotOf,
   PublicVideoOnPaidLesson,
-  accessAt,
+  viewerLessonAt,
   type VideoNotFound,
   type ViewerLesson
 } from "./Lesson.ts"
@@ -374,22 +374,9 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         const ordered = [...lessons.values()]
           .filter((lesson) => lesson.course_id === courseId && isVisibleAt(lesson, now))
           .sort((a, b) => groupRank(sections, a.section_id) - groupRank(sections, b.section_id) || a.position - b.position)
-        return ordered.map((lesson): ViewerLesson => {
-          const { availableAt, open } = accessAt(lesson, purchasedAt, now)
-          const section = lesson.section_id === null ? undefined : sections.get(lesson.section_id)
-          return {
-            id: lesson.id,
-            section_id: lesson.section_id,
-            section_title: section?.title ?? null,
-            section_position: section?.position ?? null,
-            title: lesson.title,
-            position: lesson.position,
-            is_preview: lesson.is_preview,
-            content_html: open ? lesson.content_html : null,
-            video_key: open ? lesson.video_key : null,
-            available_at: availableAt
-          }
-        })
+        return ordered.map((lesson) =>
+          viewerLessonAt(lesson, lesson.section_id === null ? undefined : sections.get(lesson.section_id), purchasedAt, now)
+        )
       })
 
       const insertSection = Effect.fn("LessonRepo.insertSection")(function*(courseId: CourseId, section: SectionInsert) {

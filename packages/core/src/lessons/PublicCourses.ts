@@ -23,7 +23,7 @@ import { FileUrl } from "../media/FileUrl.ts"
 import { CoursePublicView, type CourseId, type CourseNotFound, type CourseSlugNotFound } from "../catalogue/Course.ts"
 import { CourseRepo } from "../catalogue/CourseRepo.ts"
 import { isVisibleAt } from "../catalogue/Publishing.ts"
-import { accessAt, type PublicLesson, type ViewerLesson } from "./Lesson.ts"
+import { type PublicLesson, viewerLessonAt } from "./Lesson.ts"
 import { LessonRepo } from "./LessonRepo.ts"
 import type { CoursePreview, PreviewAudience, PublicCourse, PublicSection } from "./PublicCourse.ts"
 import { type PublicCourseRead, PublicCourseRows } from "./PublicCourseRows.ts"
@@ -115,23 +115,9 @@ export class PublicCourses extends Context.Service<PublicCourses, {
         const now = yield* DateTime.now
         // A buyer previewed is one who bought the course now: drip counts its days from here.
         const purchasedAt = audience === "buyer" ? now : null
-        const rows = lessons.map((lesson): ViewerLesson => {
-          // The stores' own rule (the SQL ones write it as `PgLessonRepo.openTo`).
-          const { availableAt, open } = accessAt(lesson, purchasedAt, now)
-          const section = lesson.section_id === null ? undefined : sections.get(lesson.section_id)
-          return {
-            id: lesson.id,
-            section_id: lesson.section_id,
-            section_title: section?.title ?? null,
-            section_position: section?.position ?? null,
-            title: lesson.title,
-            position: lesson.position,
-            is_preview: lesson.is_preview,
-            content_html: open ? lesson.content_html : null,
-            video_key: open ? lesson.video_key : null,
-            available_at: availableAt
-          }
-        })
+        const rows = lessons.map((lesson) =>
+          viewerLessonAt(lesson, lesson.section_id === null ? undefined : sections.get(lesson.section_id), purchasedAt, now)
+        )
         const page = yield* pageOf({ course, purchased: audience === "buyer", lessons: rows })
         const answer: CoursePreview = {
           as: audience,
