@@ -14,6 +14,7 @@ import { ViewBoundary } from "./ViewBoundary.tsx"
 // (about two fifths of the Studio's script; docs/studio.md, "Size").
 const CourseEditorPage = lazy(() => import("../features/editor/CourseEditor.tsx").then((module) => ({ default: module.CourseEditorPage })))
 const LessonEditorPage = lazy(() => import("../features/editor/LessonEditor.tsx").then((module) => ({ default: module.LessonEditorPage })))
+const MediaLibrary = lazy(() => import("../features/media/MediaLibrary.tsx").then((module) => ({ default: module.MediaLibrary })))
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -30,6 +31,8 @@ const View = ({ route }: { readonly route: Route }) => {
       return <CourseEditorPage id={route.id} />
     case "lesson":
       return <LessonEditorPage courseId={route.courseId} lessonId={route.lessonId} />
+    case "media":
+      return <MediaLibrary />
   }
 }
 
@@ -40,6 +43,9 @@ const SignedIn = () => {
     <>
       <header className="app-header">
         <a className="brand" href={hrefOf({ _tag: "courses" })}>Coursekit Studio</a>
+        <nav className="app-nav" aria-label="Studio">
+          <a href={hrefOf({ _tag: "media" })} aria-current={route._tag === "media" ? "page" : undefined}>Media</a>
+        </nav>
         <Button onPress={() => signOut.mutate()} isDisabled={signOut.isPending}>Sign out</Button>
         {signOut.isError && <p role="alert" className="error">{problemMessage(signOut.error)}</p>}
       </header>
