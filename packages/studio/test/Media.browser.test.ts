@@ -39,6 +39,40 @@ const storedMedia = async (url: string): Promise<ReadonlyArray<StoredMedia>> => 
   return all
 }
 
+/** A media file uploaded through the API (upload-url, PUT, finalize), as a script would. */
+const uploadThroughApi = async (url: string, name: string, visibility: "public" | "private") => {
+  const bytes = Buffer.alloc(4096, 9)
+  const issued = await (await fetch(`${url}/admin/media/upload-url`, {
+    method: "POST",
+    headers: { ...admin, "content-type": "application/json" },
+    body: JSON.stringify({ filename: name, type: "video/mp4", size_bytes: bytes.length, visibility })
+  })).json() as { upload_url: string; file_key: string; headers: Record<string, string> }
+  expect((await fetch(issued.upload_url, { method: "PUT", headers: issued.headers, body: bytes })).status).toBe(200)
+  const finalized = await fetch(`${url}/admin/media/finalize-upload`, {
+    method: "POST",
+    headers: { ...admin, "content-type": "application/json" },
+    body: JSON.stringify({ file_key: issued.file_key })
+  })
+  expect(finalized.status).toBe(200)
+  return (await finalized.json()) as StoredMedia
+}
+
+/** A draft course with one lesson, through the API. */
+const courseWithLesson = async (url: string, title: string, lesson: Record<string, unknown>) => {
+  const course = await (await fetch(`${url}/courses`, {
+    method: "POST",
+    headers: { ...admin, "content-type": "application/json" },
+    body: JSON.stringify({ title, content_html: "", status: "draft" })
+  })).json() as { id: number }
+  const response = await fetch(`${url}/courses/${course.id}/lessons`, {
+    method: "POST",
+    headers: { ...admin, "content-type": "application/json" },
+    body: JSON.stringify({ title: "Watch this", content_html: "", ...lesson })
+  })
+  expect(response.status).toBe(201)
+  return { courseId: course.id, lessonId: ((await response.json()) as { id: number }).id }
+}
+
 /** Signed in at the server's public URL: uploads go to the storage address it hands out, the page's own origin. */
 const openMedia = async (studio: ReturnType<typeof useStudio>) => {
   const { context, page } = await openStudio(studio, undefined)
@@ -228,6 +262,44 @@ describe.runIf(chromiumTestsRun)("Studio in chromium: Media", () => {
     const names = (await storedMedia(studio.url())).map((media) => media.name)
     expect(names).toContain("played.mp4")
     expect(names).not.toContain("unused.mp4")
+    await context.close()
+  }, 120_000)
+
+  it("Choose video: a paid lesson is offered private videos only; the chosen one is stored and plays through its signed URL", async () => {
+    const paid = await uploadThroughApi(studio.url(), "paid-lecture.mp4", "private")
+    await uploadThroughApi(studio.url(), "open-teaser.mp4", "public")
+    const { courseId, lessonId } = await courseWithLesson(studio.url(), "Paid course", { is_preview: false })
+    const { context, page, publicUrl } = await openMedia(studio)
+    await page.goto(`${publicUrl}/studio/#/courses/${courseId}/lessons/${lessonId}`)
+    await page.getByLabel("Lesson title").waitFor()
+    await page.getByRole("button", { name: "Choose video" }).click()
+    const dialog = page.getByRole("dialog", { name: "Choose video" })
+    await dialog.getByRole("button", { name: "Use paid-lecture.mp4" }).waitFor()
+    expect(await dialog.getByRole("button", { name: "Use open-teaser.mp4" }).count()).toBe(0)
+    expect(await seriousViolations(page)).toEqual([])
+    await dialog.getByRole("button", { name: "Use paid-lecture.mp4" }).click()
+    await dialog.waitFor({ state: "detached" })
+    const player = page.getByRole("group", { name: "Video" }).locator("video")
+    await player.waitFor()
+    const src = (await player.getAttribute("src"))!
+    expect(src.startsWith(`${publicUrl}/files/private/media/`)).toBe(true)
+    expect(src).toContain("signature=")
+    const lessons = await (await fetch(`${studio.url()}/courses/${courseId}/lessons`, { headers: admin })).json() as ReadonlyArray<{ id: number; video_key: string | null }>
+    expect(lessons.find((lesson) => lesson.id === lessonId)?.video_key).toBe(paid.file_key)
+    // The signed URL answers the file (the player's request is allowed by the policy: no violation reported).
+    expect(await page.evaluate(async (url) => (await fetch(url)).status, src)).toBe(200)
+
+    // Or uploads one from the dialog: privately, for a paid lesson, and the lesson plays it.
+    await page.getByRole("button", { name: "Choose video" }).click()
+    const chooser: Promise<FileChooser> = page.waitForEvent("filechooser")
+    await dialog.getByRole("button", { name: "Upload a private video" }).click()
+    await (await chooser).setFiles(fileOf("fresh-lecture.mp4", 20 * 1024, 8))
+    await dialog.waitFor({ state: "detached", timeout: 30_000 })
+    await expect.poll(() => player.getAttribute("src")).not.toBe(src)
+    const fresh = (await storedMedia(studio.url())).find((media) => media.name === "fresh-lecture.mp4")!
+    expect(fresh.visibility).toBe("private")
+    const after = await (await fetch(`${studio.url()}/courses/${courseId}/lessons`, { headers: admin })).json() as ReadonlyArray<{ id: number; video_key: string | null }>
+    expect(after.find((lesson) => lesson.id === lessonId)?.video_key).toBe(fresh.file_key)
     await context.close()
   }, 120_000)
 })
