@@ -251,7 +251,8 @@ describe.runIf(chromiumTestsRun)("Studio in chromium: Media", () => {
     const dialog = page.getByRole("alertdialog", { name: "Delete “played.mp4”?" })
     await dialog.getByRole("button", { name: "Delete" }).click()
     await dialog.getByRole("alert").getByText("“played.mp4” is in use: change these first.").waitFor()
-    const link = dialog.getByRole("link", { name: `Lesson ${lesson.id} of course ${course.id}` })
+    // Named by their titles, each a link to its editor.
+    const link = dialog.getByRole("link", { name: "“Watch this” in “With a video”" })
     expect(await link.getAttribute("href")).toBe(`#/courses/${course.id}/lessons/${lesson.id}`)
     expect(await seriousViolations(page)).toEqual([])
     await dialog.getByRole("button", { name: "Cancel" }).click()

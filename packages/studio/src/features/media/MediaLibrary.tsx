@@ -21,7 +21,7 @@ import type { MediaFile } from "@coursekit/core"
 import { hrefOf } from "../../app/route.ts"
 import { problemMessage } from "../../shared/problemMessage.ts"
 import "./media.css"
-import { useDeleteMedia, useMediaPage, usesOf } from "./mediaQueries.ts"
+import { useCourseTitle, useDeleteMedia, useLessonTitle, useMediaPage, usesOf } from "./mediaQueries.ts"
 import { formatBytes, formatSpeed, formatTimeLeft } from "./transferRate.ts"
 import { type Upload, useUploads } from "./useUploads.ts"
 
@@ -67,6 +67,29 @@ const UploadRow = ({ upload, actions }: { readonly upload: Upload; readonly acti
   </li>
 )
 
+/** A lesson the 409 named, by its title and its course's (their ids until read). */
+const LessonUse = ({ courseId, lessonId }: { readonly courseId: number; readonly lessonId: number }) => {
+  const course = useCourseTitle(courseId).data
+  const lesson = useLessonTitle(courseId, lessonId).data
+  return (
+    <li>
+      <a href={hrefOf({ _tag: "lesson", courseId, lessonId })}>
+        {lesson == null ? `Lesson ${lessonId}` : quoted(lesson)} in {course === undefined ? `course ${courseId}` : quoted(course)}
+      </a>{" "}
+      plays it
+    </li>
+  )
+}
+
+const ThumbnailUse = ({ courseId }: { readonly courseId: number }) => {
+  const course = useCourseTitle(courseId).data
+  return (
+    <li>
+      <a href={hrefOf({ _tag: "course", id: courseId })}>{course === undefined ? `Course ${courseId}` : quoted(course)}</a> shows it as its thumbnail
+    </li>
+  )
+}
+
 const DeleteMediaDialog = ({ media }: { readonly media: MediaFile }) => {
   const remove = useDeleteMedia()
   const uses = usesOf(remove.error)
@@ -84,14 +107,8 @@ const DeleteMediaDialog = ({ media }: { readonly media: MediaFile }) => {
                   <p>{uses === undefined ? problemMessage(remove.error) : `${quoted(media.name)} is in use: change these first.`}</p>
                   {uses !== undefined && (
                     <ul>
-                      {uses.lessons.map(({ course_id, lesson_id }) => (
-                        <li key={`${course_id}/${lesson_id}`}>
-                          <a href={hrefOf({ _tag: "lesson", courseId: course_id, lessonId: lesson_id })}>Lesson {lesson_id} of course {course_id}</a> plays it
-                        </li>
-                      ))}
-                      {uses.thumbnail_of !== null && (
-                        <li><a href={hrefOf({ _tag: "course", id: uses.thumbnail_of })}>Course {uses.thumbnail_of}</a> shows it as its thumbnail</li>
-                      )}
+                      {uses.lessons.map(({ course_id, lesson_id }) => <LessonUse key={`${course_id}/${lesson_id}`} courseId={course_id} lessonId={lesson_id} />)}
+                      {uses.thumbnail_of !== null && <ThumbnailUse courseId={uses.thumbnail_of} />}
                     </ul>
                   )}
                 </div>

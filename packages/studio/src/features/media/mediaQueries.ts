@@ -1,6 +1,6 @@
 /** The media library as the API pages it, deleting a file, and uploading files into it. */
 import { CoursekitError, nextCursor } from "@coursekit/client"
-import { MediaFileId } from "@coursekit/core"
+import { CourseId, MediaFileId } from "@coursekit/core"
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { studioClient } from "../../app/studioClient.ts"
 
@@ -37,3 +37,17 @@ export const useDeleteMedia = () => {
     onSuccess: () => queries.invalidateQueries({ queryKey: mediaKey })
   })
 }
+
+/** The titles a 409 names by id: the course's, and the lesson's (undefined while read, or gone). */
+export const useCourseTitle = (courseId: number) =>
+  useQuery({
+    queryKey: ["media-uses", "course", courseId],
+    queryFn: () => studioClient.courses.get({ params: { id: CourseId.make(courseId) } }).then((course) => course.title)
+  })
+
+export const useLessonTitle = (courseId: number, lessonId: number) =>
+  useQuery({
+    queryKey: ["media-uses", "lesson", courseId, lessonId],
+    queryFn: () =>
+      studioClient.lessons.list({ params: { id: CourseId.make(courseId) } }).then((lessons) => lessons.find((lesson) => lesson.id === lessonId)?.title ?? null)
+  })
