@@ -67,14 +67,14 @@ try {
   }
   // A course of 50 lessons, one of them 200 KB of paragraphs.
   const course = await api<{ id: number }>("POST", "/courses", { title: "Fifty lessons", content_html: "<p>The course.</p>" })
-  const text = seededText(7)
+  const { sentence } = seededText(7)
   let bigLessonId = 0
   for (let index = 0; index < lessonCount; index++) {
     const big = index === 1
-    let html = `<p>${text(40)}</p>`
+    let html = `<p>${sentence(40)}</p>`
     if (big) {
       html = ""
-      while (html.length < bigLessonBytes) html += `<p>${text(60)}</p>`
+      while (html.length < bigLessonBytes) html += `<p>${sentence(60)}</p>`
     }
     const lesson = await api<{ id: number }>("POST", `/courses/${course.id}/lessons`, { title: `Lesson ${index + 1}`, content_html: html })
     if (big) bigLessonId = lesson.id

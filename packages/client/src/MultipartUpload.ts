@@ -117,6 +117,8 @@ export interface MultipartRequest {
   readonly baseUrl: string
   readonly onProgress?: ((progress: UploadProgress) => void) | undefined
   readonly signal?: AbortSignal | undefined
+  /** Pauses: the PUTs stop and the upload stays remembered (not deleted); rejects with an `AbortError`. */
+  readonly pause?: AbortSignal | undefined
   readonly partsInFlight?: number | undefined
   readonly store: ResumeStore
   /** The `fetch` the part PUTs go through (outside browsers). */
@@ -177,10 +179,11 @@ const completedMedia = (calls: MultipartCalls, upload: ResumeEntry): Promise<Med
 
 /** Uploads `request.file` in parts, resuming a remembered upload of the same file; answers the media file. */
 export const uploadMultipart = async (calls: MultipartCalls, request: MultipartRequest): Promise<MediaFile> => {
-  const { file, store, signal } = request
+  const { file, store, signal, pause } = request
   const key = resumeKey(request)
   const now = request.now ?? Date.now
   if (signal?.aborted) throw abortError(signal)
+  if (pause?.aborted) throw abortError(pause)
 
   // Only the entry of `uploadId`: a client sharing the store may have put its own meanwhile.
   const forget = async (uploadId: string) => {
@@ -254,9 +257,12 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
   // Stops every PUT: on the caller's abort or when a part fails for good.
   const stop = new AbortController()
   const onAbort = () => stop.abort(signal?.reason)
+  const onPause = () => stop.abort(pause?.reason)
   signal?.addEventListener("abort", onAbort, { once: true })
-  // Aborted while the upload was being created or looked up.
+  pause?.addEventListener("abort", onPause, { once: true })
+  // Aborted (or paused) while the upload was being created or looked up.
   if (signal?.aborted) onAbort()
+  else if (pause?.aborted) onPause()
 
   // Part URLs, asked in batches of the parts next in line; asked again once old.
   const urls = new Map<number, { readonly url: PartUrl; readonly at: number }>()
@@ -343,6 +349,7 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
     await Promise.all(Array.from({ length: workers }, worker))
   } finally {
     signal?.removeEventListener("abort", onAbort)
+    pause?.removeEventListener("abort", onPause)
   }
 
   if (signal?.aborted) {
@@ -351,6 +358,8 @@ export const uploadMultipart = async (calls: MultipartCalls, request: MultipartR
     await forget(upload_id)
     throw abortError(signal)
   }
+  // Paused: the upload stays as it is and remembered; the same file again resumes it.
+  if (pause?.aborted) throw abortError(pause)
   if (failure !== undefined) {
     // A client sharing the store that resumed this upload may have completed it meanwhile
     // (its part URLs then answer 409, storage 404 to PUTs): its media is this file's.
@@ -390,6 +399,8 @@ interface SharedRun {
   readonly promise: Promise<MediaFile>
   /** Aborted once every call waiting for the run has aborted. */
   readonly cancel: AbortController
+  /** The first call's `pause`: a paused run ends, and a call arriving then starts anew after it. */
+  readonly pause: AbortSignal | undefined
   readonly listeners: Set<(progress: UploadProgress) => void>
   last: UploadProgress | undefined
   callers: number
@@ -402,7 +413,7 @@ interface SharedRun {
  * is; the run's other options are the first call's. A call that aborts rejects at once with
  * an `AbortError` and leaves the run to the others; the last one to abort cancels it, and
  * rejects once the upload is deleted and forgotten. A call arriving while a run is being
- * cancelled starts anew after it.
+ * cancelled (or paused, by the first call's `pause`) starts anew after it.
  */
 export const joiningUploads = (calls: MultipartCalls) => {
   const runs = new Map<string, SharedRun>()
@@ -412,6 +423,7 @@ export const joiningUploads = (calls: MultipartCalls) => {
     const listeners = new Set<(progress: UploadProgress) => void>()
     const run: SharedRun = {
       cancel,
+      pause: request.pause,
       listeners,
       last: undefined,
       callers: 0,
@@ -466,8 +478,9 @@ export const joiningUploads = (calls: MultipartCalls) => {
       if (request.signal?.aborted) throw abortError(request.signal)
       const run = runs.get(key)
       if (run === undefined) return join(start(key, request), request)
-      if (!run.cancel.signal.aborted) return join(run, request)
+      if (!run.cancel.signal.aborted && run.pause?.aborted !== true) return join(run, request)
       // Being cancelled: its abort deletes the upload this call would otherwise resume.
+      // Being paused: it stops, and this call resumes the upload it leaves.
       await run.promise.catch(() => undefined)
     }
   }

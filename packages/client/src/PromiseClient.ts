@@ -66,6 +66,13 @@ export type CoursekitPromiseClient = PromiseClient<Client> & {
 /** Options of `uploadMedia`: the upload's, who may read the file (default public), and when and how to go in parts. */
 export interface MediaUploadOptions extends UploadOptions, MultipartOptions {
   readonly visibility?: MediaVisibility | undefined
+  /**
+   * Pauses the upload: its PUTs stop and the promise rejects with an `AbortError`, but an
+   * upload in parts is not deleted: it stays remembered in the `resumeStore`, and uploading
+   * the same file again sends only the parts storage lacks. (`signal` cancels instead: the
+   * upload is deleted.) One PUT has nothing to keep: the same file again starts it anew.
+   */
+  readonly pause?: AbortSignal | undefined
 }
 
 /** The name a file goes by, for the upload's extension. */
@@ -123,6 +130,7 @@ export const createClient = (options: PromiseClientOptions): CoursekitPromiseCli
         baseUrl: options.baseUrl,
         onProgress: upload.onProgress,
         signal: upload.signal,
+        pause: upload.pause,
         partsInFlight: upload.partsInFlight,
         store: upload.resumeStore ?? resumeStore,
         fetch: fetchImpl
@@ -138,7 +146,8 @@ export const createClient = (options: PromiseClientOptions): CoursekitPromiseCli
         }
       })
     )
-    await putFile(issued, file, upload, fetchImpl)
+    const signals = [upload.signal, upload.pause].filter((signal) => signal !== undefined)
+    await putFile(issued, file, { onProgress: upload.onProgress, signal: signals.length < 2 ? signals[0] : AbortSignal.any(signals) }, fetchImpl)
     return withClient((client) => client.media.finalizeUpload({ payload: { file_key: issued.file_key } }))
   }
 

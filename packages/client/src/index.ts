@@ -12,6 +12,7 @@ export * from "./NextPage.ts"
 export * from "./PromiseClient.ts"
 export { CurrentWriteOptions, withWriteOptions, type WriteOptions } from "./WriteOptions.ts"
 export {
+  defaultMultipartThreshold,
   defaultResumeStore,
   localStorageResumeStore,
   memoryResumeStore,

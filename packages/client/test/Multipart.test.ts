@@ -318,6 +318,47 @@ describe("uploadMedia in parts", () => {
         yield* Effect.promise(() => Promise.all([kit.dispose(), fresh.dispose(), idle.dispose()]))
       }))
 
+    it.effect("pause: stops the PUTs, keeps the upload remembered (not deleted); the same file again, in the same client, sends only the rest", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const pause = new AbortController()
+        const recorder = recording(undefined, (index) => index === 1 && pause.abort())
+        const kit = createClient({ baseUrl: url, adminToken, fetch: recorder.fetch })
+        const { store, last, inner } = watchedStore()
+        const { bytes, file } = fileOf(11 * MiB, "paused.mp4")
+        const options = { multipartThreshold: threshold, partsInFlight: 1, resumeStore: store }
+        const paused = yield* rejection(kit.uploadMedia(file, { ...options, pause: pause.signal }))
+        assert.strictEqual((paused as Error).name, "AbortError")
+        assert.strictEqual(recorder.puts(), 1)
+        const uploadId = last.entry!.upload_id
+        // Not deleted, still remembered: storage holds part 1.
+        assert.isFalse(recorder.requests.some((request) => request.method === "DELETE"))
+        assert.strictEqual((yield* Effect.promise(() => inner.get(last.key!)))?.upload_id, uploadId)
+        const status = yield* Effect.promise(() => kit.multipart.status({ params: { upload_id: uploadId } }))
+        assert.deepStrictEqual(status.parts.map((part) => part.part_number), [1])
+        // Resumed at once by the same client (its paused run may still be ending): parts 2… only.
+        const before = recorder.requests.length
+        const media = yield* Effect.promise(() => kit.uploadMedia(file, { ...options, pause: new AbortController().signal }))
+        const resumedPuts = recorder.requests.slice(before).filter((request) => request.method === "PUT")
+          .map((request) => Number(new URL(request.url).searchParams.get("partNumber")))
+        assert.notInclude(resumedPuts, 1)
+        assert.strictEqual(resumedPuts.length, status.part_count - 1)
+        assert.strictEqual(yield* servedSha256(media.url), sha256(bytes))
+        assert.isUndefined(yield* Effect.promise(() => inner.get(last.key!)))
+
+        // A small file (one PUT) paused: rejects, nothing recorded; again: uploaded whole.
+        const small = fileOf(1000, "small.mp4")
+        const smallPause = new AbortController()
+        const holding = recording(() => new Promise((resolve) => setTimeout(() => resolve(undefined), 200)))
+        const slow = createClient({ baseUrl: url, adminToken, fetch: holding.fetch })
+        const stopped = slow.uploadMedia(small.file, { ...options, pause: smallPause.signal })
+        smallPause.abort()
+        assert.isDefined(yield* rejection(stopped))
+        const whole = yield* Effect.promise(() => slow.uploadMedia(small.file, options))
+        assert.strictEqual(yield* servedSha256(whole.url), sha256(small.bytes))
+        yield* Effect.promise(() => Promise.all([kit.dispose(), slow.dispose()]))
+      }))
+
     it.effect("part URLs: one 4 minutes old is asked again before its PUT; one younger is used", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer

@@ -15,6 +15,7 @@ import { ViewBoundary } from "./ViewBoundary.tsx"
 const CourseEditorPage = lazy(() => import("../features/editor/CourseEditor.tsx").then((module) => ({ default: module.CourseEditorPage })))
 const CoursePreviewPage = lazy(() => import("../features/preview/CoursePreview.tsx").then((module) => ({ default: module.CoursePreviewPage })))
 const LessonEditorPage = lazy(() => import("../features/editor/LessonEditor.tsx").then((module) => ({ default: module.LessonEditorPage })))
+const MediaLibrary = lazy(() => import("../features/media/MediaLibrary.tsx").then((module) => ({ default: module.MediaLibrary })))
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -33,6 +34,8 @@ const View = ({ route }: { readonly route: Route }) => {
       return <LessonEditorPage courseId={route.courseId} lessonId={route.lessonId} />
     case "preview":
       return <CoursePreviewPage courseId={route.courseId} />
+    case "media":
+      return <MediaLibrary />
   }
 }
 
@@ -43,6 +46,9 @@ const SignedIn = () => {
     <>
       <header className="app-header">
         <a className="brand" href={hrefOf({ _tag: "courses" })}>Coursekit Studio</a>
+        <nav className="app-nav" aria-label="Studio">
+          <a href={hrefOf({ _tag: "media" })} aria-current={route._tag === "media" ? "page" : undefined}>Media</a>
+        </nav>
         <Button onPress={() => signOut.mutate()} isDisabled={signOut.isPending}>Sign out</Button>
         {signOut.isError && <p role="alert" className="error">{problemMessage(signOut.error)}</p>}
       </header>

@@ -10,12 +10,14 @@ export type Route =
   | { readonly _tag: "course"; readonly id: number }
   | { readonly _tag: "lesson"; readonly courseId: number; readonly lessonId: number }
   | { readonly _tag: "preview"; readonly courseId: number }
+  | { readonly _tag: "media" }
 
 const positive = (text: string | undefined) => (text !== undefined && /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : undefined)
 
 /** The view a fragment names; anything unknown is the course list. */
 export const routeOf = (hash: string): Route => {
   const parts = hash.replace(/^#\/?/, "").split("/")
+  if (parts[0] === "media" && parts.length === 1) return { _tag: "media" }
   const id = parts[0] === "courses" ? positive(parts[1]) : undefined
   if (id !== undefined && parts.length === 2) return { _tag: "course", id }
   if (id !== undefined && parts[2] === "preview" && parts.length === 3) return { _tag: "preview", courseId: id }
@@ -35,6 +37,8 @@ export const hrefOf = (route: Route): string => {
       return `#/courses/${route.courseId}/lessons/${route.lessonId}`
     case "preview":
       return `#/courses/${route.courseId}/preview`
+    case "media":
+      return "#/media"
   }
 }
 

@@ -11,6 +11,7 @@ import { useState } from "react"
 import { Checkbox, FieldError, Input, Label, TextField } from "react-aria-components"
 import { hrefOf } from "../../app/route.ts"
 import { problemMessage } from "../../shared/problemMessage.ts"
+import { VideoPicker } from "../media/VideoPicker.tsx"
 import { PublishState } from "../../shared/PublishState.tsx"
 import { HistoryDialog } from "../history/HistoryDialog.tsx"
 import { textOfHtml } from "../history/wordDiff.ts"
@@ -106,6 +107,16 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
     setPreviewBusy(false)
     if (outcome._tag === "failed") setPreviewError(outcome.message)
   }
+  // Not an autosave either: the video a lesson plays is a change of its own.
+  const changeVideo = async (videoKey: string | null) => {
+    const outcome = await queue.write((version) =>
+      writeLesson(courseId, lesson.id, { video_key: videoKey }, version, {
+        autosave: false,
+        onSaved: (saved) => update({ video_key: saved.video_key, video_url: saved.video_url, video_url_expires_at: saved.video_url_expires_at, version: saved.version })
+      })
+    )
+    return outcome._tag === "failed" ? outcome.message : undefined
+  }
   const changePublishing = async (change: PublishChange) => {
     const payload = change._tag === "unpublish"
       ? { status: "draft" as const }
@@ -161,6 +172,7 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
         <p className="hint">A free preview is open to everyone on the public course; the other lessons only to buyers.</p>
         {previewError !== undefined && <p role="alert" className="error">{previewError}</p>}
       </div>
+      <VideoPicker videoUrl={lesson.video_url} isPreview={lesson.is_preview} onChoose={changeVideo} />
       <HistoryDialog
         source={{
           key,
