@@ -91,7 +91,8 @@ export const startServer = async (
   env: Record<string, string>,
   port: number,
   readyPath = "/courses?limit=1",
-  nodeArgs: ReadonlyArray<string> = []
+  nodeArgs: ReadonlyArray<string> = [],
+  readyWithinSeconds = 30
 ): Promise<Server> => {
   const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: root,
@@ -101,14 +102,16 @@ export const startServer = async (
   let exited = false
   child.on("exit", () => (exited = true))
   const url = `http://127.0.0.1:${port}`
-  for (let attempt = 0; attempt < 300; attempt++) {
+  for (let attempt = 0; attempt < readyWithinSeconds * 10; attempt++) {
     if (exited) throw new Error(`${name} exited before it was ready`)
-    const ok = await fetch(url + readyPath).then((response) => response.ok, () => false)
+    // A deadline per probe: a connection accepted while the server is still starting may
+    // never be answered, and the next probe must still get its turn.
+    const ok = await fetch(url + readyPath, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false)
     if (ok) return { name, url, child }
     await new Promise((done) => setTimeout(done, 100))
   }
   child.kill("SIGKILL")
-  throw new Error(`${name} was not ready after 30 s`)
+  throw new Error(`${name} was not ready after ${readyWithinSeconds} s`)
 }
 
 /**
