@@ -42,7 +42,8 @@ const validParams: Record<string, string> = {
   upload_id: "0b9d4c1e-5f2a-4c3b-9d8e-7f6a5b4c3d2e",
   section_id: "1",
   status: "draft",
-  lessons: "detach"
+  lessons: "detach",
+  as: "visitor"
 }
 
 interface Operation {
@@ -64,7 +65,7 @@ const operationsOf = (document: any): Array<Operation> =>
       admin: ((operation.security ?? []).some((requirement: Record<string, unknown>) => Object.keys(requirement).length > 0) &&
         !path.startsWith("/public/")) ||
         // Catalogue reads: anyone may read, and admins may use every parameter (`status` is theirs alone).
-        (method === "get" && /^\/courses(\/\{id\})?$/.test(path))
+        (method === "get" && /^\/courses(\/\{id\}|\/search)?$/.test(path))
     }))
   )
 

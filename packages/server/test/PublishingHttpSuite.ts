@@ -6,15 +6,8 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, type Layer } from "effect"
-import { SignJWT } from "jose"
-import { call, jwtSecret, type Reply, TestServer } from "./TestServer.ts"
+import { bearer, call, type Reply, TestServer, viewerToken } from "./TestServer.ts"
 
-const viewerToken = (sub: string) =>
-  Effect.promise(() =>
-    new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setIssuedAt().setExpirationTime("10m")
-      .sign(new TextEncoder().encode(jwtSecret))
-  )
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 const unique = (label: string) => `${label} ${Math.random().toString(36).slice(2, 10)}`
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString()
 

@@ -4,6 +4,7 @@
  */
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
+import { SignJWT } from "jose"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -15,6 +16,16 @@ export const adminToken = "test-admin-token-0123456789"
 export const jwtSecret = "test-jwt-secret-0123456789-abcdefghij"
 
 /** Where the server under test listens. */
+/** A viewer token for `sub`, signed with the test server's `jwtSecret`, valid for 10 minutes. */
+export const viewerToken = (sub: string) =>
+  Effect.promise(() =>
+    new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setIssuedAt().setExpirationTime("10m")
+      .sign(new TextEncoder().encode(jwtSecret))
+  )
+
+/** The `Authorization` header of a bearer `token`. */
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
 export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("test/TestServer") {}
 
 /** Settings of a test server: 127.0.0.1:<random>, quiet logs, a fresh data directory. */

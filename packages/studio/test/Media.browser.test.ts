@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { FileChooser, Page } from "playwright-core"
-import { authors, chromiumTestsRun, expectRefusal, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
+import { authors, chromiumTestsRun, expectRefusal, openStudioAtPublicUrl, seriousViolations, useStudio } from "./StudioInChromium.ts"
 
 const screenshots = join(import.meta.dirname, "../../../docs/studio")
 const MiB = 1024 * 1024
@@ -75,12 +75,7 @@ const courseWithLesson = async (url: string, title: string, lesson: Record<strin
 
 /** Signed in at the server's public URL: uploads go to the storage address it hands out, the page's own origin. */
 const openMedia = async (studio: ReturnType<typeof useStudio>) => {
-  const { context, page } = await openStudio(studio, undefined)
-  const publicUrl = /public URL (http:\/\/[^,\s]+)/.exec(studio.output().join("\n"))![1]!
-  await page.goto(`${publicUrl}/studio/`)
-  await page.getByLabel("Admin token").fill(authors.alice)
-  await page.getByRole("button", { name: "Sign in" }).click()
-  await page.getByRole("heading", { name: "Courses" }).waitFor()
+  const { context, page, publicUrl } = await openStudioAtPublicUrl(studio, "alice")
   await page.getByRole("link", { name: "Media" }).click()
   await page.getByRole("heading", { name: "Media", level: 1 }).waitFor()
   return { context, page, publicUrl }

@@ -15,7 +15,7 @@ import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import type { Page } from "playwright-core"
 import { png } from "../../../examples/test/Png.ts"
-import { authors, chromiumTestsRun, expectConsoleError, expectRefusal, openStudio, seriousViolations, useStudio } from "./StudioInChromium.ts"
+import { authors, chromiumTestsRun, expectConsoleError, expectRefusal, openStudio, openStudioAtPublicUrl, seriousViolations, useStudio } from "./StudioInChromium.ts"
 
 const screenshots = join(import.meta.dirname, "../../../docs/studio")
 
@@ -268,13 +268,8 @@ if (chromiumTestsRun) {
     })
 
     it("a thumbnail goes straight to storage with a progress bar, and the editor shows it; typing meanwhile is saved after it", async () => {
-      const { context, page } = await openStudio(studio, undefined)
-      // The address the server gives out (its public URL, as its start-up line says), so the upload is the page's own origin.
-      const publicUrl = /public URL (http:\/\/[^,\s]+)/.exec(studio.output().join("\n"))![1]!
-      await page.goto(`${publicUrl}/studio/`)
-      await page.getByLabel("Admin token").fill(authors.alice)
-      await page.getByRole("button", { name: "Sign in" }).click()
-      await page.getByRole("heading", { name: "Courses" }).waitFor()
+      // At the server's public URL, so the upload is the page's own origin.
+      const { context, page } = await openStudioAtPublicUrl(studio, "alice")
       const id = await newCourse(page, "With a picture")
       // The PUT to storage held for 2 s: long enough to see the bar and to type meanwhile.
       await page.route("**/storage/**", async (route) => {

@@ -146,6 +146,23 @@ export const openStudio = async (
   return { context, page }
 }
 
+/**
+ * {@link openStudio} at the server's public URL (its start-up line names it), signed in as
+ * `author`: uploads go to the storage address the server hands out, the page's own origin.
+ */
+export const openStudioAtPublicUrl = async (
+  studio: ReturnType<typeof useStudio>,
+  author: keyof typeof authors
+): Promise<{ readonly context: BrowserContext; readonly page: Page; readonly publicUrl: string }> => {
+  const { context, page } = await openStudio(studio, undefined)
+  const publicUrl = /public URL (http:\/\/[^,\s]+)/.exec(studio.output().join("\n"))![1]!
+  await page.goto(`${publicUrl}/studio/`)
+  await page.getByLabel("Admin token").fill(authors[author])
+  await page.getByRole("button", { name: "Sign in" }).click()
+  await page.getByRole("heading", { name: "Courses" }).waitFor()
+  return { context, page, publicUrl }
+}
+
 /** axe-core's violations of impact serious or critical on the page as it is now. */
 export const seriousViolations = async (page: Page) => {
   // Evaluated by the debugger, not a <script> element: the Studio's CSP refuses inline scripts.
