@@ -120,9 +120,12 @@ describe("POST /admin/ai/generate as server-sent events", () => {
         assert.deepStrictEqual(done.attempts[0].usage, { input_tokens: 1200, output_tokens: 800 })
         // (1200 × 0.15 + 800 × 0.6) / 1e6
         assert.strictEqual(done.attempts[0].cost_usd, 0.00066)
-        // The first block went out long before the model finished writing.
+        // The first block went out long before the model finished writing (it writes for about
+        // 1.6 s): within the first half of the answer's time, a share that holds on a loaded
+        // machine too, where a fixed margin did not.
         const firstHtml = events.find((event) => event.event === "html")!
-        assert.isBelow(firstHtml.at, events.at(-1)!.at - 1000, `first html at ${firstHtml.at} ms, done at ${events.at(-1)!.at} ms`)
+        const doneAt = events.at(-1)!.at
+        assert.isBelow(firstHtml.at, doneAt / 2, `first html at ${firstHtml.at} ms, done at ${doneAt} ms`)
         // The same model output answered as JSON is the same HTML.
         openai.script.answerWith(ModelAnswer.text(lesson))
         const json = yield* callAt((yield* TestServer).url, "/admin/ai/generate", { method: "POST", admin: true, json: { prompt: "A lesson on ownership" } })
