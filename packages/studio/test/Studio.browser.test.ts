@@ -182,6 +182,39 @@ if (chromiumTestsRun) {
       await context.close()
     })
 
+    it("what the server has not got is kept in this browser (within 2 s while typing, at once when the tab closes) and offered again: Restore unsaved changes saves it", async () => {
+      const { context, page } = await openStudio(studio, "alice")
+      const id = await newCourse(page, "Crash copy")
+      // The server never answers this tab's saves: what it types exists only in the browser.
+      await page.route(`**/courses/${id}`, (route) => (route.request().method() === "PATCH" ? undefined : route.continue()))
+      const kept = () =>
+        page.evaluate((key) => localStorage.getItem(key), `coursekit-studio:draft:course:${id}`).then((text) =>
+          text === null ? null : (JSON.parse(text) as { draft: { content_html: string } }).draft.content_html)
+      await page.getByLabel("Course body").click()
+      await page.keyboard.type("Typed while the server was away.")
+      // A crash (no time to say goodbye) loses at most the last 2 s.
+      await expect.poll(kept, { timeout: 5_000 }).toBe("<p>Typed while the server was away.</p>")
+      // Closing the tab keeps the newest text at once.
+      await page.keyboard.type(" And just before closing.")
+      await page.close({ runBeforeUnload: false })
+      const again = await studio.newPage(context)
+      await again.goto(`${studio.url()}/studio/#/courses/${id}`)
+      const banner = again.getByRole("region", { name: "Unsaved changes" })
+      await banner.waitFor()
+      expect(await again.getByLabel("Course body").textContent()).toBe("")
+      expect(await seriousViolations(again)).toEqual([])
+      await banner.getByRole("button", { name: "Restore unsaved changes" }).click()
+      await expect.poll(() => again.getByLabel("Course body").textContent()).toBe("Typed while the server was away. And just before closing.")
+      await expect.poll(() => saveStatus(again).textContent(), { timeout: 10_000 }).toBe("Saved")
+      expect((await storedCourse(studio.url(), id)).content_html).toBe("<p>Typed while the server was away. And just before closing.</p>")
+      // Saved: the copy is gone, and opening the course offers nothing.
+      expect(await again.evaluate((key) => localStorage.getItem(key), `coursekit-studio:draft:course:${id}`)).toBeNull()
+      await again.reload()
+      await again.getByLabel("Course body").waitFor()
+      expect(await again.getByRole("region", { name: "Unsaved changes" }).count()).toBe(0)
+      await context.close()
+    })
+
     it("two authors on one course: the second save gets the conflict dialog with both versions; Keep mine saves it, nothing is lost", async () => {
       const first = await openStudio(studio, "alice")
       const id = await newCourse(first.page, "Shared course")

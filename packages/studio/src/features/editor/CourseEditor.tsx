@@ -29,10 +29,11 @@ import {
   useCourse,
   writeCourse
 } from "./courseEditorQueries.ts"
-import { clearDraft, keepDraft, readDraft } from "./localDraft.ts"
+import { clearDraft, readDraft } from "./localDraft.ts"
 import { RichTextEditor } from "./RichTextEditor.tsx"
 import { UnsavedCopyBanner } from "./UnsavedCopyBanner.tsx"
 import { statusText, useAutosave } from "./useAutosave.ts"
+import { useCrashCopy, useEditedDraft } from "./useEditedDraft.ts"
 
 export const CourseEditorPage = ({ id }: { readonly id: number }) => {
   const course = useCourse(id)
@@ -52,9 +53,7 @@ type Course = NonNullable<ReturnType<typeof useCourse>["data"]>
 
 const CourseEditor = ({ course }: { readonly course: Course }) => {
   const queries = useQueryClient()
-  const [draft, setDraft] = useState<CourseDraft>(() => courseDraftOf(course))
-  // Bumped when the body is replaced from outside (their version, a recovered draft).
-  const [bodyReset, setBodyReset] = useState(0)
+  const draft = useEditedDraft<CourseDraft>(() => courseDraftOf(course))
   const [recovered, setRecovered] = useState(() => {
     const kept = readDraft<CourseDraft>("course", course.id)
     const server = courseDraftOf(course)
@@ -65,15 +64,15 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
     save: saveCourse(course.id),
     onSaved: (version, saved) => {
       queries.setQueryData(courseKey(course.id), (old: Course | undefined) => old === undefined ? old : { ...old, ...saved, version })
-      if (!queue.dirty) clearDraft("course", course.id)
+      if (!queue.dirty) crashCopy.clear()
     }
   })
-  const titleError = draft.title.trim() === "" ? "A course needs a title." : undefined
-  const change = (next: CourseDraft) => {
-    setDraft(next)
-    keepDraft("course", course.id, queue.version, next)
+  const crashCopy = useCrashCopy("course", course.id, () => ({ version: queue.version, draft: draft.read() }))
+  const titleError = draft.shown.title.trim() === "" ? "A course needs a title." : undefined
+  const changed = () => {
+    crashCopy.changed()
     // An empty title is not sent: the API would refuse it; the field says why.
-    if (next.title.trim() !== "") queue.edit(next)
+    if (draft.fields().title.trim() !== "") queue.edit(draft.read)
   }
   const changePublishing = async (change: PublishChange) => {
     const payload = change._tag === "unpublish"
@@ -99,22 +98,18 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
     const outcome = await queue.write((version) =>
       restoreCourse(course.id, revisionId, version, (restored) => {
         queries.setQueryData(courseKey(course.id), restored)
-        replaceWith(courseDraftOf(restored))
-        clearDraft("course", course.id)
+        draft.replace(courseDraftOf(restored))
+        crashCopy.clear()
       })
     )
     void queries.invalidateQueries({ queryKey: [...courseKey(course.id), "revisions"] })
     return outcome._tag === "failed" ? outcome.message : undefined
   }
-  const replaceWith = (next: CourseDraft) => {
-    setDraft(next)
-    setBodyReset((count) => count + 1)
-  }
   return (
     <main className="editor">
       <p><a href={hrefOf({ _tag: "courses" })}>Courses</a></p>
       <header className="editor-header">
-        <h1>{draft.title.trim() === "" ? "Untitled course" : draft.title}</h1>
+        <h1>{draft.shown.title.trim() === "" ? "Untitled course" : draft.shown.title}</h1>
         <PublishState status={course.status} publishAt={course.publish_at} />
         <p role="status" className={`save-status save-${status._tag}`}>{statusText(status)}</p>
       </header>
@@ -122,19 +117,19 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
         <UnsavedCopyBanner
           what="course"
           onRestore={() => {
-            replaceWith(recovered.draft)
-            queue.edit(recovered.draft)
+            draft.replace(recovered.draft)
+            queue.edit(draft.read)
             setRecovered(undefined)
           }}
           onDiscard={() => (clearDraft("course", course.id), setRecovered(undefined))}
         />
       )}
-      <TextField value={draft.title} onChange={(title) => change({ ...draft, title })} isRequired maxLength={200} isInvalid={titleError !== undefined}>
+      <TextField value={draft.shown.title} onChange={(title) => (draft.setFields({ title }), changed())} isRequired maxLength={200} isInvalid={titleError !== undefined}>
         <Label>Title</Label>
         <Input />
         <FieldError>{titleError}</FieldError>
       </TextField>
-      <TextField value={draft.description} onChange={(description) => change({ ...draft, description })} maxLength={500}>
+      <TextField value={draft.shown.description} onChange={(description) => (draft.setFields({ description }), changed())} maxLength={500}>
         <Label>Description</Label>
         <TextArea rows={3} />
       </TextField>
@@ -146,7 +141,10 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
             const { record } = await courseRevision(course.id, revisionId)
             return comparedFields(courseDraftOf(record), courseDraftOf(record)).map(({ label, left }) => ({ label, left }))
           },
-          current: Object.fromEntries(comparedFields(draft, draft).map(({ label, right }) => [label, right])),
+          current: () => {
+            const mine = draft.read()
+            return Object.fromEntries(comparedFields(mine, mine).map(({ label, right }) => [label, right]))
+          },
           restore
         }}
       />
@@ -158,18 +156,18 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
       <Button onPress={() => navigate({ _tag: "preview", courseId: course.id })}>Preview as learner</Button>
       <p className="slug">Slug: <code>{course.slug}</code></p>
       <ThumbnailUpload url={course.thumbnail_url} onUpload={uploadThumbnail} />
-      <RichTextEditor label="Course body" html={draft.content_html} resetKey={bodyReset} onChange={(content_html) => change({ ...draft, content_html })} />
+      <RichTextEditor label="Course body" html={draft.shown.content_html} resetKey={draft.resetKey} onChange={(body) => (draft.setBody(body), changed())} />
       <Outline courseId={course.id} />
       {status._tag === "conflict" && (
         <ConflictDialog
           title="This course changed since you opened it"
-          fields={comparedFields(courseDraftOf(status.current as Course), draft)}
+          fields={comparedFields(courseDraftOf(status.current as Course), draft.read())}
           onKeepMine={() => queue.keepMine(status.currentVersion)}
           onUseTheirs={() => {
             const theirs = courseDraftOf(status.current as Course)
             queue.useTheirs(status.currentVersion)
-            replaceWith(theirs)
-            clearDraft("course", course.id)
+            draft.replace(theirs)
+            crashCopy.clear()
             void queries.invalidateQueries({ queryKey: courseKey(course.id) })
           }}
         />

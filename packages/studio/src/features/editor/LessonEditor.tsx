@@ -29,10 +29,11 @@ import {
   useLesson,
   writeLesson
 } from "./lessonEditorQueries.ts"
-import { clearDraft, keepDraft, readDraft } from "./localDraft.ts"
+import { clearDraft, readDraft } from "./localDraft.ts"
 import { RichTextEditor } from "./RichTextEditor.tsx"
 import { UnsavedCopyBanner } from "./UnsavedCopyBanner.tsx"
 import { statusText, useAutosave } from "./useAutosave.ts"
+import { useCrashCopy, useEditedDraft } from "./useEditedDraft.ts"
 
 /** Where the author is: the course list, then the course (its title once known), a link back to each. */
 const Breadcrumbs = ({ courseId }: { readonly courseId: number }) => {
@@ -65,9 +66,7 @@ type Lesson = NonNullable<ReturnType<typeof useLesson>["data"]>
 const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonly lesson: Lesson }) => {
   const queries = useQueryClient()
   const key = lessonKey(courseId, lesson.id)
-  const [draft, setDraft] = useState<LessonDraft>(() => lessonDraftOf(lesson))
-  // Bumped when the body is replaced from outside (their version, a recovered draft, a restore).
-  const [bodyReset, setBodyReset] = useState(0)
+  const draft = useEditedDraft<LessonDraft>(() => lessonDraftOf(lesson))
   const [recovered, setRecovered] = useState(() => {
     const kept = readDraft<LessonDraft>("lesson", lesson.id)
     return kept !== undefined && JSON.stringify(kept.draft) !== JSON.stringify(lessonDraftOf(lesson)) ? kept : undefined
@@ -80,19 +79,15 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
     save: saveLesson(courseId, lesson.id),
     onSaved: (version, saved) => {
       update({ ...saved, version })
-      if (!queue.dirty) clearDraft("lesson", lesson.id)
+      if (!queue.dirty) crashCopy.clear()
     }
   })
-  const titleError = draft.title.trim() === "" ? "A lesson needs a title." : undefined
-  const change = (next: LessonDraft) => {
-    setDraft(next)
-    keepDraft("lesson", lesson.id, queue.version, next)
+  const crashCopy = useCrashCopy("lesson", lesson.id, () => ({ version: queue.version, draft: draft.read() }))
+  const titleError = draft.shown.title.trim() === "" ? "A lesson needs a title." : undefined
+  const changed = () => {
+    crashCopy.changed()
     // An empty title is not sent: the API would refuse it; the field says why.
-    if (next.title.trim() !== "") queue.edit(next)
-  }
-  const replaceWith = (next: LessonDraft) => {
-    setDraft(next)
-    setBodyReset((count) => count + 1)
+    if (draft.fields().title.trim() !== "") queue.edit(draft.read)
   }
   // Not an autosave: who may open the lesson is a decision, kept as a revision of its own.
   const changePreview = async (isPreview: boolean) => {
@@ -133,8 +128,8 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
     const outcome = await queue.write((version) =>
       restoreLesson(courseId, lesson.id, revisionId, version, (restored) => {
         queries.setQueryData(key, restored)
-        replaceWith(lessonDraftOf(restored))
-        clearDraft("lesson", lesson.id)
+        draft.replace(lessonDraftOf(restored))
+        crashCopy.clear()
       })
     )
     void queries.invalidateQueries({ queryKey: [...key, "revisions"] })
@@ -144,7 +139,7 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
     <main className="editor">
       <Breadcrumbs courseId={courseId} />
       <header className="editor-header">
-        <h1>{draft.title.trim() === "" ? "Untitled lesson" : draft.title}</h1>
+        <h1>{draft.shown.title.trim() === "" ? "Untitled lesson" : draft.shown.title}</h1>
         <PublishState status={lesson.status} publishAt={lesson.publish_at} />
         {lesson.is_preview && <span className="tag">Free preview</span>}
         <p role="status" className={`save-status save-${status._tag}`}>{statusText(status)}</p>
@@ -153,14 +148,14 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
         <UnsavedCopyBanner
           what="lesson"
           onRestore={() => {
-            replaceWith(recovered.draft)
-            queue.edit(recovered.draft)
+            draft.replace(recovered.draft)
+            queue.edit(draft.read)
             setRecovered(undefined)
           }}
           onDiscard={() => (clearDraft("lesson", lesson.id), setRecovered(undefined))}
         />
       )}
-      <TextField value={draft.title} onChange={(title) => change({ ...draft, title })} isRequired maxLength={200} isInvalid={titleError !== undefined}>
+      <TextField value={draft.shown.title} onChange={(title) => (draft.setFields({ title }), changed())} isRequired maxLength={200} isInvalid={titleError !== undefined}>
         <Label>Lesson title</Label>
         <Input />
         <FieldError>{titleError}</FieldError>
@@ -181,7 +176,7 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
             const { record } = await lessonRevision(courseId, lesson.id, revisionId)
             return historyFields(record).map(({ label, value }) => ({ label, left: value }))
           },
-          current: Object.fromEntries(historyFields({ ...draft, is_preview: lesson.is_preview }).map(({ label, value }) => [label, value])),
+          current: () => Object.fromEntries(historyFields({ ...draft.read(), is_preview: lesson.is_preview }).map(({ label, value }) => [label, value])),
           restore
         }}
       />
@@ -190,11 +185,11 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
         publishAt={lesson.publish_at === null ? null : DateTime.toDate(lesson.publish_at)}
         onChange={changePublishing}
       />
-      <RichTextEditor label="Lesson body" html={draft.content_html} resetKey={bodyReset} onChange={(content_html) => change({ ...draft, content_html })} />
+      <RichTextEditor label="Lesson body" html={draft.shown.content_html} resetKey={draft.resetKey} onChange={(body) => (draft.setBody(body), changed())} />
       {status._tag === "conflict" && (
         <ConflictDialog
           title="This lesson changed since you opened it"
-          fields={conflictFields(lessonDraftOf(status.current as Lesson), draft)}
+          fields={conflictFields(lessonDraftOf(status.current as Lesson), draft.read())}
           onKeepMine={() => {
             queue.keepMine(status.currentVersion)
             // Their preview and publishing state stay theirs: show them.
@@ -203,8 +198,8 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
           onUseTheirs={() => {
             const theirs = lessonDraftOf(status.current as Lesson)
             queue.useTheirs(status.currentVersion)
-            replaceWith(theirs)
-            clearDraft("lesson", lesson.id)
+            draft.replace(theirs)
+            crashCopy.clear()
             void queries.invalidateQueries({ queryKey: key, exact: true })
           }}
         />

@@ -2,10 +2,11 @@
  * A rich-text field: Tiptap over the body's HTML, named for screen readers and tests by
  * `label` ("Course body", "Lesson body"), with a toolbar of the common marks and blocks.
  * `html` is read when the editor is made and when `resetKey` changes (a conflict resolved
- * with the other version, a restored revision); typing reports through `onChange`.
+ * with the other version, a restored revision); typing reports through `onChange`, with a
+ * reader of the new document's HTML: serialized when first read, not per keystroke.
  * Beside the toolbar, "Generate with AI" (features/assistant) writes into the same editor.
  */
-import { EditorContent, useEditor, useEditorState } from "@tiptap/react"
+import { EditorContent, getHTMLFromFragment, useEditor, useEditorState } from "@tiptap/react"
 import { useEffect, useState } from "react"
 import { Button, Toolbar } from "react-aria-components"
 import { GenerateWithAi } from "../ai/GenerateWithAi.tsx"
@@ -16,7 +17,7 @@ interface Props {
   readonly label: string
   readonly html: string
   readonly resetKey: number
-  readonly onChange: (html: string) => void
+  readonly onChange: (readHtml: () => string) => void
 }
 
 export const RichTextEditor = ({ label, html, resetKey, onChange }: Props) => {
@@ -28,7 +29,12 @@ export const RichTextEditor = ({ label, html, resetKey, onChange }: Props) => {
     // No <style> element: the Studio's Content-Security-Policy refuses inline styles (editor.css has the rules).
     injectCSS: false,
     editorProps: { attributes: { "aria-label": label, role: "textbox", "aria-multiline": "true", class: "rich-text" } },
-    onUpdate: ({ editor: changed }) => onChange(changed.getHTML())
+    onUpdate: ({ editor: changed }) => {
+      // The document of this change (immutable), turned into HTML once, when someone reads it.
+      const { doc, schema } = changed.state
+      let html: string | undefined
+      onChange(() => (html ??= getHTMLFromFragment(doc.content, schema)))
+    }
   })
   useEffect(() => {
     // Replaced from outside: not an edit of the author's, so no onChange.

@@ -1,6 +1,7 @@
 /**
  * The autosave queue of one record (a course or a lesson): what the editor hands it is
- * saved about `quietMs` after the author stops typing, one save in flight at a time, each
+ * saved about `quietMs` after the author stops typing, read only then (an edit hands a
+ * reader of the newest content, so a keystroke never pays for serializing a long body), one save in flight at a time, each
  * naming the version it was made from (`If-Match`). An edit made while a save is in
  * flight is kept and saved next, with the newest content; nothing the author typed is
  * dropped by a save finishing, failing or conflicting. A 412 stops the queue until the
@@ -46,8 +47,11 @@ export interface SaveQueueOptions<D> {
 }
 
 export interface SaveQueue<D> {
-  /** The newest content; a save follows after the quiet time. */
-  edit(draft: D): void
+  /**
+   * The content changed; a save follows after the quiet time. `read` gives the newest
+   * content and is called when the save starts (once per save, not once per edit).
+   */
+  edit(read: () => D): void
   /** Save what is unsaved now, without waiting for the quiet time. */
   flush(): void
   /**
@@ -80,7 +84,7 @@ export const makeSaveQueue = <D>(options: SaveQueueOptions<D>): SaveQueue<D> => 
   let version = options.version
   // The newest content not yet saved, and how many edits have been made (to tell whether
   // the content in flight is still the newest when its save answers).
-  let pending: { readonly draft: D } | undefined
+  let pending: { readonly read: () => D } | undefined
   let edits = 0
   let inFlight = false
   const writes: Array<{ readonly task: (version: number) => Promise<SaveOutcome>; readonly done: (outcome: SaveOutcome) => void }> = []
@@ -98,7 +102,7 @@ export const makeSaveQueue = <D>(options: SaveQueueOptions<D>): SaveQueue<D> => 
   }
   const start = (): void => {
     if (disposed || inFlight || blocked) return
-    if (pending !== undefined) return saveDraft(pending.draft)
+    if (pending !== undefined) return saveDraft(pending.read())
     const next = writes.shift()
     if (next !== undefined) runWrite(next)
   }
@@ -131,10 +135,12 @@ export const makeSaveQueue = <D>(options: SaveQueueOptions<D>): SaveQueue<D> => 
       if (disposed) return
       if (outcome._tag === "saved") {
         version = outcome.version
+        // Edits made meanwhile stay pending, and go next with the new version. Cleared
+        // before `onSaved`, which reads `dirty` to drop the crash copy.
+        const newest = edits === editsAtStart
+        if (newest) pending = undefined
         options.onSaved?.(outcome.version, draft)
-        // Edits made meanwhile stay pending, and go next with the new version.
-        if (edits === editsAtStart) {
-          pending = undefined
+        if (newest) {
           tell({ _tag: "saved" })
           start()
         } else if (timer === undefined) {
@@ -151,9 +157,9 @@ export const makeSaveQueue = <D>(options: SaveQueueOptions<D>): SaveQueue<D> => 
   }
 
   return {
-    edit(draft) {
+    edit(read) {
       if (disposed) return
-      pending = { draft }
+      pending = { read }
       edits++
       if (blocked) return
       if (!inFlight) tell({ _tag: "unsaved" })

@@ -40,3 +40,50 @@ export const readDraft = <D>(kind: string, id: number): LocalDraft<D> | undefine
 }
 
 export const clearDraft = (kind: string, id: number) => storage()?.removeItem(keyOf(kind, id))
+
+/**
+ * The crash copy of one open record, kept while the author edits: at most every `everyMs`
+ * (a long body's HTML and its write to `localStorage` cost milliseconds a keystroke cannot
+ * spare), and at once on `flush` (the page hidden or closed, the editor left). A crash
+ * loses at most the last `everyMs` of typing; a closed tab loses nothing.
+ */
+export interface CrashCopy {
+  /** The content changed: keep it within `everyMs`. */
+  changed(): void
+  /** Keep what changed since the last copy, now. */
+  flush(): void
+  /** The server has everything: drop the copy (and any copy still to come). */
+  clear(): void
+  dispose(): void
+}
+
+export const makeCrashCopy = <D>(
+  kind: string,
+  id: number,
+  read: () => { readonly version: number; readonly draft: D },
+  everyMs = 2000
+): CrashCopy => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const cancel = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  }
+  const keep = () => {
+    cancel()
+    const { version, draft } = read()
+    keepDraft(kind, id, version, draft)
+  }
+  return {
+    changed() {
+      timer ??= setTimeout(keep, everyMs)
+    },
+    flush() {
+      if (timer !== undefined) keep()
+    },
+    clear() {
+      cancel()
+      clearDraft(kind, id)
+    },
+    dispose: cancel
+  }
+}

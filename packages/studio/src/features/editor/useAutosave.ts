@@ -21,7 +21,8 @@ export const useAutosave = <D>(options: {
       version: options.version,
       save: (draft, version) => latest.current.save(draft, version),
       onSaved: (version, draft) => latest.current.onSaved?.(version, draft),
-      onStatus: setStatus
+      // The same status again (each keystroke says "unsaved") renders nothing.
+      onStatus: (next) => setStatus((now) => (now._tag === next._tag && now._tag !== "failed" && now._tag !== "conflict" ? now : next))
     })
   )
   // Leaving the view saves what is unsaved now, rather than dropping it.

@@ -26,8 +26,8 @@ export interface HistorySource {
   readonly page: (cursor: number | undefined) => Promise<{ readonly items: ReadonlyArray<RevisionRow>; readonly next: number | undefined }>
   /** One revision's fields, as compared with the current ones. */
   readonly fieldsOf: (revisionId: number) => Promise<ReadonlyArray<Omit<ComparedField, "right">>>
-  /** The current fields, by label. */
-  readonly current: Readonly<Record<string, string>>
+  /** The current fields, by label: read when a revision is compared (a long body's text is not free). */
+  readonly current: () => Readonly<Record<string, string>>
   /** Restores a revision; resolves with the problem's words when it failed. */
   readonly restore: (revisionId: number) => Promise<string | undefined>
 }
@@ -62,6 +62,7 @@ const History = ({ source, close }: { readonly source: HistorySource; readonly c
     enabled: selected !== undefined
   })
   const rows = pages.data?.pages.flatMap((page) => page.items) ?? []
+  const current = revision.data === undefined ? undefined : source.current()
   return (
     <>
       <Heading slot="title">History</Heading>
@@ -96,12 +97,12 @@ const History = ({ source, close }: { readonly source: HistorySource; readonly c
         <div className="history-view" aria-live="polite">
           {selected === undefined && <p className="hint">Select a revision to compare it with the current text.</p>}
           {revision.isError && <p role="alert" className="error">{problemMessage(revision.error)}</p>}
-          {revision.data !== undefined && (
+          {revision.data !== undefined && current !== undefined && (
             <>
               <SideBySide
                 leftTitle="This revision"
                 rightTitle="Current"
-                fields={revision.data.map((field) => ({ ...field, right: source.current[field.label] ?? "" }))}
+                fields={revision.data.map((field) => ({ ...field, right: current[field.label] ?? "" }))}
               />
               <div className="actions">
                 <Button
