@@ -167,6 +167,38 @@ if (chromiumTestsRun) {
       await context.close()
     })
 
+    it("Next page and Previous page walk the courses by the API's cursors, 20 a page; a new search starts again at the first page", async () => {
+      const titles = Array.from({ length: 45 }, (_, index) => `Quince tart ${String(index + 1).padStart(2, "0")}`)
+      for (const title of titles) {
+        const response = await fetch(`${studio.url()}/courses`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${authors.alice}`, "content-type": "application/json" },
+          body: JSON.stringify({ title, content_html: "" })
+        })
+        expect(response.status).toBe(201)
+      }
+      const { context, page } = await openStudio(studio, "alice")
+      const shown = () => page.getByRole("main").getByRole("list").getByRole("link").allTextContents()
+      const previous = page.getByRole("button", { name: "Previous page" })
+      const next = page.getByRole("button", { name: "Next page" })
+      await page.getByLabel("Search courses").fill("quince")
+      await expect.poll(shown).toEqual(titles.slice(0, 20))
+      expect(await previous.isDisabled()).toBe(true)
+      await next.click()
+      await expect.poll(shown).toEqual(titles.slice(20, 40))
+      await next.click()
+      await expect.poll(shown).toEqual(titles.slice(40))
+      expect(await next.isDisabled()).toBe(true)
+      await previous.click()
+      await expect.poll(shown).toEqual(titles.slice(20, 40))
+      // Another search is another list: its first page.
+      await page.getByLabel("Search courses").fill("quince tart")
+      await expect.poll(shown).toEqual(titles.slice(0, 20))
+      expect(await previous.isDisabled()).toBe(true)
+      expect(await seriousViolations(page)).toEqual([])
+      await context.close()
+    })
+
     it("on a slow network, an edit made while a save is in flight is saved next: nothing typed is lost", async () => {
       const { context, page } = await openStudio(studio, "alice")
       const id = await newCourse(page, "Slow link")

@@ -4,8 +4,9 @@
  * back), each course a link named by its title.
  */
 import { useState } from "react"
-import { Button, Label, Radio, RadioGroup, SearchField, Input } from "react-aria-components"
+import { Label, Radio, RadioGroup, SearchField, Input } from "react-aria-components"
 import { hrefOf } from "../../app/route.ts"
+import { PageButtons, useCursorPages } from "../../shared/CursorPaging.tsx"
 import { problemMessage } from "../../shared/problemMessage.ts"
 import { PublishState } from "../../shared/PublishState.tsx"
 import { type StatusFilter, useCoursePage } from "./courseQueries.ts"
@@ -14,11 +15,9 @@ import { NewCourseDialog } from "./NewCourseDialog.tsx"
 export const CourseList = () => {
   const [q, setQ] = useState("")
   const [status, setStatus] = useState<StatusFilter>("all")
-  // The cursors of the pages before this one; the last is this page's.
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
-  const cursor = cursors.at(-1)
-  const page = useCoursePage({ status, q, cursor })
-  const restart = () => setCursors([undefined])
+  const pages = useCursorPages()
+  const page = useCoursePage({ status, q, cursor: pages.cursor })
+
   return (
     <main className="courses">
       <div className="toolbar">
@@ -26,11 +25,11 @@ export const CourseList = () => {
         <NewCourseDialog />
       </div>
       <div className="filters">
-        <SearchField value={q} onChange={(value) => (setQ(value), restart())}>
+        <SearchField value={q} onChange={(value) => (setQ(value), pages.restart())}>
           <Label>Search courses</Label>
           <Input />
         </SearchField>
-        <RadioGroup value={status} onChange={(value) => (setStatus(value as StatusFilter), restart())} orientation="horizontal">
+        <RadioGroup value={status} onChange={(value) => (setStatus(value as StatusFilter), pages.restart())} orientation="horizontal">
           <Label>Status</Label>
           <Radio value="all">All</Radio>
           <Radio value="draft">Draft</Radio>
@@ -53,10 +52,7 @@ export const CourseList = () => {
             </ul>
           )
       )}
-      <nav className="paging" aria-label="Pages">
-        <Button isDisabled={cursors.length === 1} onPress={() => setCursors(cursors.slice(0, -1))}>Previous page</Button>
-        <Button isDisabled={page.data?.next === undefined} onPress={() => setCursors([...cursors, page.data?.next])}>Next page</Button>
-      </nav>
+      <PageButtons pages={pages} next={page.data?.next} />
     </main>
   )
 }

@@ -14,15 +14,16 @@ import {
   FileTrigger,
   Heading,
   Modal,
-  ProgressBar,
   Text
 } from "react-aria-components"
 import type { MediaFile } from "@coursekit/core"
 import { hrefOf } from "../../app/route.ts"
+import { PageButtons, useCursorPages } from "../../shared/CursorPaging.tsx"
 import { problemMessage } from "../../shared/problemMessage.ts"
 import "./media.css"
 import { useCourseTitle, useDeleteMedia, useLessonTitle, useMediaPage, usesOf } from "./mediaQueries.ts"
 import { formatBytes, formatSpeed, formatTimeLeft } from "./transferRate.ts"
+import { UploadProgress } from "./UploadProgress.tsx"
 import { type Upload, useUploads } from "./useUploads.ts"
 
 /** What the library takes (docs/uploads.md, "Rules"). */
@@ -44,20 +45,12 @@ const stateText: Record<Upload["state"], string> = { uploading: "Uploading", pau
 
 const UploadRow = ({ upload, actions }: { readonly upload: Upload; readonly actions: ReturnType<typeof useUploads> }) => (
   <li className="upload" aria-label={upload.name}>
-    <ProgressBar
-      value={upload.total === 0 ? 100 : (upload.loaded / upload.total) * 100}
+    <UploadProgress
+      label={`Uploading ${upload.name}`}
+      percent={upload.total === 0 ? 100 : (upload.loaded / upload.total) * 100}
       valueLabel={progressText(upload)}
-      aria-label={`Uploading ${upload.name}`}
-      className="upload-progress"
-    >
-      {({ percentage, valueText }) => (
-        <>
-          <span className="upload-name">{upload.name} <span className="upload-state">({stateText[upload.state]}{upload.visibility === "private" ? ", private" : ""})</span></span>
-          <span className="value">{valueText}</span>
-          <div className="bar"><div className="fill" style={{ width: `${percentage ?? 0}%` }} /></div>
-        </>
-      )}
-    </ProgressBar>
+      title={<>{upload.name} <span className="upload-state">({stateText[upload.state]}{upload.visibility === "private" ? ", private" : ""})</span></>}
+    />
     <div className="upload-actions">
       {upload.state === "uploading" && <Button onPress={() => actions.pause(upload.id)}>Pause</Button>}
       {(upload.state === "paused" || upload.state === "failed") && <Button onPress={() => actions.resume(upload.id)}>Resume</Button>}
@@ -134,8 +127,8 @@ const DeleteMediaDialog = ({ media }: { readonly media: MediaFile }) => {
 export const MediaLibrary = () => {
   const uploads = useUploads()
   const [isPrivate, setPrivate] = useState(false)
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
-  const page = useMediaPage(cursors.at(-1))
+  const pages = useCursorPages()
+  const page = useMediaPage(pages.cursor)
   const start = (files: ReadonlyArray<File>) => {
     if (files.length > 0) uploads.start(files, isPrivate ? "private" : "public")
   }
@@ -200,10 +193,7 @@ export const MediaLibrary = () => {
           </table>
         )
       )}
-      <nav className="paging" aria-label="Pages">
-        <Button isDisabled={cursors.length === 1} onPress={() => setCursors(cursors.slice(0, -1))}>Previous page</Button>
-        <Button isDisabled={page.data?.next === undefined} onPress={() => setCursors([...cursors, page.data?.next])}>Next page</Button>
-      </nav>
+      <PageButtons pages={pages} next={page.data?.next} />
     </main>
   )
 }

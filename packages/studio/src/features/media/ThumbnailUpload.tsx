@@ -4,7 +4,8 @@
  * the course (its finalize sets the thumbnail), so it runs in the editor's save lane.
  */
 import { useState } from "react"
-import { FileTrigger, Button, ProgressBar, Label } from "react-aria-components"
+import { FileTrigger, Button } from "react-aria-components"
+import { UploadProgress } from "./UploadProgress.tsx"
 
 interface Props {
   readonly url: string | null
@@ -31,17 +32,7 @@ export const ThumbnailUpload = ({ url, onUpload }: Props) => {
       }}>
         <Button isDisabled={progress !== undefined}>{url === null ? "Upload thumbnail" : "Replace thumbnail"}</Button>
       </FileTrigger>
-      {progress !== undefined && (
-        <ProgressBar value={Math.round(progress * 100)} className="upload-progress">
-          {({ percentage, valueText }) => (
-            <>
-              <Label>Uploading thumbnail</Label>
-              <span className="value">{valueText}</span>
-              <div className="bar"><div className="fill" style={{ width: `${percentage ?? 0}%` }} /></div>
-            </>
-          )}
-        </ProgressBar>
-      )}
+      {progress !== undefined && <UploadProgress label="Uploading thumbnail" percent={Math.round(progress * 100)} />}
       {error !== undefined && <p role="alert" className="error">{error}</p>}
     </div>
   )

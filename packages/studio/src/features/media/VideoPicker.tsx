@@ -5,13 +5,15 @@
  * the API refuses it a public one (docs/lessons-and-access.md).
  */
 import { useState } from "react"
-import { Button, Dialog, DialogTrigger, FileTrigger, Heading, Modal, ProgressBar } from "react-aria-components"
+import { Button, Dialog, DialogTrigger, FileTrigger, Heading, Modal } from "react-aria-components"
 import type { MediaFile } from "@coursekit/core"
 import { studioClient } from "../../app/studioClient.ts"
+import { PageButtons, useCursorPages } from "../../shared/CursorPaging.tsx"
 import { problemMessage } from "../../shared/problemMessage.ts"
 import { useMediaPage } from "./mediaQueries.ts"
 import "./media.css"
 import { formatBytes } from "./transferRate.ts"
+import { UploadProgress } from "./UploadProgress.tsx"
 
 const videoTypes = ["video/mp4", "video/webm", "video/quicktime"]
 
@@ -23,8 +25,8 @@ interface Props {
 }
 
 const Choices = ({ isPreview, choose }: { readonly isPreview: boolean; readonly choose: (media: MediaFile) => void }) => {
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
-  const page = useMediaPage(cursors.at(-1))
+  const pages = useCursorPages()
+  const page = useMediaPage(pages.cursor)
   const offered = (page.data?.items ?? []).filter((media) => videoTypes.includes(media.content_type) && (isPreview || media.visibility === "private"))
   return (
     <>
@@ -41,10 +43,7 @@ const Choices = ({ isPreview, choose }: { readonly isPreview: boolean; readonly 
             ))}
           </ul>
         ))}
-      <nav className="paging" aria-label="Library pages">
-        <Button isDisabled={cursors.length === 1} onPress={() => setCursors(cursors.slice(0, -1))}>Previous page</Button>
-        <Button isDisabled={page.data?.next === undefined} onPress={() => setCursors([...cursors, page.data?.next])}>Next page</Button>
-      </nav>
+      <PageButtons pages={pages} next={page.data?.next} label="Library pages" />
     </>
   )
 }
@@ -105,17 +104,7 @@ export const VideoPicker = ({ videoUrl, isPreview, onChoose }: Props) => {
                   }}>
                     <Button isDisabled={progress !== undefined || busy}>{isPreview ? "Upload a video" : "Upload a private video"}</Button>
                   </FileTrigger>
-                  {progress !== undefined && (
-                    <ProgressBar value={Math.round(progress * 100)} aria-label="Uploading video" className="upload-progress">
-                      {({ percentage, valueText }) => (
-                        <>
-                          <span>Uploading video</span>
-                          <span className="value">{valueText}</span>
-                          <div className="bar"><div className="fill" style={{ width: `${percentage ?? 0}%` }} /></div>
-                        </>
-                      )}
-                    </ProgressBar>
-                  )}
+                  {progress !== undefined && <UploadProgress label="Uploading video" percent={Math.round(progress * 100)} />}
                   {error !== undefined && <p role="alert" className="error">{error}</p>}
                   <div className="actions">
                     <Button onPress={close} isDisabled={progress !== undefined}>Close</Button>
