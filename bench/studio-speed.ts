@@ -41,12 +41,12 @@
  */
 import { createClient, memoryResumeStore } from "@coursekit/client"
 import { createHash, randomBytes } from "node:crypto"
-import { closeSync, createReadStream, mkdtempSync, openAsBlob, openSync, readdirSync, rmSync, writeSync } from "node:fs"
+import { closeSync, createReadStream, mkdtempSync, openAsBlob, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { type Browser, chromium } from "playwright-core"
-import { freshDatabase, root, seededText, startServer, stopServer, withDatabase } from "./measure.ts"
+import { cpuMicrosOf, freshDatabase, root, seededText, startServer, stopServer, withDatabase } from "./measure.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const token = "bench-admin-token"
@@ -67,6 +67,39 @@ const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a -
 const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+/**
+ * CPU time (user + system) of the browser: this process's descendants alive now whose
+ * command is chromium's (playwright starts it as a child of this process), in µs.
+ */
+const browserCpuMicros = () => {
+  const children = new Map<number, Array<number>>()
+  const commands = new Map<number, string>()
+  for (const entry of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)])
+      commands.set(Number(entry), stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  let total = 0
+  const queue = [...(children.get(process.pid) ?? [])]
+  while (queue.length > 0) {
+    const next = queue.pop()!
+    if (!/chrom/i.test(commands.get(next) ?? "")) continue
+    total += cpuMicrosOf(next)
+    queue.push(...(children.get(next) ?? []))
+  }
+  return total
+}
+const processCpuMicros = () => {
+  const usage = process.cpuUsage()
+  return usage.user + usage.system
 }
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -283,6 +316,7 @@ try {
       const chooser = page.waitForEvent("filechooser")
       await page.getByRole("button", { name: "Upload files" }).click()
       // The path only: Chromium opens the file itself (DOM.setFileInputFiles), nothing of it crosses the protocol.
+      const cpuBefore = { browser: browserCpuMicros(), server: cpuMicrosOf(server.child.pid!) }
       const setStart = performance.now()
       await (await chooser).setFiles(file)
       const setMs = performance.now() - setStart
@@ -290,6 +324,7 @@ try {
         const marks = (window as unknown as { uploadMarks: { uploaded?: number; listed?: number } }).uploadMarks
         return marks.uploaded !== undefined && marks.listed !== undefined
       }, undefined, { polling: 250, timeout: 30 * 60_000 })
+      const cpu = { uploader: browserCpuMicros() - cpuBefore.browser, server: cpuMicrosOf(server.child.pid!) - cpuBefore.server }
       const marks = await page.evaluate(() => (window as unknown as { uploadMarks: { start: number; completed?: number; uploaded: number; listed: number } }).uploadMarks)
       const failed = await page.getByRole("alert").allTextContents()
       if (failed.length > 0) throw new Error(`the Media view shows: ${failed.join("; ")}`)
@@ -299,7 +334,7 @@ try {
       if (listed.length !== 1) throw new Error(`the library lists ${listed.length} files named ${fileName}`)
       await verifyAndDelete(listed[0]!)
       if (marks.completed === undefined) throw new Error("no resource timing of the complete call")
-      return { seconds: (Math.max(marks.uploaded, marks.listed) - marks.start) / 1000, completedSeconds: (marks.completed - marks.start) / 1000, setMs, shown }
+      return { seconds: (Math.max(marks.uploaded, marks.listed) - marks.start) / 1000, completedSeconds: (marks.completed - marks.start) / 1000, setMs, shown, cpu }
     }
 
     const kit = createClient({ baseUrl: server.url, adminToken: token })
@@ -307,6 +342,7 @@ try {
       const blob = await openAsBlob(file, { type: "video/mp4" })
       const named = new File([blob], fileName, { type: "video/mp4" })
       let loaded = 0
+      const cpuBefore = { uploader: processCpuMicros(), server: cpuMicrosOf(server.child.pid!) }
       const start = performance.now()
       const media = await kit.uploadMedia(named, {
         visibility: "public",
@@ -315,9 +351,10 @@ try {
         onProgress: (progress) => void (loaded = progress.loaded)
       })
       const seconds = (performance.now() - start) / 1000
+      const cpu = { uploader: processCpuMicros() - cpuBefore.uploader, server: cpuMicrosOf(server.child.pid!) - cpuBefore.server }
       if (loaded !== size) throw new Error(`the last progress was ${loaded} bytes, not ${size}`)
       await verifyAndDelete(media)
-      return { seconds }
+      return { seconds, cpu }
     }
 
     const studio: Array<Awaited<ReturnType<typeof studioRound>>> = []
@@ -328,7 +365,10 @@ try {
           if (which === "studio") studio.push(await studioRound())
           else client.push(await clientRound())
           const last = which === "studio" ? studio.at(-1)! : client.at(-1)!
-          console.error(`upload round ${round + 1}, ${which}: ${(uploadMiB / last.seconds).toFixed(1)} MiB/s (${last.seconds.toFixed(2)} s), load ${loadavg()[0]!.toFixed(2)}`)
+          console.error(
+            `upload round ${round + 1}, ${which}: ${(uploadMiB / last.seconds).toFixed(1)} MiB/s (${last.seconds.toFixed(2)} s), ` +
+              `CPU ${(last.cpu.uploader / 1e6).toFixed(1)} s uploader, ${(last.cpu.server / 1e6).toFixed(1)} s server; load ${loadavg()[0]!.toFixed(2)}`
+          )
         }
       }
     } finally {
@@ -365,6 +405,14 @@ try {
         `the file set in ${median(upload.studio.map((round) => round.setMs)).toFixed(0)} ms), client library median ${client.toFixed(1)} MiB/s ` +
         `(rounds ${list(upload.client.map((round) => rate(round.seconds)))}); Studio ÷ client ${(studio / client).toFixed(2)}× ` +
         `(budget ≥ 0.8×: ${studio / client >= 0.8 ? "met" : "MISSED"})`
+    )
+    // CPU per MiB depends less on the machine's load than the rate does.
+    const perMiB = (rounds: ReadonlyArray<{ readonly cpu: { readonly uploader: number; readonly server: number } }>, of: "uploader" | "server") =>
+      (median(rounds.map((round) => round.cpu[of])) / 1000 / uploadMiB).toFixed(2)
+    console.log(
+      `upload CPU per MiB (medians): the Studio's chromium (all its processes) ${perMiB(upload.studio, "uploader")} ms, ` +
+        `the client library's node ${perMiB(upload.client, "uploader")} ms; the server ${perMiB(upload.studio, "server")} ms for the Studio's, ` +
+        `${perMiB(upload.client, "server")} ms for the client's`
     )
   }
 } finally {
