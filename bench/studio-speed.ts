@@ -16,27 +16,29 @@
  *   only entries of 16 ms or more, so a keystroke without one took less. Budget: p95 ≤ 50 ms.
  *   Every burst must have been saved (the body the API stores at the end holds all 2,000
  *   characters) — a fast editor that loses text is not measured.
- *
  * - **Upload**: a file of 1 GiB (random bytes, written once to a temporary directory) chosen
  *   on the Media view's "Upload files" (`#/media`, through the file chooser: Chromium reads
  *   the file from disk by its path, nothing of it goes through the DevTools protocol), timed
  *   in the page from the input's `change` until the file's row says "Uploaded" and the
  *   library lists it; beside the client library's own `uploadMedia` of the same file in
- *   Node (`fs.openAsBlob`, the same visibility, public) against the same server, timed from
- *   the call to its answer; rounds alternate which goes first. Both go up in parts (1 GiB is
- *   above `defaultMultipartThreshold`) to the local store (files under `DATA_DIR`, the
- *   server's `PUBLIC_URL` its own origin, so the Studio's PUTs are same-origin as in a
- *   deployment). Each upload must have arrived whole: the size recorded and the SHA-256 of
+ *   Node (`fs.openAsBlob`, the same visibility, public, a progress callback as the Studio
+ *   has) against the same server, timed from the call to its answer; rounds alternate
+ *   which goes first. Both go up in parts (1 GiB is above `defaultMultipartThreshold`) to
+ *   the local store (files under `DATA_DIR`, the server's `PUBLIC_URL` its own origin, so
+ *   the Studio's PUTs are same-origin as in a deployment). Each upload must have arrived whole: the size recorded and the SHA-256 of
  *   the stored object equal the source's; it is then deleted (`DELETE /admin/media`).
- *   Budget: the Studio's median throughput ≥ 0.8× the client library's.
+ *   Budget: the Studio's median throughput ≥ 0.8× the client library's. Also printed: the
+ *   CPU time per MiB of each uploader (chromium's processes; this node) and of the server,
+ *   which a loaded machine sways less than the rate.
  *
  *   sh scripts/node24.sh sh -c 'npm run build >/dev/null && node --import tsx bench/studio-speed.ts'
+ *   BENCH_ONLY=upload sh scripts/node24.sh sh -c 'node --import tsx bench/studio-speed.ts'
  *
  * `BENCH_ROUNDS` (default 5): navigations per page. `BENCH_UPLOAD_ROUNDS` (default 3):
  * uploads of each kind. `BENCH_UPLOAD_MIB` (default 1024): the file's size. `BENCH_ONLY`
  * (default all): the parts to run, comma-separated, of `view` (first view and to an
- * editable body), `typing`, `upload`. Needs about twice the file's size free in the
- * temporary directory (the file and one stored copy). Exits non-zero on an error, not on a
+ * editable body), `typing`, `upload`. Needs twice the file's size free in the temporary
+ * directory (the file, and one stored copy: the local store writes parts in place). Exits non-zero on an error, not on a
  * missed budget.
  */
 import { createClient, memoryResumeStore } from "@coursekit/client"
@@ -378,7 +380,9 @@ try {
   })()
 
   const ms = (value: number) => (value < 16 ? "< 16" : value.toFixed(0))
-  console.log(`Studio speed: a course of ${lessonCount} lessons, a lesson of ${bigLessonBytes / 1000} KB; ${rounds} rounds, cold cache`)
+  if (firstView !== undefined || typing !== undefined) {
+    console.log(`Studio speed: a course of ${lessonCount} lessons, a lesson of ${bigLessonBytes / 1000} KB; ${rounds} rounds, cold cache`)
+  }
   if (firstView !== undefined) {
     console.log(`first view: ${(firstView / 1024).toFixed(1)} KiB of script gzip (budget 250 KB: ${firstView <= 250 * 1024 ? "met" : "MISSED"})`)
     const blank = median(blankMs)
