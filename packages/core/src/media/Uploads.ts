@@ -474,7 +474,8 @@ export class Uploads extends Context.Service<Uploads, {
             // Rows come by ascending id: the first course wins should two share one key.
             if (use !== undefined && use.thumbnail_of === null) use.thumbnail_of = course_id
           }
-          return uses as ReadonlyMap<string, MediaUses>
+          const answer: ReadonlyMap<string, MediaUses> = uses
+          return answer
         })
 
         const listMedia = Effect.fn("Uploads.listMedia")(function*(request: MediaPageRequest) {
