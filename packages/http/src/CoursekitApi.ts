@@ -26,6 +26,7 @@ import {
   LessonRevision,
   LessonUpdate,
   MediaFile,
+  MediaListItem,
   MediaUploadUrlRequest,
   MultipartCompleteRequest,
   MultipartCreateRequest,
@@ -307,10 +308,14 @@ export class MediaApi extends HttpApiGroup.make("media")
         cursor: Schema.optional(MediaFileIdParam).annotate({ description: "First media file id of the page (inclusive)." }),
         limit: Schema.optional(PageLimitParam)
       },
-      success: HttpApiSchema.WithHeaders(Schema.Array(MediaFile), NextLink),
+      success: HttpApiSchema.WithHeaders(Schema.Array(MediaListItem), NextLink),
       error: problemsFor("PersistenceError", "StorageError")
     }).middleware(AdminAuth).annotate(OpenApi.Summary, "List media files, ascending by id, with cursor pagination")
-      .annotate(OpenApi.Description, "A private file's url is signed for this response, valid until url_expires_at."),
+      .annotate(
+        OpenApi.Description,
+        "A private file's url is signed for this response, valid until url_expires_at. Each file says what uses it " +
+          "(used_by: the lessons that play it, the course whose thumbnail it is), as DELETE's 409 would name them."
+      ),
     HttpApiEndpoint.delete("delete", "/admin/media", {
       query: { file_key: FileKey },
       success: HttpApiSchema.NoContent,

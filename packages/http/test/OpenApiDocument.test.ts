@@ -133,6 +133,15 @@ describe("the OpenAPI document", () => {
       assert.notInclude(schemas.MediaUploadUrlRequest.required, "visibility")
       for (const field of ["visibility", "url", "url_expires_at"]) assert.include(schemas.MediaFile.required, field)
       for (const name of ["Lesson", "PublicLesson"]) assert.include(schemas[name].required, "video_url_expires_at", name)
+      // The list says what uses each file, with the fields the 409 names.
+      const listed = document.paths["/admin/media"].get.responses["200"].content["application/json"].schema
+      const item = resolve(listed.items)
+      assert.include(item.required, "used_by")
+      const usedBy = resolve(item.properties.used_by)
+      assert.deepStrictEqual(usedBy.required, ["lessons", "thumbnail_of"])
+      assert.deepStrictEqual(resolve(usedBy.properties.lessons.items).required, ["course_id", "lesson_id"])
+      assert.match(usedBy.description, /refused \(409\)/)
+      assert.include(document.paths["/admin/media"].get.description, "used_by")
       const remove = document.paths["/admin/media"].delete
       assert.strictEqual(remove.operationId, "media.delete")
       assert.deepStrictEqual(remove.parameters.map((parameter: any) => [parameter.name, parameter.in, parameter.required]), [["file_key", "query", true]])

@@ -30,6 +30,7 @@ import {
   CourseSearchRow,
   CourseSnapshot,
   courseSnapshotFields,
+  CourseThumbnail,
   courseSnapshotOf,
   type Edit,
   fieldWeights,
@@ -64,6 +65,7 @@ const courseRevisions: RevisionTable = { table: "course_revisions", owner: "cour
 const decodeRecords = Schema.decodeUnknownEffect(Schema.Array(CourseRecord))
 const decodeListRows = Schema.decodeUnknownEffect(Schema.Array(CourseListRow))
 const decodeSearchRows = Schema.decodeUnknownEffect(Schema.Array(CourseSearchRow))
+const decodeThumbnails = Schema.decodeUnknownEffect(Schema.Array(CourseThumbnail))
 // Only the shapes' keys are written: TypeScript lets objects with extra properties through.
 // Writes are encoded through the shapes too (an instant becomes a Date for the driver).
 const insertFields = RecordVariants.pick(CourseInsert)
@@ -335,7 +337,16 @@ export const make = () => Effect.gen(function*() {
     Effect.withSpan("CourseRepo.version")
   )
 
-  return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, revisions, revision, version })
+  // One statement for a page of keys. No index on thumbnail_key: a catalogue is small,
+  // and only the admin media list asks.
+  const thumbnailsAmong = Effect.fn("CourseRepo.thumbnailsAmong")(function*(keys: ReadonlyArray<string>) {
+    if (keys.length === 0) return []
+    return yield* sql`
+      SELECT id AS course_id, thumbnail_key FROM ${t.courses} WHERE ${sql.in("thumbnail_key", keys)} ORDER BY id
+    `.pipe(Effect.flatMap(decodeThumbnails), storeFailures("find courses showing thumbnails"))
+  }, bounded(timeout, "find courses showing thumbnails"))
+
+  return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, thumbnailsAmong, revisions, revision, version })
 })
 
 /** `CourseRepo` over the `SqlClient` in context. */

@@ -27,6 +27,7 @@ import {
   lessonSnapshotFields,
   lessonSnapshotOf,
   LessonUsingFile,
+  LessonVideoUse,
   type Edit,
   meets,
   type RevisionId,
@@ -71,6 +72,7 @@ const encodeInsert = Schema.encodeSync(LessonInsert)
 const encodeChanges = Schema.encodeSync(LessonChanges)
 const decodeViewerLessons = Schema.decodeUnknownEffect(Schema.Array(ViewerLesson))
 const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(LessonUsingFile))
+const decodeVideoUses = Schema.decodeUnknownEffect(Schema.Array(LessonVideoUse))
 
 /**
  * When a lesson opens for a buyer who bought at `purchasedAt` (an SQL instant): drip's
@@ -297,6 +299,14 @@ export const make = () => Effect.gen(function*() {
     `.pipe(Effect.flatMap(decodeUsers), storeFailures("find lessons using a video"))
   }, bounded(timeout, "find lessons using a video"))
 
+  // One statement for a page of keys, on the same partial index as `usingVideo`.
+  const usingVideos = Effect.fn("LessonRepo.usingVideos")(function*(keys: ReadonlyArray<string>) {
+    if (keys.length === 0) return []
+    return yield* sql`
+      SELECT video_key, course_id, id AS lesson_id FROM ${t.lessons} WHERE ${sql.in("video_key", keys)} ORDER BY course_id, id
+    `.pipe(Effect.flatMap(decodeVideoUses), storeFailures("find lessons using videos"))
+  }, bounded(timeout, "find lessons using videos"))
+
   // A span without `Effect.fn`'s call-site capture: this read is the public course page's.
   const listForViewer = Effect.fnUntraced(function*(courseId: CourseId, purchasedAt: DateTime.Utc | null) {
     return yield* viewerLessons(sql, t, courseId, purchasedAt).pipe(
@@ -389,6 +399,7 @@ export const make = () => Effect.gen(function*() {
     revisions,
     revision,
     usingVideo,
+    usingVideos,
     listForViewer,
     insertSection,
     listSections,

@@ -201,6 +201,49 @@ describe("upload flows over HTTP (PGlite, local disk)", () => {
         assertProblem(yield* mediaUrl({ filename: "x.mp4", type: "video/mp4", visibility: "secret" }), 400)
       }))
 
+    it.effect("GET /admin/media says per file what uses it (used_by), as DELETE's 409 names it", () =>
+      Effect.gen(function*() {
+        const upload = (visibility: "public" | "private") =>
+          Effect.gen(function*() {
+            const issued = yield* mediaUrl({ filename: "v.mp4", type: "video/mp4", visibility })
+            yield* putBytes(issued.body.upload_url, issued.body.headers, png)
+            return (yield* finalizeMedia(issued.body.file_key)).body as { id: number; file_key: string }
+          })
+        const played = yield* upload("private")
+        const unused = yield* upload("public")
+        const first = yield* createCourse("Plays the video")
+        const second = yield* createCourse("Shows the thumbnail")
+        const cover = yield* thumbnailUrl(second, { file_name: "cover.png", content_type: "image/png" })
+        yield* putBytes(cover.body.upload_url, cover.body.headers, png)
+        yield* finalizeThumbnail(second, cover.body.file_key)
+        const lesson = (yield* call(`/courses/${first}/lessons`, { method: "POST", admin: true, json: { title: "A", video_key: played.file_key } })).body
+        const other = (yield* call(`/courses/${second}/lessons`, { method: "POST", admin: true, json: { title: "B", video_key: played.file_key } })).body
+        const usedBy = Effect.gen(function*() {
+          const page = yield* call(`/admin/media?cursor=${played.id}&limit=50`, { admin: true })
+          assert.strictEqual(page.status, 200, page.text)
+          const byKey = new Map((page.body as Array<{ file_key: string; used_by: unknown }>).map((item) => [item.file_key, item.used_by]))
+          return [played.file_key, unused.file_key, cover.body.file_key].map((key) => byKey.get(key))
+        })
+        assert.deepStrictEqual(yield* usedBy, [
+          { lessons: [{ course_id: first, lesson_id: lesson.id }, { course_id: second, lesson_id: other.id }], thumbnail_of: null },
+          { lessons: [], thumbnail_of: null },
+          { lessons: [], thumbnail_of: second }
+        ])
+        const refused = yield* call(`/admin/media?file_key=${encodeURIComponent(played.file_key)}`, { method: "DELETE", admin: true })
+        assertProblem(refused, 409)
+        assert.deepStrictEqual({ lessons: refused.body.lessons, thumbnail_of: refused.body.thumbnail_of }, (yield* usedBy)[0])
+        yield* call(`/courses/${first}/lessons/${lesson.id}`, { method: "DELETE", admin: true })
+        // A new thumbnail replaces the old one: the old file shows nothing any more.
+        const newCover = yield* thumbnailUrl(second, { file_name: "new.png", content_type: "image/png" })
+        yield* putBytes(newCover.body.upload_url, newCover.body.headers, png)
+        yield* finalizeThumbnail(second, newCover.body.file_key)
+        assert.deepStrictEqual(yield* usedBy, [
+          { lessons: [{ course_id: second, lesson_id: other.id }], thumbnail_of: null },
+          { lessons: [], thumbnail_of: null },
+          { lessons: [], thumbnail_of: null }
+        ])
+      }))
+
     it.effect("DELETE /admin/media: 404 unknown, 409 naming the lessons that play it, 204 and the file is gone", () =>
       Effect.gen(function*() {
         const remove = (fileKey: string) => call(`/admin/media?file_key=${encodeURIComponent(fileKey)}`, { method: "DELETE", admin: true })

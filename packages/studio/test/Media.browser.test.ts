@@ -4,8 +4,9 @@
  * threshold, parts in parallel above it), each with its own progress bar; "Pause" and
  * "Resume" of an upload in parts; a reload in the middle of a 200 MiB upload that resumes
  * from the parts storage holds (bytes sent again: at most one part per part in flight);
- * "Private (paid lessons)"; "Delete" asked first, and the API's 409 naming the lesson that
- * plays the file. axe-core on the view; the screenshot for docs/studio.md.
+ * "Private (paid lessons)"; "Used by" naming the lesson that plays a file, or "Not used";
+ * "Delete" asked first, and the API's 409 naming the lesson that plays the file. axe-core
+ * on the view; the screenshot for docs/studio.md.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -219,7 +220,7 @@ describe.runIf(chromiumTestsRun)("Studio in chromium: Media", () => {
     }
   }, 300_000)
 
-  it("Delete asks first; a file a lesson plays is refused (409) and the dialog names the lesson and course; unused, it goes", async () => {
+  it("Used by names the lesson that plays a file, else Not used; Delete asks first; a file a lesson plays is refused (409) and the dialog names the lesson and course; unused, it goes", async () => {
     const { context, page } = await openMedia(studio)
     await chooseFiles(page, [fileOf("played.mp4", 10 * 1024, 6), fileOf("unused.mp4", 10 * 1024, 7)])
     await upload(page, "played.mp4").getByText("(Uploaded)").waitFor({ timeout: 30_000 })
@@ -241,6 +242,15 @@ describe.runIf(chromiumTestsRun)("Studio in chromium: Media", () => {
     await page.reload()
     const library = page.getByRole("table", { name: "Library" })
     const row = library.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "played.mp4" }) })
+    const unusedRow = library.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "unused.mp4" }) })
+    // "Used by", between "Visibility" and "Actions": the lesson that plays it, a link to its editor; or "Not used".
+    const usedBy = row.getByRole("cell").nth(3)
+    const usedByLink = usedBy.getByRole("link", { name: "“Watch this” in “With a video”" })
+    await usedByLink.waitFor()
+    expect(await library.getByRole("columnheader").allTextContents()).toEqual(["Name", "Type", "Size", "Visibility", "Used by", "Actions"])
+    expect(await usedByLink.getAttribute("href")).toBe(`#/courses/${course.id}/lessons/${lesson.id}`)
+    expect(await usedBy.textContent()).toBe("“Watch this” in “With a video” plays it")
+    expect(await unusedRow.getByRole("cell").nth(3).textContent()).toBe("Not used")
     expectRefusal(page, `409 /admin/media?${new URLSearchParams({ file_key: played.file_key })}`)
     await row.getByRole("button", { name: "Delete" }).click()
     const dialog = page.getByRole("alertdialog", { name: "Delete “played.mp4”?" })
@@ -252,7 +262,7 @@ describe.runIf(chromiumTestsRun)("Studio in chromium: Media", () => {
     expect(await seriousViolations(page)).toEqual([])
     await dialog.getByRole("button", { name: "Cancel" }).click()
     // Unused: asked, then gone from the library and the API.
-    await library.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "unused.mp4" }) }).getByRole("button", { name: "Delete" }).click()
+    await unusedRow.getByRole("button", { name: "Delete" }).click()
     await page.getByRole("alertdialog", { name: "Delete “unused.mp4”?" }).getByRole("button", { name: "Delete" }).click()
     await library.getByRole("rowheader", { name: "unused.mp4" }).waitFor({ state: "detached" })
     const names = (await storedMedia(studio.url())).map((media) => media.name)

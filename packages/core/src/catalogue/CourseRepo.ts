@@ -7,7 +7,7 @@
 import { Context, DateTime, Effect, Layer, Ref, Schema } from "effect"
 import {
   CourseChanges,
-  type CourseId,
+  CourseId,
   CourseInsert,
   CourseNotFound,
   CourseListRow,
@@ -45,6 +45,10 @@ export interface CourseListRows {
   readonly rows: ReadonlyArray<CourseListRow>
   readonly version: string
 }
+
+/** A course showing `thumbnail_key` as its thumbnail: one row of `CourseRepo.thumbnailsAmong`. */
+export const CourseThumbnail = Schema.Struct({ course_id: CourseId, thumbnail_key: Schema.String })
+export type CourseThumbnail = typeof CourseThumbnail.Type
 
 /** What the use cases hand the repository to create a course. */
 export interface NewCourse extends CourseInsert {
@@ -87,6 +91,9 @@ const decodeSnapshot = Schema.decodeUnknownSync(CourseSnapshot)
  *
  * `delete` answers the course as it was when deleted (its thumbnail goes with it).
  *
+ * `thumbnailsAmong(keys)` names, in one read, the courses whose `thumbnail_key` is one of
+ * `keys`: a row per such course, ordered by id (`[]` for no keys).
+ *
  * `version` is a token that changes with every committed change to any course, made
  * through this repository or beside it (another instance, plain SQL), and is read from
  * the store itself. Caches key on it: a page read after reading version `v` is at least
@@ -127,6 +134,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
   search(request: CourseSearchRequest): Effect.Effect<ReadonlyArray<CourseSearchRow>, PersistenceError>
   update(id: CourseId, changes: CourseChanges, edit?: Edit): Effect.Effect<CourseRecord, CourseNotFound | StaleRecord<CourseRecord> | PersistenceError>
   delete(id: CourseId, edit?: Edit): Effect.Effect<CourseRecord, CourseNotFound | StaleRecord<CourseRecord> | PersistenceError>
+  thumbnailsAmong(keys: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<CourseThumbnail>, PersistenceError>
   revisions(id: CourseId, request: RevisionPageRequest): Effect.Effect<ReadonlyArray<RevisionSummary>, CourseNotFound | PersistenceError>
   revision(id: CourseId, revisionId: RevisionId): Effect.Effect<CourseRevision, CourseNotFound | RevisionNotFound | PersistenceError>
   readonly version: Effect.Effect<string, PersistenceError>
@@ -259,6 +267,17 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return deleted
       })
 
+      const thumbnailsAmong = Effect.fn("CourseRepo.thumbnailsAmong")(function*(keys: ReadonlyArray<string>) {
+        const wanted = new Set(keys)
+        const { courses } = yield* Ref.get(state)
+        const rows: Array<CourseThumbnail> = []
+        // Map iteration follows insertion order, which is ascending id order.
+        for (const record of courses.values()) {
+          if (record.thumbnail_key !== null && wanted.has(record.thumbnail_key)) rows.push({ course_id: record.id, thumbnail_key: record.thumbnail_key })
+        }
+        return rows
+      })
+
       const revisions = Effect.fn("CourseRepo.revisions")(function*(id: CourseId, request: RevisionPageRequest) {
         const current = yield* Ref.get(state)
         if (!current.courses.has(id)) return yield* new CourseNotFound({ id })
@@ -295,7 +314,7 @@ export class CourseRepo extends Context.Service<CourseRepo, {
         return versionOf(yield* Ref.get(state), yield* DateTime.now)
       })
 
-      return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, revisions, revision, version })
+      return CourseRepo.of({ insert, findById, findBySlug, list, search, update, delete: delete_, thumbnailsAmong, revisions, revision, version })
     })
   )
 }

@@ -27,7 +27,7 @@ import {
   type VideoNotFound,
   type ViewerLesson
 } from "./Lesson.ts"
-import type { LessonUsingFile } from "../media/Upload.ts"
+import { LessonUsingFile } from "../media/Upload.ts"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
 import { isVisibleAt } from "../catalogue/Publishing.ts"
 import {
@@ -48,6 +48,10 @@ const changedFields = RecordVariants.pick(LessonChanges)
 const sectionFields = RecordVariants.pick(SectionInsert)
 const sectionChanges = RecordVariants.pick(SectionChanges)
 const decodeSnapshot = Schema.decodeUnknownSync(LessonSnapshot)
+
+/** A lesson whose video is `video_key`: one row of `LessonRepo.usingVideos`. */
+export const LessonVideoUse = Schema.Struct({ video_key: Schema.String, ...LessonUsingFile.fields })
+export type LessonVideoUse = typeof LessonVideoUse.Type
 
 /** What the use case hands the repository to create a lesson (HTML already sanitized). */
 export type NewLesson = LessonInsert
@@ -109,6 +113,9 @@ const groupRank = (sections: ReadonlyMap<number, SectionRecord>, sectionId: numb
  * - A store that references media files (PostgreSQL) fails `insert` and `update` with
  *   `VideoNotFound` when `video_key` names no media file, e.g. one deleted meanwhile.
  * - `usingVideo(key)` names the lessons whose video is `key`, by course and id.
+ *   `usingVideos(keys)` does so for many keys in one read: a row per lesson whose video
+ *   is one of `keys`, with its `video_key`, ordered by course and id (`[]` for no keys).
+ *   A deleted course's lessons are in neither.
  * - `listForViewer(course, purchasedAt)` returns the lessons visible now (published, and
  *   `publish_at` null or passed, by the store's clock) in `list`'s order; drafts and
  *   scheduled lessons are not read at all. A lesson is open when it is a preview, or
@@ -145,6 +152,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
     LessonNotFound | StaleRecord<LessonRecord> | UnknownSection | PublicVideoOnPaidLesson | VideoNotFound | PersistenceError
   >
   usingVideo(key: string): Effect.Effect<ReadonlyArray<LessonUsingFile>, PersistenceError>
+  usingVideos(keys: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<LessonVideoUse>, PersistenceError>
   delete(courseId: CourseId, id: LessonId, edit?: Edit): Effect.Effect<void, LessonNotFound | StaleRecord<LessonRecord> | PersistenceError>
   revisions(
     courseId: CourseId,
@@ -328,6 +336,16 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         return live.map((lesson): LessonUsingFile => ({ course_id: lesson.course_id, lesson_id: lesson.id }))
       })
 
+      const usingVideos = Effect.fn("LessonRepo.usingVideos")(function*(keys: ReadonlyArray<string>) {
+        const wanted = new Set(keys)
+        const { lessons } = yield* Ref.get(state)
+        const using = [...lessons.values()]
+          .filter((lesson) => lesson.video_key !== null && wanted.has(lesson.video_key))
+          .sort((a, b) => a.course_id - b.course_id || a.id - b.id)
+        const live = yield* Effect.filter(using, (lesson) => courseExists(lesson.course_id))
+        return live.map((lesson): LessonVideoUse => ({ video_key: lesson.video_key!, course_id: lesson.course_id, lesson_id: lesson.id }))
+      })
+
       const delete_ = Effect.fn("LessonRepo.delete")(function*(courseId: CourseId, id: LessonId, edit: Edit = systemEdit) {
         const exists = yield* courseExists(courseId)
         const now = yield* DateTime.now
@@ -466,6 +484,7 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         revisions,
         revision,
         usingVideo,
+        usingVideos,
         listForViewer,
         insertSection,
         listSections,

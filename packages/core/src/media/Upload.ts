@@ -264,6 +264,37 @@ export type ConfirmedFile = typeof ConfirmedFile.Type
 export const MediaFile = RecordVariants.extract(MediaFileFields, "api").annotate({ identifier: "MediaFile" })
 export type MediaFile = typeof MediaFile.Type
 
+/** A lesson that uses a file: by its course and its id. */
+export const LessonUsingFile = Schema.Struct({ course_id: CourseId, lesson_id: Schema.Int })
+export type LessonUsingFile = typeof LessonUsingFile.Type
+
+/**
+ * What uses a media file: the lessons that play it, by course and id, and the course that
+ * shows it as its thumbnail. Deleting the file is refused while anything does
+ * (`MediaInUse` names the same), and the library lists it with each file.
+ */
+export const MediaUses = Schema.Struct({
+  lessons: Schema.Array(LessonUsingFile).annotate({
+    description: "The lessons whose video the file is, by course and lesson id."
+  }),
+  thumbnail_of: Schema.NullOr(CourseId).annotate({ description: "The course showing the file as its thumbnail; null when none." })
+}).annotate({
+  identifier: "MediaUses",
+  description: "What uses a media file now. Deleting the file is refused (409) while anything does, naming the same."
+})
+export type MediaUses = typeof MediaUses.Type
+
+/**
+ * A media file as the library lists it: with what uses it, so a list can show that
+ * without asking per file. Only the list has it: finalize answers a file just recorded,
+ * which nothing uses yet.
+ */
+export const MediaListItem = Schema.Struct({
+  ...MediaFile.fields,
+  used_by: MediaUses
+}).annotate({ identifier: "MediaListItem" })
+export type MediaListItem = typeof MediaListItem.Type
+
 /** A page of the media library request: ascending by id, cursor inclusive. */
 export interface MediaPageRequest {
   readonly cursor: MediaFileId | undefined
@@ -272,7 +303,7 @@ export interface MediaPageRequest {
 
 /** One page of the media library; `next` is the id the following page starts at. */
 export interface MediaPage {
-  readonly items: ReadonlyArray<MediaFile>
+  readonly items: ReadonlyArray<MediaListItem>
   readonly next: MediaFileId | undefined
 }
 
@@ -340,14 +371,10 @@ export class MediaNotFound extends Schema.TaggedError<MediaNotFound>()(
   }
 }
 
-/** A lesson that uses a file, named in `MediaInUse`. */
-export const LessonUsingFile = Schema.Struct({ course_id: CourseId, lesson_id: Schema.Int })
-export type LessonUsingFile = typeof LessonUsingFile.Type
-
 /** The file is still a lesson's video or a course's thumbnail: it stays until nothing uses it. */
 export class MediaInUse extends Schema.TaggedError<MediaInUse>()(
   "MediaInUse",
-  { file_key: Schema.String, lessons: Schema.Array(LessonUsingFile), thumbnail_of: Schema.NullOr(CourseId) },
+  { file_key: Schema.String, ...MediaUses.fields },
   { description: "Lessons still use this media file as their video, or a course as its thumbnail." }
 ) {
   override get message(): string {

@@ -48,14 +48,17 @@ import {
   FileTooLarge,
   keyFor,
   maxBytesOf,
+  type LessonUsingFile,
   type MediaFile,
   MediaInUse,
+  type MediaListItem,
   MediaNotFound,
   type MediaVisibility,
   visibilityOf,
   type MediaFileRecord,
   type MediaPage,
   type MediaPageRequest,
+  type MediaUses,
   type MediaUploadUrlRequest,
   UnsupportedFileType,
   type UploadIntent,
@@ -456,33 +459,44 @@ export class Uploads extends Context.Service<Uploads, {
           yield* intents.delete(open.intent.key)
         })
 
+        /**
+         * What uses each of `keys` (every key answered, unused ones too): two reads
+         * whatever the number of keys, so a page of the library costs no read per file.
+         */
+        const usesOf = Effect.fnUntraced(function*(keys: ReadonlyArray<string>) {
+          const [videos, thumbnails] = yield* Effect.all([lessons.usingVideos(keys), courses.thumbnailsAmong(keys)])
+          const uses = new Map<string, { lessons: Array<LessonUsingFile>; thumbnail_of: CourseId | null }>(
+            keys.map((key) => [key, { lessons: [], thumbnail_of: null }])
+          )
+          for (const { video_key, ...lesson } of videos) uses.get(video_key)?.lessons.push(lesson)
+          for (const { course_id, thumbnail_key } of thumbnails) {
+            const use = uses.get(thumbnail_key)
+            // Rows come by ascending id: the first course wins should two share one key.
+            if (use !== undefined && use.thumbnail_of === null) use.thumbnail_of = course_id
+          }
+          const answer: ReadonlyMap<string, MediaUses> = uses
+          return answer
+        })
+
         const listMedia = Effect.fn("Uploads.listMedia")(function*(request: MediaPageRequest) {
           // One row past the page tells whether a next page exists, and where it starts.
           const rows = yield* media.list({ cursor: request.cursor, limit: request.limit + 1 })
+          const shown = rows.slice(0, request.limit)
+          const uses = yield* usesOf(shown.map((row) => row.key))
           const page: MediaPage = {
-            items: yield* Effect.forEach(rows.slice(0, request.limit), toMediaFile),
+            items: yield* Effect.forEach(shown, (record) =>
+              Effect.map(toMediaFile(record), (file): MediaListItem => ({ ...file, used_by: uses.get(record.key)! }))),
             next: rows.length > request.limit ? rows[request.limit]!.id : undefined
           }
           return page
         })
 
-        /** The course whose thumbnail `key` is, if any (a thumbnail's key names its course). */
-        const thumbnailOf = (key: string) => {
-          const match = /^courses\/(\d{1,15})\//.exec(key)
-          if (match === null) return Effect.succeed(null)
-          return courses.findById(Number(match[1]) as CourseId).pipe(
-            Effect.map((course) => course.thumbnail_key === key ? course.id : null),
-            Effect.catchTag("CourseNotFound", () => Effect.succeed(null))
-          )
-        }
-
-        /** `MediaInUse` when something uses `key`, naming what. */
+        /** `MediaInUse` when something uses `key`, naming what (as the library lists it). */
         const checkUnused = (fileKey: string) =>
           Effect.gen(function*() {
-            const using = yield* lessons.usingVideo(fileKey)
-            const thumbnail = yield* thumbnailOf(fileKey)
-            if (using.length > 0 || thumbnail !== null) {
-              return yield* new MediaInUse({ file_key: fileKey, lessons: using, thumbnail_of: thumbnail })
+            const uses = (yield* usesOf([fileKey])).get(fileKey)!
+            if (uses.lessons.length > 0 || uses.thumbnail_of !== null) {
+              return yield* new MediaInUse({ file_key: fileKey, ...uses })
             }
           })
 

@@ -239,6 +239,36 @@ describe("Uploads: private media and deleting media", () => {
       assert.strictEqual((yield* Effect.flip(uploads.deleteMedia(upload.file_key)))._tag, "MediaNotFound")
     }).pipe(withUploads))
 
+  it.effect("listMedia says what uses each file, as deleteMedia's 409 names it: lessons by course and id, the course it is the thumbnail of", () =>
+    Effect.gen(function*() {
+      const uploads = yield* Uploads
+      const lessons = yield* LessonRepo
+      const { id } = yield* course
+      const other = yield* course
+      const file = (filename: string) =>
+        Effect.gen(function*() {
+          const upload = yield* uploads.mediaUploadUrl({ filename, type: "video/mp4", visibility: "private" })
+          yield* put(upload, bytes(4))
+          return (yield* uploads.finalizeMedia({ file_key: upload.file_key })).file_key
+        })
+      const played = yield* file("played.mp4")
+      const unused = yield* file("unused.mp4")
+      const thumbnail = yield* uploads.courseThumbnailUploadUrl(other.id, { file_name: "c.png", content_type: "image/png" })
+      yield* put(thumbnail, bytes(6))
+      yield* uploads.finalizeCourseThumbnail(other.id, { file_key: thumbnail.file_key })
+      const paid = { ...publishedNow, section_id: null, content_html: "", video_key: played, is_preview: false }
+      const first = yield* lessons.insert(other.id, { ...paid, title: "In the other course" })
+      const second = yield* lessons.insert(id, { ...paid, title: "In the first course" })
+      const page = yield* uploads.listMedia({ cursor: undefined, limit: 10 })
+      assert.deepStrictEqual(page.items.map((item) => [item.file_key, item.used_by]), [
+        [played, { lessons: [{ course_id: id, lesson_id: second.id }, { course_id: other.id, lesson_id: first.id }], thumbnail_of: null }],
+        [unused, { lessons: [], thumbnail_of: null }],
+        [thumbnail.file_key, { lessons: [], thumbnail_of: other.id }]
+      ])
+      const refused = yield* Effect.flip(uploads.deleteMedia(played))
+      assert.deepStrictEqual(refused, new MediaInUse({ file_key: played, ...page.items[0]!.used_by }))
+    }).pipe(withUploads))
+
   it.effect("a course's current thumbnail is not deleted through the library; deleting the course removes it", () =>
     Effect.gen(function*() {
       const uploads = yield* Uploads

@@ -172,6 +172,29 @@ export const courseRepoSuite = <E>(name: string, repoLayer: Layer.Layer<CourseRe
           assert.isNull((yield* repo.update(created.id, { thumbnail_key: null })).thumbnail_key)
         }))
 
+      it.effect("thumbnailsAmong names the courses whose thumbnail is one of the keys, by ascending id, in one read", () =>
+        Effect.gen(function*() {
+          const repo = yield* CourseRepo
+          const insert = (label: string) =>
+            Effect.map(repo.insert({ ...publishedNow, title: unique(label), slugBase: Slug.fromTitle(unique(label)), content_html: "" }), (course) => course.id)
+          const first = yield* insert("Shows a")
+          const second = yield* insert("Shows b")
+          const other = yield* insert("Shows c")
+          const [a, b, c, unused] = ["a", "b", "c", "unused"].map((name) => `courses/${first}/${unique(name).replace(" ", "-")}.png`)
+          yield* repo.update(second, { thumbnail_key: b! })
+          yield* repo.update(first, { thumbnail_key: a! })
+          yield* repo.update(other, { thumbnail_key: c! })
+          assert.deepStrictEqual(yield* repo.thumbnailsAmong([unused!, b!, a!]), [
+            { course_id: first, thumbnail_key: a! },
+            { course_id: second, thumbnail_key: b! }
+          ])
+          assert.deepStrictEqual(yield* repo.thumbnailsAmong([]), [])
+          // A thumbnail replaced, and a course deleted, show nothing any more.
+          yield* repo.update(first, { thumbnail_key: null })
+          yield* repo.delete(second)
+          assert.deepStrictEqual(yield* repo.thumbnailsAmong([a!, b!, c!]), [{ course_id: other, thumbnail_key: c! }])
+        }))
+
       it.effect("versions: 1 when inserted, one more on each change, the same after an update that changes nothing; listed to admins", () =>
         Effect.gen(function*() {
           const repo = yield* CourseRepo

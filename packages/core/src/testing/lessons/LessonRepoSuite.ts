@@ -386,6 +386,34 @@ export const lessonRepoSuite = <E>(
           assert.deepStrictEqual(yield* repo.usingVideo(video), [{ course_id: first, lesson_id: b.id }])
         }))
 
+      it.effect("usingVideos names, in one read, the lessons whose video is one of the keys, with the key, by course and id", () =>
+        Effect.gen(function*() {
+          const repo = yield* LessonRepo
+          const first = yield* newCourse
+          const second = yield* newCourse
+          const shared = yield* media(uniqueKey("private/media/"))
+          const own = yield* media(uniqueKey("media/"))
+          const unused = yield* media(uniqueKey("media/"))
+          const other = yield* media(uniqueKey("media/"))
+          const a = yield* repo.insert(second, lesson("a", { video_key: shared }))
+          const b = yield* repo.insert(first, lesson("b", { is_preview: true, video_key: own }))
+          const c = yield* repo.insert(first, lesson("c", { video_key: shared }))
+          yield* repo.insert(first, lesson("d", { is_preview: true, video_key: other }))
+          yield* repo.insert(first, lesson("e"))
+          assert.deepStrictEqual(yield* repo.usingVideos([unused, shared, own]), [
+            { video_key: own, course_id: first, lesson_id: b.id },
+            { video_key: shared, course_id: first, lesson_id: c.id },
+            { video_key: shared, course_id: second, lesson_id: a.id }
+          ].sort((x, y) => x.course_id - y.course_id || x.lesson_id - y.lesson_id))
+          assert.deepStrictEqual(yield* repo.usingVideos([]), [])
+          assert.deepStrictEqual(yield* repo.usingVideos([unused]), [])
+          yield* (yield* CourseRepo).delete(second)
+          assert.deepStrictEqual(yield* repo.usingVideos([shared, own]), [
+            { video_key: own, course_id: first, lesson_id: b.id },
+            { video_key: shared, course_id: first, lesson_id: c.id }
+          ].sort((x, y) => x.lesson_id - y.lesson_id))
+        }))
+
       if (options.referencesMedia) {
         it.effect("a video_key naming no media file is VideoNotFound; a file a lesson plays is not deleted", () =>
           Effect.gen(function*() {

@@ -1,8 +1,9 @@
 /**
- * "Media": the library as the API pages it (name, type, size, visibility; "Delete", asked
- * first, with the API's 409 naming the lessons and course that use the file), and uploads
- * into it: "Upload files" (several at once) or a drop zone, "Private (paid lessons)", one
- * progress bar per file (percent, speed, time left) with "Pause", "Resume" and "Cancel".
+ * "Media": the library as the API pages it (name, type, size, visibility, "Used by": the
+ * lessons and course that use the file; "Delete", asked first, with the API's 409 naming
+ * the same), and uploads into it: "Upload files" (several at once) or a drop zone,
+ * "Private (paid lessons)", one progress bar per file (percent, speed, time left) with
+ * "Pause", "Resume" and "Cancel".
  */
 import { useState } from "react"
 import {
@@ -16,7 +17,7 @@ import {
   Modal,
   Text
 } from "react-aria-components"
-import type { MediaFile } from "@coursekit/core"
+import type { MediaFile, MediaUses } from "@coursekit/core"
 import { hrefOf } from "../../app/route.ts"
 import { PageButtons, useCursorPages } from "../../shared/CursorPaging.tsx"
 import { problemMessage } from "../../shared/problemMessage.ts"
@@ -60,7 +61,7 @@ const UploadRow = ({ upload, actions }: { readonly upload: Upload; readonly acti
   </li>
 )
 
-/** A lesson the 409 named, by its title and its course's (their ids until read). */
+/** A lesson that plays a file, by its title and its course's (their ids until read). */
 const LessonUse = ({ courseId, lessonId }: { readonly courseId: number; readonly lessonId: number }) => {
   const course = useCourseTitle(courseId).data
   const lesson = useLessonTitle(courseId, lessonId).data
@@ -83,6 +84,18 @@ const ThumbnailUse = ({ courseId }: { readonly courseId: number }) => {
   )
 }
 
+/**
+ * What uses a file, each a link to its editor: the library's "Used by" column and the
+ * 409 of "Delete" name them alike. "Not used" when nothing does.
+ */
+const MediaUsesList = ({ uses }: { readonly uses: MediaUses }) =>
+  uses.lessons.length === 0 && uses.thumbnail_of === null ? <span>Not used</span> : (
+    <ul className="media-uses">
+      {uses.lessons.map(({ course_id, lesson_id }) => <LessonUse key={`${course_id}/${lesson_id}`} courseId={course_id} lessonId={lesson_id} />)}
+      {uses.thumbnail_of !== null && <ThumbnailUse courseId={uses.thumbnail_of} />}
+    </ul>
+  )
+
 const DeleteMediaDialog = ({ media }: { readonly media: MediaFile }) => {
   const remove = useDeleteMedia()
   const uses = usesOf(remove.error)
@@ -98,12 +111,7 @@ const DeleteMediaDialog = ({ media }: { readonly media: MediaFile }) => {
               {remove.isError && (
                 <div role="alert" className="error">
                   <p>{uses === undefined ? problemMessage(remove.error) : `${quoted(media.name)} is in use: change these first.`}</p>
-                  {uses !== undefined && (
-                    <ul>
-                      {uses.lessons.map(({ course_id, lesson_id }) => <LessonUse key={`${course_id}/${lesson_id}`} courseId={course_id} lessonId={lesson_id} />)}
-                      {uses.thumbnail_of !== null && <ThumbnailUse courseId={uses.thumbnail_of} />}
-                    </ul>
-                  )}
+                  {uses !== undefined && <MediaUsesList uses={uses} />}
                 </div>
               )}
               <div className="actions">
@@ -176,6 +184,7 @@ export const MediaLibrary = () => {
                 <th scope="col">Type</th>
                 <th scope="col">Size</th>
                 <th scope="col">Visibility</th>
+                <th scope="col">Used by</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
@@ -186,6 +195,7 @@ export const MediaLibrary = () => {
                   <td>{media.content_type}</td>
                   <td>{formatBytes(media.size_bytes)}</td>
                   <td>{media.visibility === "private" ? "Private" : "Public"}</td>
+                  <td><MediaUsesList uses={media.used_by} /></td>
                   <td><DeleteMediaDialog media={media} /></td>
                 </tr>
               ))}

@@ -1,6 +1,7 @@
 /** The media library as the API pages it, deleting a file, and uploading files into it. */
 import { CoursekitError, nextCursor } from "@coursekit/client"
-import { CourseId, MediaFileId } from "@coursekit/core"
+import { CourseId, MediaFileId, MediaUses } from "@coursekit/core"
+import { Option, Schema } from "effect"
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { studioClient } from "../../app/studioClient.ts"
 
@@ -18,17 +19,11 @@ const fetchPage = async (cursor: string | undefined) => {
 export const useMediaPage = (cursor: string | undefined) =>
   useQuery({ queryKey: [...mediaKey, cursor], queryFn: () => fetchPage(cursor), placeholderData: keepPreviousData })
 
-/** What a 409 says uses the file: lessons that play it, a course that shows it. */
-export interface MediaUses {
-  readonly lessons: ReadonlyArray<{ readonly course_id: number; readonly lesson_id: number }>
-  readonly thumbnail_of: number | null
-}
+const decodeUses = Schema.decodeUnknownOption(MediaUses)
 
-export const usesOf = (error: unknown): MediaUses | undefined => {
-  if (!(error instanceof CoursekitError) || error.status !== 409) return undefined
-  const { lessons, thumbnail_of } = error.problem as { lessons?: MediaUses["lessons"]; thumbnail_of?: number | null }
-  return { lessons: Array.isArray(lessons) ? lessons : [], thumbnail_of: typeof thumbnail_of === "number" ? thumbnail_of : null }
-}
+/** What a 409 says uses the file (the problem carries the fields the list's `used_by` has). */
+export const usesOf = (error: unknown): MediaUses | undefined =>
+  error instanceof CoursekitError && error.status === 409 ? Option.getOrUndefined(decodeUses(error.problem)) : undefined
 
 export const useDeleteMedia = () => {
   const queries = useQueryClient()
@@ -38,7 +33,11 @@ export const useDeleteMedia = () => {
   })
 }
 
-/** The titles a 409 names by id: the course's, and the lesson's (undefined while read, or gone). */
+/**
+ * The titles of what uses a file, by id: the course's, and the lesson's (undefined while
+ * read, null when gone). A course's lessons are read once for all its lessons named on a
+ * page, not once per lesson.
+ */
 export const useCourseTitle = (courseId: number) =>
   useQuery({
     queryKey: ["media-uses", "course", courseId],
@@ -47,7 +46,8 @@ export const useCourseTitle = (courseId: number) =>
 
 export const useLessonTitle = (courseId: number, lessonId: number) =>
   useQuery({
-    queryKey: ["media-uses", "lesson", courseId, lessonId],
+    queryKey: ["media-uses", "lessons", courseId],
     queryFn: () =>
-      studioClient.lessons.list({ params: { id: CourseId.make(courseId) } }).then((lessons) => lessons.find((lesson) => lesson.id === lessonId)?.title ?? null)
+      studioClient.lessons.list({ params: { id: CourseId.make(courseId) } }).then((lessons) => new Map(lessons.map((lesson) => [lesson.id as number, lesson.title]))),
+    select: (titles) => titles.get(lessonId) ?? null
   })
