@@ -26,7 +26,6 @@ import {
   LessonSnapshot,
   lessonSnapshotFields,
   lessonSnapshotOf,
-  LessonUsingFile,
   LessonVideoUse,
   type Edit,
   meets,
@@ -71,7 +70,6 @@ const changedFields = RecordVariants.pick(LessonChanges)
 const encodeInsert = Schema.encodeSync(LessonInsert)
 const encodeChanges = Schema.encodeSync(LessonChanges)
 const decodeViewerLessons = Schema.decodeUnknownEffect(Schema.Array(ViewerLesson))
-const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(LessonUsingFile))
 const decodeVideoUses = Schema.decodeUnknownEffect(Schema.Array(LessonVideoUse))
 
 /**
@@ -293,13 +291,7 @@ export const make = () => Effect.gen(function*() {
     return rows[0]!
   }, bounded(timeout, "read a lesson revision"))
 
-  const usingVideo = Effect.fn("LessonRepo.usingVideo")(function*(key: string) {
-    return yield* sql`
-      SELECT course_id, id AS lesson_id FROM ${t.lessons} WHERE video_key = ${key} ORDER BY course_id, id
-    `.pipe(Effect.flatMap(decodeUsers), storeFailures("find lessons using a video"))
-  }, bounded(timeout, "find lessons using a video"))
-
-  // One statement for a page of keys, on the same partial index as `usingVideo`.
+  // One statement for a page of keys, on the partial index of lessons by video_key.
   const usingVideos = Effect.fn("LessonRepo.usingVideos")(function*(keys: ReadonlyArray<string>) {
     if (keys.length === 0) return []
     return yield* sql`
@@ -398,7 +390,6 @@ export const make = () => Effect.gen(function*() {
     delete: delete_,
     revisions,
     revision,
-    usingVideo,
     usingVideos,
     listForViewer,
     insertSection,

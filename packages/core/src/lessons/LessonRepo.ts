@@ -112,10 +112,9 @@ const groupRank = (sections: ReadonlyMap<number, SectionRecord>, sectionId: numb
  *   make one together. (Lessons stored before the rule existed are left as they are.)
  * - A store that references media files (PostgreSQL) fails `insert` and `update` with
  *   `VideoNotFound` when `video_key` names no media file, e.g. one deleted meanwhile.
- * - `usingVideo(key)` names the lessons whose video is `key`, by course and id.
- *   `usingVideos(keys)` does so for many keys in one read: a row per lesson whose video
- *   is one of `keys`, with its `video_key`, ordered by course and id (`[]` for no keys).
- *   A deleted course's lessons are in neither.
+ * - `usingVideos(keys)` names, in one read, the lessons whose video is one of `keys`: a
+ *   row per lesson, with its `video_key`, ordered by course and id (`[]` for no keys).
+ *   A deleted course's lessons are not in it.
  * - `listForViewer(course, purchasedAt)` returns the lessons visible now (published, and
  *   `publish_at` null or passed, by the store's clock) in `list`'s order; drafts and
  *   scheduled lessons are not read at all. A lesson is open when it is a preview, or
@@ -151,7 +150,6 @@ export class LessonRepo extends Context.Service<LessonRepo, {
     LessonRecord,
     LessonNotFound | StaleRecord<LessonRecord> | UnknownSection | PublicVideoOnPaidLesson | VideoNotFound | PersistenceError
   >
-  usingVideo(key: string): Effect.Effect<ReadonlyArray<LessonUsingFile>, PersistenceError>
   usingVideos(keys: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<LessonVideoUse>, PersistenceError>
   delete(courseId: CourseId, id: LessonId, edit?: Edit): Effect.Effect<void, LessonNotFound | StaleRecord<LessonRecord> | PersistenceError>
   revisions(
@@ -326,16 +324,6 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         return updated
       })
 
-      const usingVideo = Effect.fn("LessonRepo.usingVideo")(function*(key: string) {
-        const { lessons } = yield* Ref.get(state)
-        const using = [...lessons.values()]
-          .filter((lesson) => lesson.video_key === key)
-          .sort((a, b) => a.course_id - b.course_id || a.id - b.id)
-        // Lessons of a deleted course are gone, though this map still holds them.
-        const live = yield* Effect.filter(using, (lesson) => courseExists(lesson.course_id))
-        return live.map((lesson): LessonUsingFile => ({ course_id: lesson.course_id, lesson_id: lesson.id }))
-      })
-
       const usingVideos = Effect.fn("LessonRepo.usingVideos")(function*(keys: ReadonlyArray<string>) {
         const wanted = new Set(keys)
         const { lessons } = yield* Ref.get(state)
@@ -483,7 +471,6 @@ export class LessonRepo extends Context.Service<LessonRepo, {
         delete: delete_,
         revisions,
         revision,
-        usingVideo,
         usingVideos,
         listForViewer,
         insertSection,

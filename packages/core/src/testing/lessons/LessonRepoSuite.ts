@@ -369,23 +369,6 @@ export const lessonRepoSuite = <E>(
           }
         }))
 
-      it.effect("usingVideo names the lessons whose video is the key, by course and id; a deleted course's are gone", () =>
-        Effect.gen(function*() {
-          const repo = yield* LessonRepo
-          const first = yield* newCourse
-          const second = yield* newCourse
-          const video = yield* media(uniqueKey("private/media/"))
-          assert.deepStrictEqual(yield* repo.usingVideo(video), [])
-          const a = yield* repo.insert(second, lesson("a", { video_key: video }))
-          const b = yield* repo.insert(first, lesson("b", { video_key: video }))
-          yield* repo.insert(first, lesson("c"))
-          const expected = [{ course_id: first, lesson_id: b.id }, { course_id: second, lesson_id: a.id }]
-            .sort((x, y) => x.course_id - y.course_id)
-          assert.deepStrictEqual(yield* repo.usingVideo(video), expected)
-          yield* (yield* CourseRepo).delete(second)
-          assert.deepStrictEqual(yield* repo.usingVideo(video), [{ course_id: first, lesson_id: b.id }])
-        }))
-
       it.effect("usingVideos names, in one read, the lessons whose video is one of the keys, with the key, by course and id", () =>
         Effect.gen(function*() {
           const repo = yield* LessonRepo
