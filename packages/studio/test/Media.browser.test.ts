@@ -1,6 +1,8 @@
 /**
  * The Media view end to end in Debian's chromium against `npm start` (StudioInChromium):
- * several files uploaded at once (one presigned PUT each below the client's multipart
+ * several files uploaded at once, chosen with "Upload files" or dropped on the drop zone
+ * (a drag from the desktop through chromium's input; a text file refused at the zone),
+ * one presigned PUT each below the client's multipart
  * threshold, parts in parallel above it), each with its own progress bar; "Pause" and
  * "Resume" of an upload in parts; a reload in the middle of a 200 MiB upload that resumes
  * from the parts storage holds (bytes sent again: at most one part per part in flight);
@@ -180,6 +182,41 @@ describe.runIf(chromiumTestsRun)("Studio in chromium: Media", () => {
     expect(await library.getByRole("row").filter({ hasText: "lecture.mp4" }).textContent()).toContain("Private")
     await context.close()
   }, 240_000)
+
+  it("files dropped on the drop zone upload as the button's do; a type the library does not take is refused at the zone", async () => {
+    const { context, page } = await openMedia(studio)
+    const zone = page.locator(".drop-zone")
+    // A drag of files from the desktop, through chromium's own input (DevTools protocol).
+    const cdp = await context.newCDPSession(page)
+    const box = (await zone.boundingBox())!
+    const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 }
+    // dragOperationsMask 1: a copy, what a file manager offers.
+    const drag = (type: "dragEnter" | "dragOver" | "drop", files: ReadonlyArray<string>) =>
+      cdp.send("Input.dispatchDragEvent", { type, ...at, data: { items: [], files: [...files], dragOperationsMask: 1 } })
+    // A text file: the zone says it cannot take it, and nothing uploads.
+    const notes = fileOf("notes.txt", 10, 0x41)
+    await drag("dragEnter", [notes])
+    await drag("dragOver", [notes])
+    expect(await zone.getAttribute("data-drop-target")).toBeNull()
+    await drag("drop", [notes])
+    // Two files the library takes, dropped together.
+    const dropped = [fileOf("dropped-clip.mp4", 20 * 1024, 5), fileOf("dropped-still.png", 8 * 1024, 6)]
+    await drag("dragEnter", dropped)
+    await drag("dragOver", dropped)
+    await expect.poll(() => zone.getAttribute("data-drop-target")).toBe("true")
+    await drag("drop", dropped)
+    await upload(page, "dropped-clip.mp4").getByText("(Uploaded)").waitFor({ timeout: 30_000 })
+    await upload(page, "dropped-still.png").getByText("(Uploaded)").waitFor({ timeout: 30_000 })
+    expect(await upload(page, "notes.txt").count()).toBe(0)
+    const stored = await storedMedia(studio.url())
+    expect(stored.filter(({ name }) => name.startsWith("dropped-") || name === "notes.txt").map(({ name, visibility, size_bytes }) => ({ name, visibility, size_bytes })))
+      .toEqual([
+        { name: "dropped-clip.mp4", visibility: "public", size_bytes: 20 * 1024 },
+        { name: "dropped-still.png", visibility: "public", size_bytes: 8 * 1024 }
+      ])
+    expect(await seriousViolations(page)).toEqual([])
+    await context.close()
+  })
 
   it("Cancel of an upload in parts deletes it: nothing remembered, nothing recorded", async () => {
     const { context, page } = await openMedia(studio)
