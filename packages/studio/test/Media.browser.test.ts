@@ -1,9 +1,9 @@
 /**
  * The Media view end to end in Debian's chromium against `npm start` (StudioInChromium):
  * several files uploaded at once, chosen with "Upload files" or dropped on the drop zone
- * (a drag from the desktop through chromium's input; a text file refused at the zone),
- * one presigned PUT each below the client's multipart
- * threshold, parts in parallel above it), each with its own progress bar; "Pause" and
+ * (a drag from the desktop through chromium's input; a text file refused at the zone):
+ * one presigned PUT each below the client's multipart threshold, parts in parallel above
+ * it, each with its own progress bar; "Pause" and
  * "Resume" of an upload in parts; a reload in the middle of a 200 MiB upload that resumes
  * from the parts storage holds (bytes sent again: at most one part per part in flight);
  * "Private (paid lessons)"; "Used by" naming the lesson that plays a file, or "Not used";
