@@ -33,6 +33,14 @@ const add = (course: CourseText) =>
   Effect.flatMap(CourseRepo, (repo) =>
     repo.insert({ ...publishedNow, content_html: "", ...course, slugBase: Slug.fromTitle(course.title) }))
 
+/** Adds courses titled by their status and `tag`, published or not at a time around the store's now. */
+const byStatus = (tag: string) =>
+  Effect.map(storeNow, (now) => ({
+    now,
+    day: { days: 1 },
+    at: (status: PublishStatus, publishAt: DateTime.Utc | null) => add({ title: `${status} ${tag}`, status, publish_at: publishAt })
+  }))
+
 /** The ids `query` finds for `audience` (absent: the request names none), best first, in one page. */
 const idsFor = (query: string, audience?: CatalogueAudience) =>
   Effect.flatMap(CourseRepo, (repo) =>
@@ -121,10 +129,7 @@ export const courseSearchSuite = <E>(name: string, repoLayer: Layer.Layer<Course
       it.effect("only courses visible now are found: no drafts, no scheduled courses", () =>
         Effect.gen(function*() {
           const tag = newTag()
-          const now = yield* storeNow
-          const day = { days: 1 }
-          const at = (status: PublishStatus, publishAt: DateTime.Utc | null) =>
-            add({ title: `${status} ${tag}`, status, publish_at: publishAt })
+          const { at, now, day } = yield* byStatus(tag)
           yield* at("draft", null)
           yield* at("draft", DateTime.subtract(now, day))
           const scheduled = yield* at("published", DateTime.add(now, day))
@@ -144,10 +149,7 @@ export const courseSearchSuite = <E>(name: string, repoLayer: Layer.Layer<Course
       it.effect("an admin's search finds what the admin list shows for its status: all, draft, published, scheduled", () =>
         Effect.gen(function*() {
           const tag = newTag()
-          const now = yield* storeNow
-          const day = { days: 1 }
-          const at = (status: PublishStatus, publishAt: DateTime.Utc | null) =>
-            add({ title: `${status} ${tag}`, status, publish_at: publishAt })
+          const { at, now, day } = yield* byStatus(tag)
           const draft = yield* at("draft", null)
           // A draft with a publish_at passed is still a draft; one with a publish_at ahead too.
           const draftDated = yield* at("draft", DateTime.subtract(now, day))
