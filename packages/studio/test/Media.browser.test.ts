@@ -4,7 +4,8 @@
  * (a drag from the desktop through chromium's input; a text file refused at the zone):
  * one presigned PUT each below the client's multipart threshold, parts in parallel above
  * it, each with its own progress bar; "Pause" and
- * "Resume" of an upload in parts; a reload in the middle of a 200 MiB upload that resumes
+ * "Resume" of an upload in parts; a dropped connection (parts retried, then "Failed" and
+ * "Resume", which sends only the parts storage lacks); a reload in the middle of a 200 MiB upload that resumes
  * from the parts storage holds (bytes sent again: at most one part per part in flight);
  * "Private (paid lessons)"; "Used by" naming the lesson that plays a file, or "Not used";
  * "Delete" asked first, and the API's 409 naming the lesson that plays the file. axe-core
@@ -15,7 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { FileChooser, Page } from "playwright-core"
-import { authors, chromiumTestsRun, expectRefusal, openStudioAtPublicUrl, seriousViolations, useStudio } from "./StudioInChromium.ts"
+import { authors, chromiumTestsRun, expectConsoleError, expectRefusal, openStudioAtPublicUrl, seriousViolations, useStudio } from "./StudioInChromium.ts"
 
 const screenshots = join(import.meta.dirname, "../../../docs/studio")
 const MiB = 1024 * 1024
@@ -256,6 +257,44 @@ describe.runIf(chromiumTestsRun)("Studio in chromium: Media", () => {
       await context.close()
     }
   }, 300_000)
+
+  it("a dropped connection: each part is retried, then the row says Failed with Resume; Resume sends only the parts storage lacks", async () => {
+    const path = fileOf("offline.mp4", 80 * MiB, 8)
+    const { context, page } = await openMedia(studio)
+    const puts = recordPuts(page)
+    // The link to storage: slow while up; while down, every PUT is reset.
+    let down = false
+    await page.route("**/storage/**", async (route) => {
+      if (route.request().method() === "PUT") {
+        if (down) return route.abort("connectionreset")
+        await new Promise((resolve) => setTimeout(resolve, 300))
+      }
+      await route.continue().catch(() => undefined)
+    })
+    expectConsoleError(page, /ERR_CONNECTION_RESET/)
+    await chooseFiles(page, path)
+    await expect.poll(() => new Set(puts.finished).size, { timeout: 60_000 }).toBeGreaterThanOrEqual(4)
+    down = true
+    const sentWhileUp = puts.started.length
+    // Longer than the client's retries (0.5 s, 1 s, 2 s): the upload stops and says so.
+    const row = upload(page, "offline.mp4")
+    await row.getByText("(Failed)").waitFor({ timeout: 30_000 })
+    const triesWhileDown = new Map<number, number>()
+    for (const part of puts.started.slice(sentWhileUp)) triesWhileDown.set(part, (triesWhileDown.get(part) ?? 0) + 1)
+    expect(Math.max(...triesWhileDown.values()), "a part is tried again three times before the upload fails").toBeGreaterThanOrEqual(3)
+    expect(await row.getByRole("alert").textContent()).not.toBe("")
+    const held = new Set(puts.finished)
+    const sentBefore = puts.started.length
+    down = false
+    await row.getByRole("button", { name: "Resume" }).click()
+    await row.getByText("(Uploaded)").waitFor({ timeout: 120_000 })
+    expect(puts.started.slice(sentBefore).filter((part) => held.has(part)), "a part storage held is not sent again").toEqual([])
+    // 80 MiB in 5 MiB parts: each sent and held once at the end.
+    expect(new Set(puts.finished).size).toBe(16)
+    const stored = (await storedMedia(studio.url())).find((media) => media.name === "offline.mp4")
+    expect(stored?.size_bytes).toBe(80 * MiB)
+    await context.close()
+  }, 180_000)
 
   it("Used by names the lesson that plays a file, else Not used; Delete asks first; a file a lesson plays is refused (409) and the dialog names the lesson and course; unused, it goes", async () => {
     const { context, page } = await openMedia(studio)
