@@ -8,9 +8,9 @@
 const nextLink = /<([^>]*)>\s*;\s*rel="?next"?/
 
 /**
- * The `cursor` of the next page a `Link` header names, or undefined on the last page:
- * `client.courses.search({ query: { q, cursor: nextCursor(headers.link) } })`. For the
- * course list the cursor is an id: `CourseId.make(Number(cursor))`.
+ * The `cursor` of the next page a `Link` header names, or undefined on the last page,
+ * as every paged call takes it: `client.courses.list({ query: { cursor } })`, likewise
+ * search, revisions, the media library, `/me/courses` and a course's learners.
  */
 export const nextCursor = (link: string | null | undefined): string | undefined => {
   const target = link == null ? null : nextLink.exec(link)

@@ -118,9 +118,9 @@ describe("@coursekit/client against the standalone server", () => {
           admin.courses.create({ payload: { title: "Client scheduled", content_html: "", publish_at: DateTime.makeUnsafe("2099-06-01T08:00:00Z") } })
         )
         assert.strictEqual(DateTime.formatIso(scheduled.publish_at!), "2099-06-01T08:00:00.000Z")
-        const drafts = yield* Effect.promise(() => admin.courses.list({ query: { cursor: draft.id, limit: 50, status: "draft" } }))
+        const drafts = yield* Effect.promise(() => admin.courses.list({ query: { cursor: String(draft.id), limit: 50, status: "draft" } }))
         assert.deepStrictEqual(drafts.body.map((item) => [item.id, item.status]), [[draft.id, "draft"]])
-        const publicPage = yield* Effect.promise(() => anonymous.courses.list({ query: { cursor: draft.id, limit: 50 } }))
+        const publicPage = yield* Effect.promise(() => anonymous.courses.list({ query: { cursor: String(draft.id), limit: 50 } }))
         assert.notInclude(publicPage.body.map((item) => item.id), draft.id)
         assert.notInclude(publicPage.body.map((item) => item.id), scheduled.id)
         assert.strictEqual(((yield* rejection(anonymous.courses.get({ params: { id: draft.id } }))) as CoursekitError).status, 404)
@@ -265,6 +265,76 @@ describe("@coursekit/client against the standalone server", () => {
         }).pipe(Effect.provide(CoursekitClient.layerFetch({ baseUrl: url })))
         assert.deepStrictEqual(found.body.map((item) => item.id), [ids[3]])
         assert.isUndefined(found.headers.link)
+        yield* Effect.promise(() => kit.dispose())
+      }))
+
+    it.effect("every paged call takes the cursor nextCursor hands out: courses, search, both revisions, media, my courses, learners", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const kit = createClient({ baseUrl: url, adminToken })
+        const tokenOf = (sub: string) =>
+          new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setIssuedAt().setExpirationTime("5m").sign(new TextEncoder().encode(jwtSecret))
+        /** Every item of every page, one item a page, each next page asked with `nextCursor`'s cursor as it is. */
+        const everyPage = async <T>(page: (cursor: string | undefined) => Promise<{ readonly body: ReadonlyArray<T>; readonly headers: { readonly link?: string | undefined } }>) => {
+          const seen: Array<T> = []
+          let cursor: string | undefined
+          do {
+            const { body, headers } = await page(cursor)
+            assert.isAtMost(body.length, 1)
+            seen.push(...body)
+            cursor = nextCursor(headers.link)
+          } while (cursor !== undefined)
+          return seen
+        }
+        const at = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor })
+        const ids = yield* Effect.promise(async () => {
+          const courses = []
+          for (const n of [1, 2, 3]) courses.push((await kit.courses.create({ payload: { title: `Quokka paging ${n}`, content_html: "" } })).body)
+          const ids = courses.map((course) => course.id)
+          const listed = await everyPage((cursor) => kit.courses.list({ query: { limit: 1, ...(cursor === undefined ? { cursor: String(ids[0]) } : { cursor }) } }))
+          assert.deepStrictEqual(listed.map((course) => course.id).filter((id) => ids.includes(id)), ids)
+          const found = await everyPage((cursor) => kit.courses.search({ query: { q: "quokka paging", limit: 1, ...at(cursor) } }))
+          assert.deepStrictEqual(found.map((course) => course.id), ids)
+
+          const course = courses[0]!
+          await kit.courses.update({ params: { id: course.id }, payload: { title: "Quokka paging, renamed" } })
+          await kit.courses.update({ params: { id: course.id }, payload: { description: "Twice changed" } })
+          const courseRevisions = await everyPage((cursor) => kit.courses.revisions({ params: { id: course.id }, query: { limit: 1, ...at(cursor) } }))
+          assert.strictEqual(courseRevisions.length, 3)
+          const lesson = await kit.lessons.create({ params: { id: course.id }, payload: { title: "Paged lesson" } })
+          await kit.lessons.update({ params: { id: course.id, lesson_id: lesson.id }, payload: { title: "Paged lesson, renamed" } })
+          const lessonRevisions = await everyPage((cursor) => kit.lessons.revisions({ params: { id: course.id, lesson_id: lesson.id }, query: { limit: 1, ...at(cursor) } }))
+          assert.strictEqual(lessonRevisions.length, 2)
+
+          const uploaded: Array<{ readonly id: number }> = []
+          for (const n of [1, 2, 3]) uploaded.push(await kit.uploadMedia(new File([new Uint8Array(100).fill(n)], `paged-${n}.png`, { type: "image/png" })))
+          const media = await everyPage((cursor) => kit.media.list({ query: { limit: 1, ...at(cursor) } }))
+          assert.deepStrictEqual(media.map((file) => file.id).filter((id) => uploaded.some((file) => file.id === id)), uploaded.map((file) => file.id))
+
+          const learners = ["paging-ann", "paging-bob", "paging-cy"]
+          for (const user of learners) await kit.purchases.grant({ params: { id: course.id, user_id: UserId.make(user) } })
+          const listedLearners = await everyPage((cursor) => kit.learning.learners({ params: { id: course.id }, query: { limit: 1, ...at(cursor) } }))
+          assert.deepStrictEqual(listedLearners.map((row) => row.user_id).sort(), learners)
+          for (const other of courses.slice(1)) await kit.purchases.grant({ params: { id: other.id, user_id: UserId.make("paging-ann") } })
+          const ann = createClient({ baseUrl: url, viewerToken: await tokenOf("paging-ann") })
+          const mine = await everyPage((cursor) => ann.learning.myCourses({ query: { limit: 1, ...at(cursor) } }))
+          assert.deepStrictEqual(mine.map((item) => item.course.id).sort((a, b) => a - b), ids)
+          await ann.dispose()
+          return ids
+        })
+        // The Effect client takes the same text.
+        const listed = yield* Effect.gen(function*() {
+          const client = yield* CoursekitClient
+          const seen: Array<CourseId> = []
+          let cursor: string | undefined = String(ids[0])
+          while (cursor !== undefined) {
+            const { body, headers } = yield* client.courses.list({ query: { limit: 1, cursor } })
+            seen.push(...body.map((course) => course.id))
+            cursor = nextCursor(headers.link)
+          }
+          return seen
+        }).pipe(Effect.provide(CoursekitClient.layerFetch({ baseUrl: url })))
+        assert.deepStrictEqual(listed.filter((id) => ids.some((own) => own === id)), ids)
         yield* Effect.promise(() => kit.dispose())
       }))
 

@@ -56,7 +56,19 @@ import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, Op
 import { AdminAuth } from "./auth/AdminAuth.ts"
 import { CatalogueAuth } from "./auth/CatalogueAuth.ts"
 import { ApiProblems } from "./problems/ApiProblems.ts"
-import { CourseIdParam, LearnerCursorParam, LessonIdParam, MediaFileIdParam, PageLimitParam, RevisionIdParam, SectionIdParam, SlugParam } from "./PathParams.ts"
+import {
+  CourseCursorParam,
+  CourseIdParam,
+  LearnerCursorParam,
+  LessonIdParam,
+  MediaCursorParam,
+  PageLimitParam,
+  RevisionCursorParam,
+  RevisionIdParam,
+  SectionIdParam,
+  SlugParam,
+  UserCursorParam
+} from "./PathParams.ts"
 import { describeEditHeaders } from "./problems/EditHeadersDoc.ts"
 import { problemsFor } from "./problems/DomainProblems.ts"
 import { describeGenerationEventStream } from "./handlers/GenerationEventStream.ts"
@@ -111,7 +123,7 @@ const preconditions = "With If-Match (the ETag of the record as last read, or it
 const revisionPages = "Newest first, with cursor pagination: when more follow, a Link header names the next page."
 /** The query of a revision list. */
 const revisionQuery = {
-  cursor: Schema.optional(RevisionIdParam).annotate({ description: "First revision id of the page (inclusive); the pages go down. Omit for the newest." }),
+  cursor: Schema.optional(RevisionCursorParam).annotate({ description: "First revision id of the page (inclusive); the pages go down. Omit for the newest." }),
   limit: Schema.optional(PageLimitParam)
 }
 
@@ -126,7 +138,7 @@ export class CoursesApi extends HttpApiGroup.make("courses")
   .add(
     HttpApiEndpoint.get("list", "/courses", {
       query: {
-        cursor: Schema.optional(CourseIdParam).annotate({
+        cursor: Schema.optional(CourseCursorParam).annotate({
           description: "First course id of the page (inclusive). Omit for the first page."
         }),
         limit: Schema.optional(PageLimitParam),
@@ -305,7 +317,7 @@ export class MediaApi extends HttpApiGroup.make("media")
       ),
     HttpApiEndpoint.get("list", "/admin/media", {
       query: {
-        cursor: Schema.optional(MediaFileIdParam).annotate({ description: "First media file id of the page (inclusive)." }),
+        cursor: Schema.optional(MediaCursorParam).annotate({ description: "First media file id of the page (inclusive)." }),
         limit: Schema.optional(PageLimitParam)
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(MediaListItem), NextLink),
@@ -613,7 +625,7 @@ export class LearningApi extends HttpApiGroup.make("learning")
     HttpApiEndpoint.get("learners", "/admin/courses/:id/learners", {
       params: { id: CourseIdParam },
       query: {
-        cursor: Schema.optional(UserId).annotate({ description: "The last user id of the previous page (exclusive), as the Link names it." }),
+        cursor: Schema.optional(UserCursorParam).annotate({ description: "The last user id of the previous page (exclusive), as the Link names it." }),
         limit: Schema.optional(PageLimitParam)
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(Learner), NextLink),

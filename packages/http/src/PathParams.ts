@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { CourseId, LessonId, RevisionId, MediaFileId, maxId, maxPageSize, SectionId, Slug, storableText } from "@coursekit/core"
+import { CourseId, LessonId, MediaFileId, RevisionId, maxId, maxPageSize, SectionId, Slug, storableText, UserId } from "@coursekit/core"
 import { Schema, SchemaTransformation } from "effect"
 
 /**
@@ -15,12 +15,7 @@ import { Schema, SchemaTransformation } from "effect"
  * OpenAPI document shows parameters as plain strings (patterns are not rendered there),
  * so the description states the form and the range.
  */
-const canonicalDecimal = <S extends Schema.Top & { readonly Type: number; readonly Encoded: number }>(
-  id: S,
-  what: string,
-  range: readonly [number, number],
-  maxDigits: number
-) =>
+const decimalText = (what: string, range: readonly [number, number], maxDigits: number) =>
   Schema.String.check(
     Schema.isPattern(new RegExp(`^[1-9][0-9]{0,${maxDigits - 1}}$`), {
       message: `${what} must be a positive whole number written in decimal digits, without sign, leading zeros or exponent`
@@ -28,7 +23,34 @@ const canonicalDecimal = <S extends Schema.Top & { readonly Type: number; readon
   ).annotate({
     description: `${what[0]!.toUpperCase()}${what.slice(1)}: ${range[0]} to ${range[1]}, in decimal digits without sign, ` +
       "leading zeros or exponent (anything else is a 400)."
-  }).pipe(Schema.decodeTo(id, SchemaTransformation.numberFromString))
+  })
+
+const canonicalDecimal = <S extends Schema.Top & { readonly Type: number; readonly Encoded: number }>(
+  id: S,
+  what: string,
+  range: readonly [number, number],
+  maxDigits: number
+) => decimalText(what, range, maxDigits).pipe(Schema.decodeTo(id, SchemaTransformation.numberFromString))
+
+/**
+ * A page's cursor that is an id, kept as its text: what the previous page's `Link` names
+ * and the client's `nextCursor` hands out, so that every paged call takes the cursor as
+ * text (issue #37). Checked here as the id is (a 400 otherwise); the handler reads the id
+ * with `courseOfCursor` and the like.
+ */
+const idCursor = (what: string, range: readonly [number, number], maxDigits: number) =>
+  decimalText(what, range, maxDigits).check(
+    Schema.makeFilter((text) => !/^[0-9]+$/.test(text) || Number(text) <= range[1] || `${what} must be at most ${range[1]}`)
+  )
+
+/** What a checked cursor names (undefined: the first page). */
+const ofCursor = <A>(make: (text: string) => A) => (cursor: string | undefined): A | undefined =>
+  cursor === undefined ? undefined : make(cursor)
+
+export const courseOfCursor = ofCursor((text) => CourseId.make(Number(text)))
+export const revisionOfCursor = ofCursor((text) => RevisionId.make(Number(text)))
+export const mediaOfCursor = ofCursor((text) => MediaFileId.make(Number(text)))
+export const userOfCursor = ofCursor((text) => UserId.make(text))
 
 /** A course id in a path or query. */
 export const CourseIdParam = canonicalDecimal(CourseId, "the course id", [1, maxId], 10)
@@ -39,14 +61,25 @@ export const LessonIdParam = canonicalDecimal(LessonId, "the lesson id", [1, max
 /** A section id in a path. */
 export const SectionIdParam = canonicalDecimal(SectionId, "the section id", [1, maxId], 10)
 
+/** A course id as a page's cursor (the course list's). */
+export const CourseCursorParam = idCursor("the course id", [1, maxId], 10)
+
 /** The opaque cursor of the learner's courses, as a query parameter. */
 export const LearnerCursorParam = Schema.String.check(Schema.isMaxLength(64), storableText("cursor"))
 
-/** A revision id in a path or a query. */
+/** A revision id in a path. */
 export const RevisionIdParam = canonicalDecimal(RevisionId, "the revision id", [1, maxId], 10)
 
-/** A media file id in a query (the media library's cursor). */
-export const MediaFileIdParam = canonicalDecimal(MediaFileId, "the media file id", [1, Number.MAX_SAFE_INTEGER], 16)
+/** A revision id as a page's cursor (the revisions'). */
+export const RevisionCursorParam = idCursor("the revision id", [1, maxId], 10)
+
+/** A media file id as a page's cursor (the media library's). */
+export const MediaCursorParam = idCursor("the media file id", [1, Number.MAX_SAFE_INTEGER], 16)
+
+/** A user id as a page's cursor (a course's learners'): checked as a user id is, kept as text. */
+export const UserCursorParam = Schema.String.check(
+  Schema.makeFilter((text) => Schema.is(UserId)(text) || "the cursor must be a user id as the previous page's Link names it")
+)
 
 /** A page size in a query: 1 to the largest page. */
 export const PageLimitParam = canonicalDecimal(

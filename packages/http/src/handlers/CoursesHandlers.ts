@@ -12,6 +12,7 @@ import { problems } from "../problems/DomainProblems.ts"
 import { withNextLink } from "./NextPageLink.ts"
 import { MountPrefix, pathOf } from "../edge/RequestPath.ts"
 import { creatorEdit, editOf, withEtag } from "./EditHeaders.ts"
+import { courseOfCursor, revisionOfCursor } from "../PathParams.ts"
 
 // Links are the mount prefix and the path the request came in on, so they stay right
 // wherever the host mounts the API.
@@ -25,7 +26,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
         const limit = query.limit ?? defaultPageSize
         // CatalogueAuth refused `status` to anyone but admins.
         const audience = (yield* CurrentAudience) === "admin" ? adminAudience(query.status) : publicAudience
-        const page = yield* problems(catalogue.list({ cursor: query.cursor, limit, audience }))
+        const page = yield* problems(catalogue.list({ cursor: courseOfCursor(query.cursor), limit, audience }))
         return withNextLink(page, { prefix, url: request.url, limit, keep: { status: query.status } })
       }),
     search: ({ query, request }) =>
@@ -63,7 +64,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "courses", Effect.fn(fun
     revisions: ({ params, query, request }) =>
       Effect.gen(function*() {
         const limit = query.limit ?? defaultRevisionPageSize
-        const page = yield* problems(catalogue.revisions(params.id, { cursor: query.cursor, limit }))
+        const page = yield* problems(catalogue.revisions(params.id, { cursor: revisionOfCursor(query.cursor), limit }))
         return withNextLink(page, { prefix, url: request.url, limit })
       }),
     revision: ({ params }) => problems(catalogue.revision(params.id, params.revision_id)),

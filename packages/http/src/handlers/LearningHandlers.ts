@@ -13,6 +13,7 @@ import { MountPrefix } from "../edge/RequestPath.ts"
 import { problems } from "../problems/DomainProblems.ts"
 import { Unauthorized } from "../problems/Problems.ts"
 import { withNextLink } from "./NextPageLink.ts"
+import { userOfCursor } from "../PathParams.ts"
 
 /** The signed-in viewer's id; anonymous is a 401: progress is a learner's own. */
 const learner = Effect.gen(function*() {
@@ -42,7 +43,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "learning", Effect.fn(fu
     learners: ({ params, query, request }) =>
       Effect.gen(function*() {
         const limit = query.limit ?? defaultPageSize
-        const page = yield* problems(learning.learners(params.id, { cursor: query.cursor, limit }))
+        const page = yield* problems(learning.learners(params.id, { cursor: userOfCursor(query.cursor), limit }))
         return withNextLink(page, { prefix, url: request.url, limit })
       })
   })

@@ -12,6 +12,7 @@ import { problems } from "../problems/DomainProblems.ts"
 import { MountPrefix } from "../edge/RequestPath.ts"
 import { creatorEdit, editOf, withEtag } from "./EditHeaders.ts"
 import { withNextLink } from "./NextPageLink.ts"
+import { revisionOfCursor } from "../PathParams.ts"
 
 /** The `lessons` group. Needs `Lessons`. */
 export const layer = HttpApiBuilder.group(CoursekitApi, "lessons", Effect.fn(function*(handlers) {
@@ -30,7 +31,7 @@ export const layer = HttpApiBuilder.group(CoursekitApi, "lessons", Effect.fn(fun
     revisions: ({ params, query, request }) =>
       Effect.gen(function*() {
         const limit = query.limit ?? defaultRevisionPageSize
-        const page = yield* problems(lessons.revisions(params.id, params.lesson_id, { cursor: query.cursor, limit }))
+        const page = yield* problems(lessons.revisions(params.id, params.lesson_id, { cursor: revisionOfCursor(query.cursor), limit }))
         return withNextLink(page, { prefix, url: request.url, limit })
       }),
     revision: ({ params }) => problems(lessons.revision(params.id, params.lesson_id, params.revision_id)),

@@ -12,6 +12,7 @@ import { problems } from "../problems/DomainProblems.ts"
 import { withNextLink } from "./NextPageLink.ts"
 import { MountPrefix } from "../edge/RequestPath.ts"
 import { creatorEdit } from "./EditHeaders.ts"
+import { mediaOfCursor } from "../PathParams.ts"
 
 /** The `courseUploads` group. Needs `Uploads`. */
 export const layerCourseUploads = HttpApiBuilder.group(CoursekitApi, "courseUploads", Effect.fn(function*(handlers) {
@@ -33,7 +34,7 @@ export const layerMedia = HttpApiBuilder.group(CoursekitApi, "media", Effect.fn(
     finalizeUpload: ({ payload }) => problems(uploads.finalizeMedia(payload)),
     list: ({ query, request }) => {
       const limit = query.limit ?? defaultPageSize
-      return uploads.listMedia({ cursor: query.cursor, limit }).pipe(
+      return uploads.listMedia({ cursor: mediaOfCursor(query.cursor), limit }).pipe(
         Effect.map((page) => withNextLink(page, { prefix, url: request.url, limit })),
         problems
       )

@@ -1,6 +1,5 @@
 /** The course list as the API pages it (list, or search), and creating a course. */
 import { nextCursor } from "@coursekit/client"
-import { CourseId } from "@coursekit/core"
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { studioClient } from "../../app/studioClient.ts"
 
@@ -28,7 +27,7 @@ const fetchPage = async ({ status, q, cursor }: CoursePageRequest) => {
     query: {
       limit: pageSize,
       ...(status === "all" ? {} : { status }),
-      ...(cursor === undefined ? {} : { cursor: CourseId.make(Number(cursor)) })
+      ...(cursor === undefined ? {} : { cursor })
     }
   })
   return { items: body, next: nextCursor(headers.link) }

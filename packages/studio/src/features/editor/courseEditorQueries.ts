@@ -51,13 +51,12 @@ export const saveCourse = (id: number) => (draft: CourseDraft, version: number):
   writeCourse(id, { title: draft.title, description: draft.description.trim() === "" ? null : draft.description, content_html: draft.content_html }, version, { autosave: true })
 
 /** A page of the course's revisions, newest first, and the next page's cursor. */
-export const courseRevisionPage = async (id: number, cursor: number | undefined) => {
+export const courseRevisionPage = async (id: number, cursor: string | undefined) => {
   const { body, headers } = await studioClient.courses.revisions({
     params: { id: CourseId.make(id) },
-    query: { limit: 20, ...(cursor === undefined ? {} : { cursor: RevisionId.make(cursor) }) }
+    query: { limit: 20, ...(cursor === undefined ? {} : { cursor }) }
   })
-  const next = nextCursor(headers.link)
-  return { items: body, next: next === undefined ? undefined : Number(next) }
+  return { items: body, next: nextCursor(headers.link) }
 }
 
 /** One revision's snapshot of the course. */

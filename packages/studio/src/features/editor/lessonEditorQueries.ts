@@ -86,13 +86,12 @@ export const saveLesson = (courseId: number, lessonId: number) => (draft: Lesson
   writeLesson(courseId, lessonId, { title: draft.title, content_html: draft.content_html }, version, { autosave: true })
 
 /** A page of the lesson's revisions, newest first, and the next page's cursor. */
-export const lessonRevisionPage = async (courseId: number, lessonId: number, cursor: number | undefined) => {
+export const lessonRevisionPage = async (courseId: number, lessonId: number, cursor: string | undefined) => {
   const { body, headers } = await studioClient.lessons.revisions({
     params: { id: CourseId.make(courseId), lesson_id: LessonId.make(lessonId) },
-    query: { limit: 20, ...(cursor === undefined ? {} : { cursor: RevisionId.make(cursor) }) }
+    query: { limit: 20, ...(cursor === undefined ? {} : { cursor }) }
   })
-  const next = nextCursor(headers.link)
-  return { items: body, next: next === undefined ? undefined : Number(next) }
+  return { items: body, next: nextCursor(headers.link) }
 }
 
 /** One revision's snapshot of the lesson. */

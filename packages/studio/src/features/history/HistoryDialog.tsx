@@ -23,7 +23,7 @@ export interface HistorySource {
   /** Names the record in the query cache (`["course", 12]`). */
   readonly key: ReadonlyArray<unknown>
   /** A page of revisions from `cursor` (undefined: the newest), and the next page's cursor. */
-  readonly page: (cursor: number | undefined) => Promise<{ readonly items: ReadonlyArray<RevisionRow>; readonly next: number | undefined }>
+  readonly page: (cursor: string | undefined) => Promise<{ readonly items: ReadonlyArray<RevisionRow>; readonly next: string | undefined }>
   /** One revision's fields, as compared with the current ones. */
   readonly fieldsOf: (revisionId: number) => Promise<ReadonlyArray<Omit<ComparedField, "right">>>
   /** The current fields, by label: read when a revision is compared (a long body's text is not free). */
@@ -50,7 +50,7 @@ const History = ({ source, close }: { readonly source: HistorySource; readonly c
   const pages = useInfiniteQuery({
     queryKey: [...source.key, "revisions"],
     queryFn: ({ pageParam }) => source.page(pageParam),
-    initialPageParam: undefined as number | undefined,
+    initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next
   })
   const [selected, setSelected] = useState<number>()

@@ -1,6 +1,6 @@
 /** The media library as the API pages it, deleting a file, and uploading files into it. */
 import { CoursekitError, nextCursor } from "@coursekit/client"
-import { CourseId, MediaFileId, MediaUses } from "@coursekit/core"
+import { CourseId, MediaUses } from "@coursekit/core"
 import { Option, Schema } from "effect"
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { studioClient } from "../../app/studioClient.ts"
@@ -10,7 +10,7 @@ export const mediaKey = ["media"] as const
 
 const fetchPage = async (cursor: string | undefined) => {
   const { body, headers } = await studioClient.media.list({
-    query: { limit: mediaPageSize, ...(cursor === undefined ? {} : { cursor: MediaFileId.make(Number(cursor)) }) }
+    query: { limit: mediaPageSize, ...(cursor === undefined ? {} : { cursor }) }
   })
   return { items: body, next: nextCursor(headers.link) }
 }
