@@ -200,6 +200,11 @@ export interface ServerSettings {
   readonly studioDir: string
   /** Least severe level logged; request lines are `Info`. */
   readonly logLevel: LogLevel.LogLevel
+  /**
+   * How log lines are written (`LOG_FORMAT`): `auto` (the default) as text a person reads
+   * when standard output is a terminal, else JSON lines; `json` always JSON lines.
+   */
+  readonly logFormat: "auto" | "json"
 }
 
 /** The HTML sanitizer's worker processes and bounds. */
@@ -282,7 +287,8 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   sanitizerMaxElements: intBetween("SANITIZER_MAX_ELEMENTS", 1, 10_000_000, defaultHtmlLimits.maxElements),
   studioEnabled: Config.Boolean("STUDIO_ENABLED").pipe(Config.withDefault(true)),
   studioDir: Config.NonEmptyString("STUDIO_DIR").pipe(Config.withDefault(defaultStudioDir)),
-  logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info"))
+  logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info")),
+  logFormat: Config.Literals(["auto", "json"], "LOG_FORMAT").pipe(Config.withDefault<"auto" | "json">("auto"))
 }).pipe(Config.map((raw) => {
   const publicUrl = Option.match(raw.publicUrl, {
     onNone: () => `http://localhost:${raw.port}`,
@@ -332,6 +338,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     },
     studioEnabled: raw.studioEnabled,
     studioDir: raw.studioDir,
-    logLevel: raw.logLevel
+    logLevel: raw.logLevel,
+    logFormat: raw.logFormat
   }
 }))

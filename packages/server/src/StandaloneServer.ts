@@ -108,6 +108,7 @@ const announce = (settings: ServerSettings, origin: Origin) =>
         `public URL ${publicUrl}, API docs ${publicUrl}/docs, OpenAPI ${publicUrl}/openapi.json` +
         (settings.studioEnabled ? `, Studio ${publicUrl}${StudioRoutes.studioPath}/` : "")
     )
+    yield* Effect.logInfo(`Data directory: ${settings.dataDir}`)
     // Provider and model only: never a key or a base URL (which may hold credentials).
     yield* Effect.logInfo(
       settings.aiModels.length === 0

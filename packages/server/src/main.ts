@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Entry point of the standalone service (`npm start`, `node packages/server/dist/main.js`).
- * Logs are JSON lines on standard output; SIGINT and SIGTERM shut down gracefully (stop
+ * Logs are text on a terminal, else JSON lines on standard output (`LOG_FORMAT`); SIGINT and SIGTERM shut down gracefully (stop
  * accepting, finish requests in flight, close the database) and exit 0. A failure to
  * start prints one line on standard error — what is wrong and what to do — and exits 1.
  */
@@ -10,6 +10,7 @@ import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { settings as readSettings, type ServerSettings } from "./ServerConfig.ts"
 import * as StandaloneServer from "./StandaloneServer.ts"
 import * as StartFailure from "./StartFailure.ts"
+import * as TerminalLog from "./TerminalLog.ts"
 
 /** What the process exits with when it could not start. */
 const startFailureExitCode = 1
@@ -48,7 +49,9 @@ let settings: ServerSettings | undefined
 
 const program = Effect.gen(function*() {
   settings = yield* readSettings
-  return yield* Layer.launch(StandaloneServer.layerFrom(settings))
+  // Text a person reads on a terminal; JSON lines for anything else, or with LOG_FORMAT=json.
+  const logger = TerminalLog.writesText(settings.logFormat, process.stdout.isTTY === true) ? TerminalLog.logger : Logger.consoleJson
+  return yield* Layer.launch(StandaloneServer.layerFrom(settings)).pipe(Effect.provide(Logger.layer([logger])))
 }).pipe(
   Effect.catchCause((cause) =>
     Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => {

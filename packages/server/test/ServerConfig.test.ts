@@ -33,6 +33,7 @@ describe("ServerConfig.settings", () => {
       assert.deepStrictEqual(parsed.sessionSecret, Option.none())
       assert.strictEqual(parsed.listCacheEntries, 10_000)
       assert.strictEqual(parsed.logLevel, "Info")
+      assert.strictEqual(parsed.logFormat, "auto")
       assert.deepStrictEqual(parsed.jwtSecret, Option.none())
       assert.deepStrictEqual(parsed.jwksUrl, Option.none())
       assert.deepStrictEqual(parsed.aiModels, [])
@@ -55,6 +56,7 @@ describe("ServerConfig.settings", () => {
         SESSION_SECRET: "session-secret-0123456789-0123456789",
         LIST_CACHE_ENTRIES: "0",
         LOG_LEVEL: "Warn",
+        LOG_FORMAT: "json",
         STORAGE: "s3",
         S3_ENDPOINT: "http://127.0.0.1:9000",
         S3_REGION: "eu-central-1",
@@ -99,6 +101,7 @@ describe("ServerConfig.settings", () => {
       assert.strictEqual(Option.map(parsed.sessionSecret, Redacted.value).pipe(Option.getOrUndefined), "session-secret-0123456789-0123456789")
       assert.strictEqual(parsed.listCacheEntries, 0)
       assert.strictEqual(parsed.logLevel, "Warn")
+      assert.strictEqual(parsed.logFormat, "json")
       assert.strictEqual(Option.map(parsed.jwtSecret, Redacted.value).pipe(Option.getOrThrow), "a-viewer-token-secret-of-32-chars!")
       assert.strictEqual(Option.getOrThrow(parsed.jwksUrl), "https://id.example.com/.well-known/jwks.json")
       assert.strictEqual(Option.getOrThrow(parsed.jwtIssuer), "https://id.example.com/")

@@ -153,6 +153,47 @@ describe("npx coursekit", () => {
 })
 
 describe("start-up failures print one line and exit 1", () => {
+  /** The server from sources on a terminal (`script` gives it one), until it has said where its data is; what the terminal showed. */
+  const onTerminal = (env: Readonly<Record<string, string>>) =>
+    new Promise<string>((done, fail) => {
+      const command = `exec ${process.execPath} --conditions=@coursekit/source --import tsx packages/server/src/main.ts`
+      const child = spawn("script", ["-qec", command, "/dev/null"], {
+        cwd: root,
+        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true
+      })
+      let shown = ""
+      const timer = setTimeout(() => (process.kill(-child.pid!, "SIGKILL"), fail(new Error(`no data directory line:\n${shown}`))), 30_000)
+      child.stdout.on("data", (chunk: Buffer) => {
+        shown += chunk.toString()
+        if (!/Data directory/.test(shown)) return
+        clearTimeout(timer)
+        process.kill(-child.pid!, "SIGTERM")
+        child.on("exit", () => done(shown.replaceAll("\r\n", "\n")))
+      })
+    })
+
+  it("on a terminal: a short banner to read, the admin token of the first start on a line of its own; LOG_FORMAT=json keeps JSON lines", async () => {
+    const dataDir = scratch("terminal")
+    const shown = await onTerminal({ DATA_DIR: dataDir })
+    const generated = readFileSync(join(dataDir, "admin-token"), "utf8").trim()
+    const lines = shown.split("\n").filter((line) => line.trim() !== "")
+    expect(lines.filter((line) => line.trimStart().startsWith("{")), shown).toEqual([])
+    expect(lines).toContain(`  Admin token: ${generated}`)
+    expect(lines.some((line) => /^Coursekit is listening on http:\/\/127\.0\.0\.1:\d+; .*API docs http:\/\/127\.0\.0\.1:\d+\/docs/.test(line)), shown).toBe(true)
+    expect(lines).toContain(`Data directory: ${dataDir}`)
+    // The second start reads the token: it is not shown again.
+    const again = await onTerminal({ DATA_DIR: dataDir })
+    expect(again).not.toContain(generated)
+    expect(again).toContain(`Admin token: read it from ${join(dataDir, "admin-token")}.`)
+    // Asked for JSON, JSON it is, even on a terminal.
+    const json = await onTerminal({ DATA_DIR: scratch("terminal-json"), LOG_FORMAT: "json" })
+    const entries = json.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
+    expect(entries.some((entry) => typeof entry.annotations["adminToken"] === "string")).toBe(true)
+    expect(entries.some((entry) => String(entry.message).startsWith("Data directory: "))).toBe(true)
+  }, 90_000)
+
   it("a variable that is not valid names it", async () => {
     expectOneLine(await runToExit({ DATA_DIR: scratch("bad-variable"), PORT: "eighty" }), /^coursekit: PORT is not valid: .*Fix or unset PORT/)
   })

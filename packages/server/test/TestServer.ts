@@ -69,6 +69,7 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     studioEnabled: false,
     studioDir: join(dataDir, "studio"),
     logLevel: "Warn",
+    logFormat: "json",
     ...overrides
   }
 }
