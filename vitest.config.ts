@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs"
+import { availableParallelism } from "node:os"
 import { defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
@@ -28,9 +29,15 @@ const reporters: Array<string | [string, { outputFile: string }]> = report === u
   ? ["default"]
   : ["default", ["json", { outputFile: report }]]
 
+// Vitest's default is one file at a time on two cores (cores − 1). The suites mostly wait —
+// on servers they start, browsers, databases, loopback fakes — so two at a time there
+// halves the wall time without starving either.
+const maxWorkers = Math.max(2, availableParallelism() - 1)
+
 export default defineConfig({
   test: {
     reporters,
+    maxWorkers,
     projects: ["packages/core", "packages/postgres", "packages/storage-s3", "packages/storage-local", "packages/llm-openai", "packages/llm-gemini", "packages/http", "packages/client", "packages/server", "packages/studio", "examples", "scripts"].map((root) => ({
       ssr,
       test: {
