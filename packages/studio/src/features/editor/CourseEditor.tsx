@@ -6,7 +6,6 @@
  */
 import { useQueryClient } from "@tanstack/react-query"
 import { DateTime } from "effect"
-import { useState } from "react"
 import { Button, FieldError, Input, Label, TextArea, TextField } from "react-aria-components"
 import { hrefOf, navigate } from "../../app/route.ts"
 import { problemMessage } from "../../shared/problemMessage.ts"
@@ -29,11 +28,10 @@ import {
   useCourse,
   writeCourse
 } from "./courseEditorQueries.ts"
-import { clearDraft, readDraft } from "./localDraft.ts"
 import { RichTextEditor } from "./RichTextEditor.tsx"
 import { UnsavedCopyBanner } from "./UnsavedCopyBanner.tsx"
-import { statusText, useAutosave } from "./useAutosave.ts"
-import { useCrashCopy, useEditedDraft } from "./useEditedDraft.ts"
+import { useAutosavedRecord } from "./useAutosavedRecord.ts"
+import { statusText } from "./useAutosave.ts"
 
 export const CourseEditorPage = ({ id }: { readonly id: number }) => {
   const course = useCourse(id)
@@ -53,27 +51,16 @@ type Course = NonNullable<ReturnType<typeof useCourse>["data"]>
 
 const CourseEditor = ({ course }: { readonly course: Course }) => {
   const queries = useQueryClient()
-  const draft = useEditedDraft<CourseDraft>(() => courseDraftOf(course))
-  const [recovered, setRecovered] = useState(() => {
-    const kept = readDraft<CourseDraft>("course", course.id)
-    const server = courseDraftOf(course)
-    return kept !== undefined && JSON.stringify(kept.draft) !== JSON.stringify(server) ? kept : undefined
-  })
-  const { status, queue } = useAutosave<CourseDraft>({
+  const { draft, status, queue, crashCopy, recovered, dismissRecovered, changed } = useAutosavedRecord<CourseDraft>({
+    kind: "course",
+    id: course.id,
     version: course.version,
+    opened: courseDraftOf(course),
     save: saveCourse(course.id),
-    onSaved: (version, saved) => {
+    onSaved: (version, saved) =>
       queries.setQueryData(courseKey(course.id), (old: Course | undefined) => old === undefined ? old : { ...old, ...saved, version })
-      if (!queue.dirty) crashCopy.clear()
-    }
   })
-  const crashCopy = useCrashCopy("course", course.id, () => ({ version: queue.version, draft: draft.read() }))
   const titleError = draft.shown.title.trim() === "" ? "A course needs a title." : undefined
-  const changed = () => {
-    crashCopy.changed()
-    // An empty title is not sent: the API would refuse it; the field says why.
-    if (draft.fields().title.trim() !== "") queue.edit(draft.read)
-  }
   const changePublishing = async (change: PublishChange) => {
     const payload = change._tag === "unpublish"
       ? { status: "draft" as const }
@@ -119,9 +106,9 @@ const CourseEditor = ({ course }: { readonly course: Course }) => {
           onRestore={() => {
             draft.replace(recovered.draft)
             queue.edit(draft.read)
-            setRecovered(undefined)
+            dismissRecovered()
           }}
-          onDiscard={() => (clearDraft("course", course.id), setRecovered(undefined))}
+          onDiscard={() => (crashCopy.clear(), dismissRecovered())}
         />
       )}
       <TextField value={draft.shown.title} onChange={(title) => (draft.setFields({ title }), changed())} isRequired maxLength={200} isInvalid={titleError !== undefined}>

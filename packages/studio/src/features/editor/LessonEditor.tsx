@@ -29,11 +29,10 @@ import {
   useLesson,
   writeLesson
 } from "./lessonEditorQueries.ts"
-import { clearDraft, readDraft } from "./localDraft.ts"
 import { RichTextEditor } from "./RichTextEditor.tsx"
 import { UnsavedCopyBanner } from "./UnsavedCopyBanner.tsx"
-import { statusText, useAutosave } from "./useAutosave.ts"
-import { useCrashCopy, useEditedDraft } from "./useEditedDraft.ts"
+import { useAutosavedRecord } from "./useAutosavedRecord.ts"
+import { statusText } from "./useAutosave.ts"
 
 /** Where the author is: the course list, then the course (its title once known), a link back to each. */
 const Breadcrumbs = ({ courseId }: { readonly courseId: number }) => {
@@ -66,29 +65,18 @@ type Lesson = NonNullable<ReturnType<typeof useLesson>["data"]>
 const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonly lesson: Lesson }) => {
   const queries = useQueryClient()
   const key = lessonKey(courseId, lesson.id)
-  const draft = useEditedDraft<LessonDraft>(() => lessonDraftOf(lesson))
-  const [recovered, setRecovered] = useState(() => {
-    const kept = readDraft<LessonDraft>("lesson", lesson.id)
-    return kept !== undefined && JSON.stringify(kept.draft) !== JSON.stringify(lessonDraftOf(lesson)) ? kept : undefined
-  })
   const [previewBusy, setPreviewBusy] = useState(false)
   const [previewError, setPreviewError] = useState<string>()
   const update = (changes: Partial<Lesson>) => queries.setQueryData(key, (old: Lesson | undefined) => (old === undefined ? old : { ...old, ...changes }))
-  const { status, queue } = useAutosave<LessonDraft>({
+  const { draft, status, queue, crashCopy, recovered, dismissRecovered, changed } = useAutosavedRecord<LessonDraft>({
+    kind: "lesson",
+    id: lesson.id,
     version: lesson.version,
+    opened: lessonDraftOf(lesson),
     save: saveLesson(courseId, lesson.id),
-    onSaved: (version, saved) => {
-      update({ ...saved, version })
-      if (!queue.dirty) crashCopy.clear()
-    }
+    onSaved: (version, saved) => update({ ...saved, version })
   })
-  const crashCopy = useCrashCopy("lesson", lesson.id, () => ({ version: queue.version, draft: draft.read() }))
   const titleError = draft.shown.title.trim() === "" ? "A lesson needs a title." : undefined
-  const changed = () => {
-    crashCopy.changed()
-    // An empty title is not sent: the API would refuse it; the field says why.
-    if (draft.fields().title.trim() !== "") queue.edit(draft.read)
-  }
   // Not an autosave: who may open the lesson is a decision, kept as a revision of its own.
   const changePreview = async (isPreview: boolean) => {
     setPreviewBusy(true)
@@ -150,9 +138,9 @@ const LessonEditor = ({ courseId, lesson }: { readonly courseId: number; readonl
           onRestore={() => {
             draft.replace(recovered.draft)
             queue.edit(draft.read)
-            setRecovered(undefined)
+            dismissRecovered()
           }}
-          onDiscard={() => (clearDraft("lesson", lesson.id), setRecovered(undefined))}
+          onDiscard={() => (crashCopy.clear(), dismissRecovered())}
         />
       )}
       <TextField value={draft.shown.title} onChange={(title) => (draft.setFields({ title }), changed())} isRequired maxLength={200} isInvalid={titleError !== undefined}>
