@@ -205,6 +205,8 @@ export interface ServerSettings {
    * when standard output is a terminal, else JSON lines; `json` always JSON lines.
    */
   readonly logFormat: "auto" | "json"
+  /** Fill an empty database with the demo once the server listens (`DEMO`, or `npm start -- --demo`). */
+  readonly demo: boolean
 }
 
 /** The HTML sanitizer's worker processes and bounds. */
@@ -288,7 +290,8 @@ export const settings: Config.Config<ServerSettings> = Config.all({
   studioEnabled: Config.Boolean("STUDIO_ENABLED").pipe(Config.withDefault(true)),
   studioDir: Config.NonEmptyString("STUDIO_DIR").pipe(Config.withDefault(defaultStudioDir)),
   logLevel: Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault<LogLevel.LogLevel>("Info")),
-  logFormat: Config.Literals(["auto", "json"], "LOG_FORMAT").pipe(Config.withDefault<"auto" | "json">("auto"))
+  logFormat: Config.Literals(["auto", "json"], "LOG_FORMAT").pipe(Config.withDefault<"auto" | "json">("auto")),
+  demo: Config.Boolean("DEMO").pipe(Config.withDefault(false))
 }).pipe(Config.map((raw) => {
   const publicUrl = Option.match(raw.publicUrl, {
     onNone: () => `http://localhost:${raw.port}`,
@@ -339,6 +342,7 @@ export const settings: Config.Config<ServerSettings> = Config.all({
     studioEnabled: raw.studioEnabled,
     studioDir: raw.studioDir,
     logLevel: raw.logLevel,
-    logFormat: raw.logFormat
+    logFormat: raw.logFormat,
+    demo: raw.demo
   }
 }))

@@ -24,6 +24,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { type Config, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { HttpServer, type HttpServerError } from "effect/http"
 import * as AdminTokenFile from "./AdminTokenFile.ts"
+import * as DemoData from "./DemoData.ts"
 import * as DefaultServices from "./DefaultServices.ts"
 import * as SecretFile from "./SecretFile.ts"
 import { type ServerSettings, settings as readSettings } from "./ServerConfig.ts"
@@ -109,6 +110,18 @@ const announce = (settings: ServerSettings, origin: Origin) =>
         (settings.studioEnabled ? `, Studio ${publicUrl}${StudioRoutes.studioPath}/` : "")
     )
     yield* Effect.logInfo(`Data directory: ${settings.dataDir}`)
+    if (settings.demo) {
+      // The API at the address it is bound to (the public URL may be a proxy's).
+      const local = address._tag === "UnixPathAddress" ? publicUrl : `http://${host === "localhost" ? "127.0.0.1" : host}:${address.port}`
+      const adminToken = settings.adminTokens[0] ?? (yield* AdminTokenFile.ensure(settings.dataDir)).token
+      yield* DemoData.run({
+        url: local,
+        adminToken,
+        jwtSecret: Option.getOrUndefined(settings.jwtSecret),
+        issuer: Option.getOrUndefined(settings.jwtIssuer),
+        audience: Option.getOrUndefined(settings.jwtAudience)
+      })
+    }
     // Provider and model only: never a key or a base URL (which may hold credentials).
     yield* Effect.logInfo(
       settings.aiModels.length === 0

@@ -8,6 +8,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { settings as readSettings, type ServerSettings } from "./ServerConfig.ts"
+import * as DemoData from "./DemoData.ts"
 import * as StandaloneServer from "./StandaloneServer.ts"
 import * as StartFailure from "./StartFailure.ts"
 import * as TerminalLog from "./TerminalLog.ts"
@@ -49,6 +50,8 @@ let settings: ServerSettings | undefined
 
 const program = Effect.gen(function*() {
   settings = yield* readSettings
+  // `npm start -- --demo` or DEMO=1: an empty database gets something to look at.
+  if (settings.demo || process.argv.slice(2).includes("--demo")) settings = yield* DemoData.settingsOf(settings)
   // Text a person reads on a terminal; JSON lines for anything else, or with LOG_FORMAT=json.
   const logger = TerminalLog.writesText(settings.logFormat, process.stdout.isTTY === true) ? TerminalLog.logger : Logger.consoleJson
   return yield* Layer.launch(StandaloneServer.layerFrom(settings)).pipe(Effect.provide(Logger.layer([logger])))

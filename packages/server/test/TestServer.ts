@@ -70,6 +70,7 @@ export const testSettings = (overrides: Partial<ServerSettings> = {}): ServerSet
     studioDir: join(dataDir, "studio"),
     logLevel: "Warn",
     logFormat: "json",
+    demo: false,
     ...overrides
   }
 }
