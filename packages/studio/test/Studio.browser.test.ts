@@ -217,8 +217,14 @@ if (chromiumTestsRun) {
     it("what the server has not got is kept in this browser (within 2 s while typing, at once when the tab closes) and offered again: Restore unsaved changes saves it", async () => {
       const { context, page } = await openStudio(studio, "alice")
       const id = await newCourse(page, "Crash copy")
-      // The server never answers this tab's saves: what it types exists only in the browser.
-      await page.route(`**/courses/${id}`, (route) => (route.request().method() === "PATCH" ? undefined : route.continue()))
+      // Every save of this tab is refused before it reaches the server (503, as from a proxy
+      // whose upstream is down): what it types exists only in the browser. (A request held
+      // unanswered instead is let through when the tab closes.)
+      expectRefusal(page, `503 /courses/${id}`)
+      await page.route(`**/courses/${id}`, (route) =>
+        route.request().method() === "PATCH"
+          ? route.fulfill({ status: 503, contentType: "application/problem+json", body: JSON.stringify({ status: 503, title: "Service Unavailable" }) })
+          : route.continue())
       const kept = () =>
         page.evaluate((key) => localStorage.getItem(key), `coursekit-studio:draft:course:${id}`).then((text) =>
           text === null ? null : (JSON.parse(text) as { draft: { content_html: string } }).draft.content_html)
