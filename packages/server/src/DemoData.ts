@@ -13,9 +13,9 @@
 import { createHmac } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { crc32, deflateSync } from "node:zlib"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Option, Redacted } from "effect"
+import * as Png from "./Png.ts"
 import * as SecretFile from "./SecretFile.ts"
 import type { ServerSettings } from "./ServerConfig.ts"
 
@@ -28,29 +28,8 @@ const viewerTokenDays = 30
 /** The repository's test clip (examples/test/fixtures/README.md says how it was made). */
 const lectureClip = fileURLToPath(new URL("../../../examples/test/fixtures/lecture.mp4", import.meta.url))
 
-/** A `width`×`height` PNG: warm stripes, drawn here (no image file needed). */
-const thumbnailPng = (width: number, height: number): Uint8Array<ArrayBuffer> => {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data])
-    const length = Buffer.alloc(4)
-    length.writeUInt32BE(data.length)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(crc32(body))
-    return Buffer.concat([length, body, crc])
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header.set([8, 2, 0, 0, 0], 8) // 8-bit RGB
-  const rows = Buffer.alloc(height * (1 + width * 3))
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const stripe = Math.floor((x + y) / 24) % 2
-      rows.set(stripe === 0 ? [224, 142, 64] : [246, 214, 160], y * (1 + width * 3) + 1 + x * 3)
-    }
-  }
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))])
-}
+/** The demo course's thumbnail: warm stripes, drawn here (no image file needed). */
+const thumbnailPng = () => Png.encode(640, 360, (x, y) => (Math.floor((x + y) / 24) % 2 === 0 ? [224, 142, 64] : [246, 214, 160]))
 
 const base64url = (text: string) => Buffer.from(text).toString("base64url")
 
@@ -124,7 +103,7 @@ export const fill = (url: string, adminToken: string): Promise<DemoAdded | undef
       "Four loaves in two weeks, with nothing but flour, water, salt and yeast.",
       "<h2>What you will bake</h2><p>A plain white loaf, a wholemeal one, rolls and a focaccia.</p><ul><li>Week 1: the dough</li><li>Week 2: shaping and baking</li></ul>"
     )
-    const image = thumbnailPng(640, 360)
+    const image = thumbnailPng()
     const thumbnail = await api<Issued>("POST", `/courses/${bread.id}/upload-url`, { file_name: "bread.png", content_type: "image/png" }, 200)
     await put(thumbnail, image)
     await api("POST", `/courses/${bread.id}/finalize-upload`, { file_key: thumbnail.file_key }, 200)

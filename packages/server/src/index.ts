@@ -6,6 +6,7 @@
  */
 export * as AdminTokenFile from "./AdminTokenFile.ts"
 export * as DefaultServices from "./DefaultServices.ts"
+export * as Png from "./Png.ts"
 export * as ServerConfig from "./ServerConfig.ts"
 export * as StandaloneServer from "./StandaloneServer.ts"
 export * as WorkerHtmlSanitizer from "./WorkerHtmlSanitizer.ts"
