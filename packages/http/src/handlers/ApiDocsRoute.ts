@@ -15,7 +15,8 @@ import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { type HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 
-const effectPackage = createRequire(import.meta.url)("effect/package.json") as { readonly version: string }
+const require = createRequire(import.meta.url)
+const effectPackage = require("effect/package.json") as { readonly version: string }
 
 /**
  * Scalar's standalone script as the installed Effect bundles it. Effect keeps it in a
@@ -24,7 +25,7 @@ const effectPackage = createRequire(import.meta.url)("effect/package.json") as {
  */
 const scalarScript = () =>
   Effect.promise(async () => {
-    const root = dirname(createRequire(import.meta.url).resolve("effect/package.json"))
+    const root = dirname(require.resolve("effect/package.json"))
     const bundled = await import(pathToFileURL(join(root, "dist/http-api/internal/httpApiScalar.js")).href) as { readonly javascript: string }
     return bundled.javascript
   })
