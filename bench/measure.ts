@@ -4,7 +4,7 @@
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawn } from "node:child_process"
-import { openSync, readdirSync, readFileSync } from "node:fs"
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import pg from "pg"
 
@@ -82,7 +82,8 @@ export interface Server {
  * Starts `script` with node (built JavaScript: no transpiler in the measured process)
  * and waits until `readyPath` answers 200.
  * Its standard output goes to /dev/null, as it would to a log shipper, so the load
- * generator in this process does not pay for reading it. `nodeArgs` go before the script
+ * generator in this process does not pay for reading it, or to the file `logFile` (the
+ * request log's cost measured as a deployment pays it). `nodeArgs` go before the script
  * (e.g. `--cpu-prof`).
  */
 export const startServer = async (
@@ -92,13 +93,16 @@ export const startServer = async (
   port: number,
   readyPath = "/courses?limit=1",
   nodeArgs: ReadonlyArray<string> = [],
-  readyWithinSeconds = 30
+  readyWithinSeconds = 30,
+  logFile = "/dev/null"
 ): Promise<Server> => {
+  const output = openSync(logFile, "a")
   const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ["ignore", openSync("/dev/null", "w"), "inherit"]
+    stdio: ["ignore", output, "inherit"]
   })
+  closeSync(output) // the child has its own copy
   let exited = false
   child.on("exit", () => (exited = true))
   const url = `http://127.0.0.1:${port}`
@@ -133,6 +137,13 @@ export const stopServer = (server: Server) =>
     server.child.on("exit", () => done())
     server.child.kill("SIGTERM")
   })
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
 
 /** Resident memory of a process now and at its peak, in MiB. */
 export const memoryOf = (pid: number) => {

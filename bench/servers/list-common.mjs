@@ -31,12 +31,16 @@ export const pageOf = (url) => {
   return { cursor, limit, values: [Number(cursor), Number(limit) + 1] }
 }
 
-/** The response for `page` from the rows of `listSql`: `{ status, headers, body }`. */
-export const pageResponse = (rows, page, ifNoneMatch) => {
+/**
+ * The response for `page` from the rows of `listSql`: `{ status, headers, body }`, the
+ * items written by `serialize` (`JSON.stringify` unless a response schema's serializer
+ * is given).
+ */
+export const pageResponse = (rows, page, ifNoneMatch, serialize = JSON.stringify) => {
   const size = Number(page.limit)
   const version = rows[0].version
   const found = rows[0].id === null ? [] : rows
-  const headers = { etag: `"${version}.${page.cursor}.${page.limit}"`, "cache-control": "no-cache", vary: "authorization" }
+  const headers = { etag: `"${version}.${page.cursor}.${page.limit}"`, "cache-control": "no-cache", vary: "authorization, cookie" }
   const notModified = ifNoneMatch !== undefined &&
     ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === headers.etag)
   if (notModified) return { status: 304, headers, body: "" }
@@ -47,14 +51,46 @@ export const pageResponse = (rows, page, ifNoneMatch) => {
     slug: row.slug,
     thumbnail_url: row.thumbnail_key === null ? null : cdn + row.thumbnail_key.split("/").map(encodeURIComponent).join("/")
   }))
-  return { status: 200, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(items) }
+  return { status: 200, headers: { "content-type": "application/json", ...headers }, body: serialize(items) }
 }
 
-/** The response to `url` read through a `pg` pool. */
-export const listPage = async (pool, url, ifNoneMatch) => {
+/**
+ * The response to `url` read through a `pg` pool. `production` (the `fastify-prod`
+ * peer): `checkRows` sees the rows before they are used, `serialize` writes the items.
+ */
+export const listPage = async (pool, url, ifNoneMatch, production = {}) => {
   const page = pageOf(url)
   if (page.refused !== undefined) return page.refused
   // Named, so prepared once per connection, as Coursekit's driver prepares its statements.
   const { rows } = await pool.query({ name: "list", text: listSql, values: page.values })
-  return pageResponse(rows, page, ifNoneMatch)
+  production.checkRows?.(rows)
+  return pageResponse(rows, page, ifNoneMatch, production.serialize)
+}
+
+/** JSON schema of a row of `listSql` (the page's rows, or one row of nulls past the end). */
+export const listRowSchema = {
+  type: "object",
+  required: ["version", "id", "title", "slug", "thumbnail_key"],
+  properties: {
+    version: { type: "string" },
+    id: { type: ["integer", "null"] },
+    title: { type: ["string", "null"] },
+    slug: { type: ["string", "null"] },
+    thumbnail_key: { type: ["string", "null"] }
+  }
+}
+
+/** JSON schema of a page's items, as the response schema of `fastify-prod`. */
+export const listItemsSchema = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["id", "title", "slug", "thumbnail_url"],
+    properties: {
+      id: { type: "integer" },
+      title: { type: "string" },
+      slug: { type: "string" },
+      thumbnail_url: { type: ["string", "null"] }
+    }
+  }
 }

@@ -80,7 +80,7 @@ const lessonOf = (row, purchased, position) => {
  * groups: the loose lessons, then the sections in order (only those with a lesson
  * shown), positions 1…n over what is shown.
  */
-export const answerOf = (course, rows, viewer, ifNoneMatch) => {
+export const answerOf = (course, rows, viewer, ifNoneMatch, serialize = JSON.stringify) => {
   if (course === undefined) return { status: 404, headers: { "content-type": "application/json" }, body: '{"status":404}' }
   const purchased = course.purchased
   const loose = []
@@ -97,7 +97,7 @@ export const answerOf = (course, rows, viewer, ifNoneMatch) => {
     }
     current.lessons.push(lessonOf(row, purchased, current.lessons.length + 1))
   }
-  const body = JSON.stringify({
+  const body = serialize({
     id: course.id,
     title: course.title,
     slug: course.slug,
@@ -120,12 +120,83 @@ export const answerOf = (course, rows, viewer, ifNoneMatch) => {
   return { status: 200, headers: { ...headers, "content-type": "application/json" }, body }
 }
 
-/** The response for `slug` and `viewer` over a `pg` pool: the two statements, then {@link answerOf}. */
-export const publicCourse = async (pool, slug, viewer, ifNoneMatch) => {
+/**
+ * The response for `slug` and `viewer` over a `pg` pool: the two statements, then
+ * {@link answerOf}. `production` (the `fastify-prod` peer): `checkCourse` and
+ * `checkLessons` see each statement's rows before they are used, `serialize` writes the
+ * course.
+ */
+export const publicCourse = async (pool, slug, viewer, ifNoneMatch, production = {}) => {
   // Named, so prepared once per connection, as Coursekit's driver prepares its statements.
   const courses = await pool.query({ name: "course", text: courseSql, values: [slug, viewer] })
+  production.checkCourse?.(courses.rows)
   const course = courses.rows[0]
   if (course === undefined) return answerOf(undefined, [], viewer, ifNoneMatch)
   const { rows } = await pool.query({ name: "lessons", text: lessonsSql, values: [course.id, course.purchased] })
-  return answerOf(course, rows, viewer, ifNoneMatch)
+  production.checkLessons?.(rows)
+  return answerOf(course, rows, viewer, ifNoneMatch, production.serialize)
+}
+
+const text = { type: "string" }
+const optionalText = { type: ["string", "null"] }
+
+/** JSON schema of a row of `courseSql`. */
+export const courseRowSchema = {
+  type: "object",
+  required: ["id", "title", "slug", "content_html", "description", "thumbnail_key", "purchased"],
+  properties: { id: { type: "integer" }, title: text, slug: text, content_html: text, description: optionalText, thumbnail_key: optionalText, purchased: { type: "boolean" } }
+}
+
+/** JSON schema of a row of `lessonsSql`. */
+export const lessonRowSchema = {
+  type: "object",
+  required: ["id", "section_id", "section_title", "title", "is_preview", "content_html"],
+  properties: {
+    id: { type: "integer" },
+    section_id: { type: ["integer", "null"] },
+    section_title: optionalText,
+    title: text,
+    is_preview: { type: "boolean" },
+    content_html: optionalText
+  }
+}
+
+const lessonSchema = {
+  type: "object",
+  required: ["id", "title", "position", "is_preview", "access", "content_html", "video_url", "video_url_expires_at", "available_at"],
+  properties: {
+    id: { type: "integer" },
+    title: text,
+    position: { type: "integer" },
+    is_preview: { type: "boolean" },
+    access: { type: "string", enum: ["preview", "purchased", "locked", "upcoming"] },
+    content_html: optionalText,
+    video_url: optionalText,
+    video_url_expires_at: optionalText,
+    available_at: optionalText
+  }
+}
+
+/** JSON schema of the public course, as the response schema of `fastify-prod`. */
+export const publicCourseSchema = {
+  type: "object",
+  required: ["id", "title", "slug", "content_html", "description", "thumbnail_url", "purchased", "lessons", "sections"],
+  properties: {
+    id: { type: "integer" },
+    title: text,
+    slug: text,
+    content_html: text,
+    description: optionalText,
+    thumbnail_url: optionalText,
+    purchased: { type: "boolean" },
+    lessons: { type: "array", items: lessonSchema },
+    sections: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["id", "title", "position", "lessons"],
+        properties: { id: { type: "integer" }, title: text, position: { type: "integer" }, lessons: { type: "array", items: lessonSchema } }
+      }
+    }
+  }
 }
