@@ -21,7 +21,7 @@ import {
   ViewerResolver
 } from "@coursekit/http"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { type Config, Effect, Layer, LogLevel, Option, Redacted, References } from "effect"
+import { type Config, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { HttpServer, type HttpServerError } from "effect/http"
 import * as AdminTokenFile from "./AdminTokenFile.ts"
 import * as DemoData from "./DemoData.ts"
@@ -161,11 +161,7 @@ export const layerFrom = (settings: ServerSettings): Layer.Layer<HttpServer.Http
     ]),
     Layer.provideMerge(core.services),
     // The admin token and session secret files.
-    Layer.provide(NodeServices.layer),
-    // This process exports no traces (it has no tracer to send them to), so its spans
-    // would only cost: each request's, its use case's, its repository's and its
-    // statements'. An app embedding Coursekit with a tracer of its own keeps them all.
-    Layer.provide(Layer.succeed(References.TracerEnabled, false))
+    Layer.provide(NodeServices.layer)
   )
 }
 
