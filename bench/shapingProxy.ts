@@ -44,8 +44,12 @@ export const idealRate = (shape: LinkShape, connections: number) =>
 const chunkBytes = 16 * 1024
 /** Read from a client at most this far ahead of the link: its send buffer, as it were. */
 const aheadBytes = 256 * 1024
-/** Tokens saved up while idle: 10 ms of the link, so a stall of the event loop cannot become a burst. */
-const burstSeconds = 0.01
+/**
+ * Tokens saved up: 50 ms of the link. A real link runs while this process waits for a
+ * core (on a loaded machine, tens of ms at a time); what it would have carried meanwhile
+ * is sent once the proxy runs again, up to 50 ms of it. Beyond that it is lost, and counted.
+ */
+const burstSeconds = 0.05
 
 /** Counts the HTTP request bodies one connection carries, by `partNumber`. */
 class RequestReader {
@@ -125,7 +129,13 @@ export interface ShapedLink {
    * answer's first byte (the store's time), and from the answer at the client to the
    * client's next request on that connection (the uploader's time between parts).
    */
-  readonly timings: () => { readonly storeMs: ReadonlyArray<number>; readonly clientMs: ReadonlyArray<number>; readonly connections: number }
+  readonly timings: () => {
+    readonly storeMs: ReadonlyArray<number>
+    readonly clientMs: ReadonlyArray<number>
+    readonly connections: number
+    /** Link capacity lost while this process was kept from running longer than the tokens it may save up, in bytes. */
+    readonly lostBytes: number
+  }
   readonly resetCounts: () => void
   /**
    * Cuts every connection now: what the link has not delivered is lost, as when the
@@ -157,6 +167,9 @@ export const shapedLink = (shape: LinkShape): ShapedLink => {
   let rotation: Array<Flow> = []
   let turn = 0
   let scheduled = false
+  /** Whether the last pump left connections waiting for tokens: the link was busy, and a refill past the cap is lost. */
+  let backlogged = false
+  let lostBytes = 0
 
   const sendable = (flow: Flow) => flow.open && !flow.gone && flow.pendingBytes > 0 && flow.inFlight < shape.windowBytes
 
@@ -202,7 +215,10 @@ export const shapedLink = (shape: LinkShape): ShapedLink => {
   const pump = () => {
     scheduled = false
     const now = performance.now()
-    tokens = Math.min(shape.rateBytesPerSecond * burstSeconds, tokens + ((now - refilledAt) / 1000) * shape.rateBytesPerSecond)
+    const refilled = tokens + ((now - refilledAt) / 1000) * shape.rateBytesPerSecond
+    tokens = Math.min(shape.rateBytesPerSecond * burstSeconds, refilled)
+    if (backlogged) lostBytes += refilled - tokens
+    backlogged = false
     refilledAt = now
     rotation = [...flows]
     while (tokens > 0) {
@@ -226,6 +242,7 @@ export const shapedLink = (shape: LinkShape): ShapedLink => {
     }
     if ([...flows].some(sendable)) {
       scheduled = true
+      backlogged = true
       setTimeout(pump, Math.max(1, Math.ceil((-tokens / shape.rateBytesPerSecond) * 1000)))
     }
   }
@@ -312,13 +329,14 @@ export const shapedLink = (shape: LinkShape): ShapedLink => {
       }),
     carried: () => byPart,
     carriedTotal: () => total,
-    timings: () => ({ storeMs, clientMs, connections }),
+    timings: () => ({ storeMs, clientMs, connections, lostBytes }),
     resetCounts: () => {
       byPart = new Map()
       total = 0
       storeMs = []
       clientMs = []
       connections = 0
+      lostBytes = 0
     },
     cut: () => {
       for (const flow of [...flows]) flow.drop()
@@ -338,15 +356,15 @@ export interface ShapeCase {
   readonly connections: number
   /** The rate measured at the sink, all connections together, bytes per second. */
   readonly measured: number
-  /** The highest rate over 100 ms at the sink. */
+  /** The highest rate over 250 ms at the sink. */
   readonly peak: number
   /** Whether the proxy's count of body bytes is exactly what the sink received. */
   readonly counted: boolean
   /** min(link, connections · window / RTT). */
   readonly expected: number
   /**
-   * Within 10 % of `expected`, over the link by at most 2 % (and 15 % in any 100 ms: the
-   * bucket saves up 10 ms, the sink's reads come in batches), every byte counted.
+   * Within 10 % of `expected`, over the link by at most 2 % (and 25 % in any 250 ms: the
+   * bucket saves up 50 ms, the sink's reads come in batches), every byte counted.
    */
   readonly ok: boolean
 }
@@ -391,14 +409,14 @@ export const checkShape = async (
     await new Promise((done) => setTimeout(done, 2 * rttMs + 300))
     const from = received
     const start = performance.now()
-    // The fastest 100 ms too: the link must not let a burst through either.
+    // The fastest 250 ms too: the link must not let a burst through either.
     let peak = 0
     let last = { at: start, received }
     const sampler = setInterval(() => {
       const now = performance.now()
       peak = Math.max(peak, (received - last.received) / ((now - last.at) / 1000))
       last = { at: now, received }
-    }, 100)
+    }, 250)
     await new Promise((done) => setTimeout(done, seconds * 1000))
     clearInterval(sampler)
     const measured = (received - from) / ((performance.now() - start) / 1000)
@@ -413,7 +431,7 @@ export const checkShape = async (
     results.push({
       shape, connections, measured, peak, expected, counted: counted === received,
       ok: Math.abs(measured - expected) <= 0.1 * expected && measured <= 1.02 * shape.rateBytesPerSecond &&
-        peak <= 1.15 * shape.rateBytesPerSecond && counted === received
+        peak <= 1.25 * shape.rateBytesPerSecond && counted === received
     })
   }
   return results
