@@ -7,8 +7,9 @@
  * The model, for bytes from the client to the upstream (the upload direction):
  *   - a connection may send only a round trip after it was accepted (the handshake);
  *   - bytes leave through one token bucket at `rateBytesPerSecond`, shared by every
- *     connection of the link (taken round-robin, 16 KiB at a time), so N connections
- *     together never get more than the link;
+ *     connection of the link, so N connections together never get more than the link;
+ *     taken round-robin, 16 KiB at a time: fair queueing between connections, as
+ *     `fq_codel` (the usual Linux default) does, so parts started together end together;
  *   - a connection has at most `windowBytes` out and unacknowledged: bytes reach the
  *     upstream RTT/2 after they leave, and their acknowledgement (which frees the window)
  *     comes back RTT/2 after the upstream's kernel took them;

@@ -369,6 +369,8 @@ const shapedRuns = async (store: string, server: Server, storePort: number | und
       if (await runUploader(job(resumePartsInFlight, statePath), link, killedAt) !== undefined) throw new Error("the uploader finished before it was killed")
       // The server and storage see their PUTs cut off before a new uploader starts.
       await new Promise((done) => setTimeout(done, 1000))
+      // The service's part plan, from the killed uploader's resume store (forgotten once completed).
+      const partSize = Object.values(JSON.parse(readFileSync(statePath, "utf8")) as Record<string, { part_size: number }>)[0]!.part_size
       const first = new Map(link.carried())
       const carriedFirst = link.carriedTotal()
       link.resetCounts()
@@ -377,9 +379,6 @@ const shapedRuns = async (store: string, server: Server, storePort: number | und
       const second = link.carried()
       const { storeMs } = link.timings()
       console.error(`  resumed: store ms per PUT median ${median(storeMs).toFixed(0)}, max ${Math.max(...storeMs).toFixed(0)}; ${storeMs.length} PUTs`)
-      const partSize = (Object.values(JSON.parse(readFileSync(statePath, "utf8")) as Record<string, { part_size: number }>)[0]?.part_size) ??
-        // The store forgets the upload once completed; the plan is the service's: 5 MiB up to about 48 GiB.
-        5 * MiB
       let resentBytes = 0
       let partsResent = 0
       for (const part of new Set([...first.keys(), ...second.keys()])) {
