@@ -268,7 +268,7 @@ const median = (values: ReadonlyArray<number>) => {
 interface ResumeRun {
   readonly store: string
   readonly partSize: number
-  /** Body bytes the proxy had carried when the first uploader was killed, and by the time it was gone. */
+  /** The body bytes carried at which the first uploader was killed, and what the link had carried when it was cut. */
   readonly killedAt: number
   readonly carriedFirst: number
   /** Bytes carried past each part's length over both runs, and the parts carried twice. */
