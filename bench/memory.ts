@@ -14,6 +14,10 @@
  * sampled every 250 ms), and after another idle period its RSS is read again. Printed as
  * a table with the peak (VmHWM) and ratios to the bare baseline. Targets: idle, the
  * embedded default ≤ 250 MiB, on PostgreSQL ≤ 150 MiB.
+ *
+ * That is the `servers` part; the `workload` part (`npmStartWorkload.ts`) measures
+ * `npm start` after issue #36's workload. `BENCH_ONLY=servers` or `=workload` runs one of
+ * them (default both).
  */
 import { PGlite } from "@electric-sql/pglite"
 import pg from "pg"
