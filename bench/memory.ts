@@ -14,6 +14,10 @@
  * sampled every 250 ms), and after another idle period its RSS is read again. Printed as
  * a table with the peak (VmHWM) and ratios to the bare baseline. Targets: idle, the
  * embedded default ≤ 250 MiB, on PostgreSQL ≤ 150 MiB.
+ *
+ * That is the `servers` part; the `workload` part (`npmStartWorkload.ts`) measures
+ * `npm start` after issue #36's workload. `BENCH_ONLY=servers` or `=workload` runs one of
+ * them (default both).
  */
 import { PGlite } from "@electric-sql/pglite"
 import pg from "pg"
@@ -21,12 +25,15 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freshDatabase, load, type LoadResult, memoryOf, seededRandom, type Server, startServer, stopServer } from "./measure.ts"
+import { workloadPart } from "./npmStartWorkload.ts"
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const startupSeconds = 10
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 120)
 const connections = 50
+const parts = new Set((process.env.BENCH_ONLY ?? "servers,workload").split(",").map((part) => part.trim()))
+for (const part of parts) if (!["servers", "workload"].includes(part)) throw new Error(`BENCH_ONLY: no part ${JSON.stringify(part)} (servers, workload)`)
 const courses = 10_000
 
 const database = `coursekit_bench_memory_${process.pid}`
@@ -96,71 +103,80 @@ const loadRow = async (row: Row) => {
   row.result = result
 }
 
-const dropDatabase = await freshDatabase(serverUrl, database)
-const rows: Array<Row> = []
-try {
-  console.log(
-    `Memory (RSS): ${startupSeconds}s after start-up, idle ${idleSeconds}s after it, highest under ${seconds}s of ` +
-      `GET /courses (${connections} connections), idle ${idleSeconds}s after the load; ${courses} courses of 5 KB`
-  )
-  // Both databases migrated by a first start of their server, then seeded alike (PGlite
-  // opened here, with its server stopped).
-  await stopServer(await startServer("postgres", postgres.script, postgres.env, 4200))
-  const seeder = new pg.Client({ connectionString: databaseUrl })
-  await seeder.connect()
-  await seeder.query(seedCourses)
-  await seeder.query("VACUUM ANALYZE coursekit.courses")
-  await seeder.end()
-  await stopServer(await startServer("embedded", embedded.script, embedded.env, 4201))
-  const db = await PGlite.create({ dataDir: join(dataDir, "pglite") })
-  await db.exec(seedCourses)
-  await db.exec("VACUUM ANALYZE coursekit.courses")
-  await db.close()
-  // Courses written by SQL are indexed for search by the next start: once, here, so the
-  // starts measured below are ordinary ones.
-  await stopServer(await startServer("postgres", postgres.script, postgres.env, 4206))
-  await stopServer(await startServer("embedded", embedded.script, embedded.env, 4207))
-
-  // All idle at once (memory is per process), the first start on an empty directory.
-  rows.push(await launch("embedded, first start", { ...embedded, env: { ...embedded.env, DATA_DIR: firstStartDir } }, 4202))
-  rows.push(await launch("embedded (PGlite)", embedded, 4203))
-  rows.push(await launch("postgres", postgres, 4204))
-  rows.push(await launch("bare", bare, 4205))
-  await sleep(idleSeconds * 1000)
-  for (const row of rows) row.idle = memoryOf(row.server.child.pid!).rssMiB
-
-  const loaded = rows.filter((row) => row.name !== "embedded, first start")
-  for (const row of loaded) await loadRow(row)
-  await sleep(idleSeconds * 1000)
-  for (const row of loaded) row.after = memoryOf(row.server.child.pid!).rssMiB
-
-  const peaks = new Map(rows.map((row) => [row.name, memoryOf(row.server.child.pid!).peakMiB]))
-  const baseline = rows.find((row) => row.name === "bare")!
-  const cell = (value: number | undefined, width: number, digits = 0) =>
-    (value === undefined ? "–" : value.toFixed(digits)).padStart(width)
-  const ratio = (value: number | undefined, base: number | undefined) =>
-    value === undefined || base === undefined ? undefined : value / base
-  console.log(
-    "\nserver                 start-up MiB  idle MiB  load MiB  after MiB  peak MiB   req/s  idle ÷ bare  load ÷ bare"
-  )
-  for (const row of rows) {
+/** The servers part: the four servers side by side, idle and under the list benchmark's load. */
+const serversPart = async () => {
+  const dropDatabase = await freshDatabase(serverUrl, database)
+  const rows: Array<Row> = []
+  try {
     console.log(
-      `${row.name.padEnd(22)} ${cell(row.startup, 12)} ${cell(row.idle, 9)} ${cell(row.load, 9)} ${cell(row.after, 10)} ` +
-        `${cell(peaks.get(row.name), 9)} ${cell(row.result?.requestsPerSecond, 7)} ${cell(ratio(row.idle, baseline.idle), 12, 2)} ` +
-        `${cell(ratio(row.load, baseline.load), 12, 2)}`
+      `Memory (RSS): ${startupSeconds}s after start-up, idle ${idleSeconds}s after it, highest under ${seconds}s of ` +
+        `GET /courses (${connections} connections), idle ${idleSeconds}s after the load; ${courses} courses of 5 KB`
     )
+    // Both databases migrated by a first start of their server, then seeded alike (PGlite
+    // opened here, with its server stopped).
+    await stopServer(await startServer("postgres", postgres.script, postgres.env, 4200))
+    const seeder = new pg.Client({ connectionString: databaseUrl })
+    await seeder.connect()
+    await seeder.query(seedCourses)
+    await seeder.query("VACUUM ANALYZE coursekit.courses")
+    await seeder.end()
+    await stopServer(await startServer("embedded", embedded.script, embedded.env, 4201))
+    const db = await PGlite.create({ dataDir: join(dataDir, "pglite") })
+    await db.exec(seedCourses)
+    await db.exec("VACUUM ANALYZE coursekit.courses")
+    await db.close()
+    // Courses written by SQL are indexed for search by the next start: once, here, so the
+    // starts measured below are ordinary ones.
+    await stopServer(await startServer("postgres", postgres.script, postgres.env, 4206))
+    await stopServer(await startServer("embedded", embedded.script, embedded.env, 4207))
+
+    // All idle at once (memory is per process), the first start on an empty directory.
+    rows.push(await launch("embedded, first start", { ...embedded, env: { ...embedded.env, DATA_DIR: firstStartDir } }, 4202))
+    rows.push(await launch("embedded (PGlite)", embedded, 4203))
+    rows.push(await launch("postgres", postgres, 4204))
+    rows.push(await launch("bare", bare, 4205))
+    await sleep(idleSeconds * 1000)
+    for (const row of rows) row.idle = memoryOf(row.server.child.pid!).rssMiB
+
+    const loaded = rows.filter((row) => row.name !== "embedded, first start")
+    for (const row of loaded) await loadRow(row)
+    await sleep(idleSeconds * 1000)
+    for (const row of loaded) row.after = memoryOf(row.server.child.pid!).rssMiB
+
+    const peaks = new Map(rows.map((row) => [row.name, memoryOf(row.server.child.pid!).peakMiB]))
+    const baseline = rows.find((row) => row.name === "bare")!
+    const cell = (value: number | undefined, width: number, digits = 0) =>
+      (value === undefined ? "–" : value.toFixed(digits)).padStart(width)
+    const ratio = (value: number | undefined, base: number | undefined) =>
+      value === undefined || base === undefined ? undefined : value / base
+    console.log(
+      "\nserver                 start-up MiB  idle MiB  load MiB  after MiB  peak MiB   req/s  idle ÷ bare  load ÷ bare"
+    )
+    for (const row of rows) {
+      console.log(
+        `${row.name.padEnd(22)} ${cell(row.startup, 12)} ${cell(row.idle, 9)} ${cell(row.load, 9)} ${cell(row.after, 10)} ` +
+          `${cell(peaks.get(row.name), 9)} ${cell(row.result?.requestsPerSecond, 7)} ${cell(ratio(row.idle, baseline.idle), 12, 2)} ` +
+          `${cell(ratio(row.load, baseline.load), 12, 2)}`
+      )
+    }
+    const target = (name: string, limit: number) => {
+      const row = rows.find((candidate) => candidate.name === name)!
+      return `${name} ${row.idle!.toFixed(0)} MiB ≤ ${limit}: ${row.idle! <= limit ? "met" : "MISSED"} ` +
+        `(${row.startup!.toFixed(0)} MiB ${startupSeconds}s after start-up)`
+    }
+    console.log(
+      `\ntargets, idle: ${target("embedded, first start", 250)}; ${target("embedded (PGlite)", 250)}; ${target("postgres", 150)}`
+    )
+  } finally {
+    await Promise.all(rows.filter((row) => row.server.child.exitCode === null).map((row) => stopServer(row.server)))
+    await dropDatabase()
   }
-  const target = (name: string, limit: number) => {
-    const row = rows.find((candidate) => candidate.name === name)!
-    return `${name} ${row.idle!.toFixed(0)} MiB ≤ ${limit}: ${row.idle! <= limit ? "met" : "MISSED"} ` +
-      `(${row.startup!.toFixed(0)} MiB ${startupSeconds}s after start-up)`
-  }
-  console.log(
-    `\ntargets, idle: ${target("embedded, first start", 250)}; ${target("embedded (PGlite)", 250)}; ${target("postgres", 150)}`
-  )
+}
+
+try {
+  if (parts.has("servers")) await serversPart()
+  if (parts.has("workload")) await workloadPart(serverUrl, idleSeconds)
 } finally {
-  await Promise.all(rows.filter((row) => row.server.child.exitCode === null).map((row) => stopServer(row.server)))
   rmSync(dataDir, { recursive: true, force: true })
   rmSync(firstStartDir, { recursive: true, force: true })
-  await dropDatabase()
 }
