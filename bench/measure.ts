@@ -152,6 +152,29 @@ export const memoryOf = (pid: number) => {
   return { rssMiB: kib("VmRSS") / 1024, peakMiB: kib("VmHWM") / 1024 }
 }
 
+/** The processes whose parent is `pid`, and theirs, alive now (from /proc). */
+export const descendantsOf = (pid: number): Array<number> => {
+  const children = new Map<number, Array<number>>()
+  for (const entry of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      // After the command's closing parenthesis: state, then the parent's pid.
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)])
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  const found: Array<number> = []
+  for (let queue = [pid]; queue.length > 0;) {
+    const next = children.get(queue.shift()!) ?? []
+    found.push(...next)
+    queue.push(...next)
+  }
+  return found
+}
+
 /** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`, 100 on Linux). */
 const ticksPerSecond = 100
 

@@ -20,10 +20,10 @@
  * preloads through `NODE_OPTIONS`; the server has no such endpoint).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freshDatabase, memoryOf, root, seededText, withDatabase } from "./measure.ts"
+import { descendantsOf, freshDatabase, memoryOf, root, seededText, withDatabase } from "./measure.ts"
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 const mib = (bytes: number) => bytes / 1024 / 1024
@@ -36,28 +36,6 @@ interface Started {
   readonly npm: ChildProcess
   readonly pid: number
   readonly url: string
-}
-
-/** The processes whose parent is `pid`, and theirs, from /proc. */
-const descendantsOf = (pid: number): Array<number> => {
-  const parents = new Map<number, Array<number>>()
-  for (const entry of readdirSync("/proc")) {
-    if (!/^[0-9]+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-      parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)])
-    } catch {
-      // Gone between the listing and the read.
-    }
-  }
-  const found: Array<number> = []
-  for (let queue = [pid]; queue.length > 0;) {
-    const children = parents.get(queue.shift()!) ?? []
-    found.push(...children)
-    queue.push(...children)
-  }
-  return found
 }
 
 const commandOf = (pid: number) => {

@@ -48,7 +48,7 @@ import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { type Browser, chromium } from "playwright-core"
-import { cpuMicrosOf, freshDatabase, root, seededText, startServer, stopServer, withDatabase } from "./measure.ts"
+import { cpuMicrosOf, descendantsOf, freshDatabase, root, seededText, startServer, stopServer, withDatabase } from "./measure.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const token = "bench-admin-token"
@@ -76,28 +76,14 @@ const percentile = (values: ReadonlyArray<number>, p: number) => {
  * command is chromium's (playwright starts it as a child of this process), in µs.
  */
 const browserCpuMicros = () => {
-  const children = new Map<number, Array<number>>()
-  const commands = new Map<number, string>()
-  for (const entry of readdirSync("/proc")) {
-    if (!/^[0-9]+$/.test(entry)) continue
+  const commandOf = (pid: number) => {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)])
-      commands.set(Number(entry), stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))
+      return readFileSync(`/proc/${pid}/comm`, "utf8")
     } catch {
-      // The process ended between the listing and the read.
+      return ""
     }
   }
-  let total = 0
-  const queue = [...(children.get(process.pid) ?? [])]
-  while (queue.length > 0) {
-    const next = queue.pop()!
-    if (!/chrom/i.test(commands.get(next) ?? "")) continue
-    total += cpuMicrosOf(next)
-    queue.push(...(children.get(next) ?? []))
-  }
-  return total
+  return descendantsOf(process.pid).filter((pid) => /chrom/i.test(commandOf(pid))).reduce((total, pid) => total + cpuMicrosOf(pid), 0)
 }
 const processCpuMicros = () => {
   const usage = process.cpuUsage()
