@@ -3,18 +3,18 @@
  * Once the server listens, an empty database gets two courses written through the API
  * itself, as an author's tools would write them: sections, free previews and paid lessons,
  * a lesson released by drip a week after purchase, a draft lesson, a thumbnail (a PNG
- * drawn at start) and a lecture video (the repository's 16-second test clip; nothing is
- * downloaded), public for the preview and private for the paid lesson. A learner,
+ * drawn at start) and a lecture video (a 16-second MP4 drawn at start; nothing is
+ * downloaded or read from the repository, so a packed install has it too), public for
+ * the preview and private for the paid lesson. A learner,
  * `demo-learner`, has bought the first course; their viewer token is printed with the
  * start-up lines. A database that has any course is left untouched, with one warning.
  *
  * @since 0.1.0
  */
 import { createHmac } from "node:crypto"
-import { existsSync, readFileSync } from "node:fs"
-import { fileURLToPath } from "node:url"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Option, Redacted } from "effect"
+import * as Mp4Video from "./internal/Mp4Video.ts"
 import * as Png from "./Png.ts"
 import * as SecretFile from "./SecretFile.ts"
 import type { ServerSettings } from "./ServerConfig.ts"
@@ -25,11 +25,25 @@ export const demoLearner = "demo-learner"
 /** How long the printed viewer token works. */
 const viewerTokenDays = 30
 
-/** The repository's test clip (examples/test/fixtures/README.md says how it was made). */
-const lectureClip = fileURLToPath(new URL("../../../examples/test/fixtures/lecture.mp4", import.meta.url))
-
 /** The demo course's thumbnail: warm stripes, drawn here (no image file needed). */
 const thumbnailPng = () => Png.encode(640, 360, (x, y) => (Math.floor((x + y) / 24) % 2 === 0 ? [224, 142, 64] : [246, 214, 160]))
+
+/** The lecture clip's picture, frames a second and length (~1.8 MB: raw samples, see `Mp4Video`). */
+export const lectureClipFormat = { width: 256, height: 144, framesPerSecond: 2, seconds: 16 } as const
+
+/**
+ * The demo's lecture clip: the thumbnail's stripes moving to the left, over a white bar
+ * along the bottom that grows with the time played (full in the last frame), so a player
+ * visibly plays and seeks.
+ */
+export const lectureClip = () => {
+  const { framesPerSecond, height, seconds, width } = lectureClipFormat
+  const frames = framesPerSecond * seconds
+  return Mp4Video.encode(lectureClipFormat, (frame, x, y) => {
+    if (y >= height - 16) return x < Math.round(((frame + 1) / frames) * width) ? [255, 255, 255] : [60, 40, 30]
+    return Math.floor((x + y + frame * 8) / 24) % 2 === 0 ? [224, 142, 64] : [246, 214, 160]
+  })
+}
 
 const base64url = (text: string) => Buffer.from(text).toString("base64url")
 
@@ -75,7 +89,6 @@ const put = async (issued: Issued, bytes: Uint8Array<ArrayBuffer>) => {
 /** What the demo wrote, for the start-up lines. */
 export interface DemoAdded {
   readonly courses: ReadonlyArray<string>
-  readonly withVideo: boolean
 }
 
 /** Writes the demo through the API at `url`, unless the database has courses (then `undefined`). */
@@ -89,9 +102,9 @@ export const fill = (url: string, adminToken: string): Promise<DemoAdded | undef
       await put(issued, bytes)
       return (await api<{ readonly file_key: string }>("POST", "/admin/media/finalize-upload", { file_key: issued.file_key }, 200)).file_key
     }
-    const clip = existsSync(lectureClip) ? new Uint8Array(readFileSync(lectureClip)) : undefined
-    const publicVideo = clip === undefined ? null : await media("welcome.mp4", "video/mp4", "public", clip)
-    const privateVideo = clip === undefined ? null : await media("kneading.mp4", "video/mp4", "private", clip)
+    const clip = lectureClip()
+    const publicVideo = await media("welcome.mp4", "video/mp4", "public", clip)
+    const privateVideo = await media("kneading.mp4", "video/mp4", "private", clip)
 
     const course = (title: string, description: string, content_html: string) =>
       api<{ readonly id: number }>("POST", "/courses", { title, description, content_html }, 201)
@@ -144,7 +157,7 @@ export const fill = (url: string, adminToken: string): Promise<DemoAdded | undef
     await lesson(knives.id, { title: "The claw grip", section_id: basics.id, content_html: "<p>Fingertips tucked, knuckles guide the blade.</p>" })
     await lesson(knives.id, { title: "The rock chop", section_id: basics.id, content_html: "<p>The tip stays down; the heel rises and falls.</p>" })
     await api("PUT", `/admin/courses/${bread.id}/purchases/${demoLearner}`, undefined, 200)
-    return { courses: ["Bread at home", "Knife skills"], withVideo: clip !== undefined }
+    return { courses: ["Bread at home", "Knife skills"] }
   })()
 }
 
@@ -182,12 +195,13 @@ export const run = (options: {
       return yield* Effect.logWarning("Demo: this data directory already has courses, so nothing was added; the demo fills only an empty one (a new DATA_DIR).")
     }
     yield* Effect.logInfo(
-      `Demo: added ${added.courses.map((title) => `“${title}”`).join(" and ")}` +
-        (added.withVideo ? "" : " (without videos: examples/test/fixtures/lecture.mp4 is not here)") +
-        `; ${demoLearner} bought “${added.courses[0]}”.`
+      `Demo: added ${added.courses.map((title) => `“${title}”`).join(" and ")}; ${demoLearner} bought “${added.courses[0]}”.`
     )
     if (options.jwtSecret !== undefined) {
       const token = viewerToken(Redacted.value(options.jwtSecret), demoLearner, { issuer: options.issuer, audience: options.audience })
       yield* Effect.logInfo(`Demo: ${demoLearner}'s viewer token (${viewerTokenDays} days): ${token}`)
+    } else {
+      // JWKS_URL without JWT_SECRET: only the identity provider signs the tokens this server accepts.
+      yield* Effect.logInfo(`Demo: no viewer token printed: viewer tokens are checked against JWKS_URL, so sign one for sub "${demoLearner}" with your identity provider.`)
     }
   })

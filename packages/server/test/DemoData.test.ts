@@ -8,7 +8,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { root, type StartedProcess, startProcess } from "./ServerProcess.ts"
+import { lectureClip } from "../src/DemoData.ts"
+import { type StartedProcess, startProcess } from "./ServerProcess.ts"
 
 const start = (dataDir: string, env: Readonly<Record<string, string>>, args: ReadonlyArray<string> = []) =>
   startProcess(process.execPath, ["--conditions=@coursekit/source", "--import", "tsx", "packages/server/src/main.ts", ...args], { DATA_DIR: dataDir, ...env })
@@ -82,7 +83,8 @@ describe("the demo", () => {
       // The preview's video is public; the paid lesson's is private, signed, and plays.
       expect(welcome!.video_url).toMatch(/\/files\/media\/[^?]+\.mp4$/)
       expect(kneading!.video_url).toMatch(/\/files\/private\/media\/[^?]+\.mp4\?expires=\d+&signature=/)
-      const clip = readFileSync(join(root, "examples/test/fixtures/lecture.mp4"))
+      // The clip drawn at start (Mp4Video.browser.test.ts plays it in chromium).
+      const clip = lectureClip()
       const played = await fetch(kneading!.video_url!)
       expect([played.status, played.headers.get("content-type")]).toEqual([200, "video/mp4"])
       expect(Buffer.from(await played.arrayBuffer()).equals(clip)).toBe(true)
@@ -103,6 +105,41 @@ describe("the demo", () => {
       ]])
       const admin = { authorization: `Bearer ${readFileSync(join(dataDir, "admin-token"), "utf8").trim()}` }
       expect(((await (await fetch(`${again.url}/courses`, { headers: admin })).json()) as Array<unknown>).length).toBe(2)
+    } finally {
+      await stop(again)
+    }
+  }, 120_000)
+
+  it("with JWKS_URL and no JWT_SECRET, says why no viewer token is printed", async () => {
+    const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "demo-jwks-"))
+    // Nothing listens there: the demo signs nothing, so the keys are never fetched.
+    const server = await start(dataDir, { JWKS_URL: "http://127.0.0.1:9/jwks.json" }, ["--demo"])
+    try {
+      expect((await demoLines(server)).map((entry) => [entry.level, entry.message])).toEqual([
+        ["INFO", "Demo: added “Bread at home” and “Knife skills”; demo-learner bought “Bread at home”."],
+        ["INFO", "Demo: no viewer token printed: viewer tokens are checked against JWKS_URL, so sign one for sub \"demo-learner\" with your identity provider."]
+      ])
+    } finally {
+      await stop(server)
+    }
+  }, 120_000)
+
+  it("leaves a database alone whose only course is a draft (DEMO=1)", async () => {
+    const dataDir = mkdtempSync(join(process.env.COURSEKIT_TEST_TMP ?? tmpdir(), "demo-draft-"))
+    const first = await start(dataDir, {})
+    try {
+      const admin = { authorization: `Bearer ${readFileSync(join(dataDir, "admin-token"), "utf8").trim()}`, "content-type": "application/json" }
+      const created = await fetch(`${first.url}/courses`, { method: "POST", headers: admin, body: JSON.stringify({ title: "Unfinished", content_html: "<p>Soon.</p>", status: "draft" }) })
+      expect(created.status).toBe(201)
+    } finally {
+      await stop(first)
+    }
+    const again = await start(dataDir, { DEMO: "1" })
+    try {
+      expect((await demoLines(again)).map((entry) => entry.level)).toEqual(["WARN"])
+      const admin = { authorization: `Bearer ${readFileSync(join(dataDir, "admin-token"), "utf8").trim()}` }
+      const titles = ((await (await fetch(`${again.url}/courses`, { headers: admin })).json()) as Array<{ title: string }>).map(({ title }) => title)
+      expect(titles).toEqual(["Unfinished"])
     } finally {
       await stop(again)
     }
