@@ -18,7 +18,13 @@
  *       `JWT_SECRET`, `JWT_ISSUER` and `JWT_AUDIENCE`,
  *   (b) bare `node:http` + `pg` (`servers/progress-bare.mjs`), the baseline: the same JWT
  *       check (`public-course-common.mjs`'s `viewerOf`, `jose`), the same access check
- *       and the same transaction as `PgProgressRepo.record`, the same JSON.
+ *       and the same transaction as `PgProgressRepo.record`, the same JSON;
+ *   (c) `fastify-prod` (`servers/progress-fastify-prod.mjs`), a peer as teams deploy it, as
+ *       issue #36 measures the reads: the same work with pino's line per request, the
+ *       statement deadline, the rows checked with Ajv, the body and the id checked by the
+ *       route's schemas and the answer written from its response schema.
+ * Coursekit and `fastify-prod` write their line per request to a file (the run fails when
+ * one logged fewer lines than it answered).
  *
  * Before any load both servers answer the same requests of learners kept for the checks
  * (a position, a completion and its repeat, an undone completion, a whole course completed
@@ -43,6 +49,9 @@
  * failing, a non-2xx answer under load), not on a missed target.
  */
 import type autocannon from "autocannon"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import pg from "pg"
 import { measureProgressLayers, type ProgressWrite } from "./learner-progress-layers.ts"
 import {
@@ -275,9 +284,13 @@ const writeAt = (index: number): ProgressWrite => {
 // --- servers ------------------------------------------------------------------------------
 
 const servers = [
-  { name: "coursekit", script: "packages/server/dist/main.js", env: { ...coursekitOn(databaseUrl), ...jwt } },
-  { name: "bare", script: "bench/servers/progress-bare.mjs", env: { DATABASE_URL: databaseUrl, POOL_SIZE: "10", ...jwt } }
+  { name: "coursekit", script: "packages/server/dist/main.js", env: { ...coursekitOn(databaseUrl), ...jwt }, logs: true },
+  { name: "bare", script: "bench/servers/progress-bare.mjs", env: { DATABASE_URL: databaseUrl, POOL_SIZE: "10", ...jwt }, logs: false },
+  { name: "fastify-prod", script: "bench/servers/progress-fastify-prod.mjs", env: { DATABASE_URL: databaseUrl, POOL_SIZE: "10", ...jwt }, logs: true }
 ] as const
+// The servers that log a line per request write it to a file here (as a deployment would), not to /dev/null.
+const logDir = mkdtempSync(join(tmpdir(), "coursekit-bench-progress-logs-"))
+const logLines = (file: string) => readFileSync(file, "utf8").split("\n").filter((line) => line.includes("/progress")).length
 const withDatabaseUrl = (env: Record<string, string>, url: string) => ({ ...env, DATABASE_URL: url })
 
 // --- checks -------------------------------------------------------------------------------
@@ -502,13 +515,16 @@ try {
     for (let round = 0; round < (checkOnly || timingsOnly || layersOnly ? 0 : rounds); round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse()
       for (const spec of order) {
+        const logFile = spec.logs ? join(logDir, `${spec.name}-${round + 1}.log`) : undefined
         const server = await startServer(
           spec.name,
           spec.script,
           spec.env,
           4100 + (round * servers.length + servers.indexOf(spec)) % 60,
           readyPath,
-          cpuProfileArgs(profileDir, spec.name, spec.name === "coursekit")
+          cpuProfileArgs(profileDir, spec.name, spec.name === "coursekit"),
+          30,
+          logFile
         )
         try {
           await new Promise((done) => setTimeout(done, idleSeconds * 1000))
@@ -523,6 +539,7 @@ try {
           if (result.non2xx > 0 || result.errors > 0) {
             fail(`${spec.name}: ${result.non2xx} non-2xx responses, ${result.errors} errors under load`)
           }
+          if (logFile !== undefined && logLines(logFile) < result.total) fail(`${spec.name} logged ${logLines(logFile)} requests of ${result.total}`)
           const peakMiB = memoryOf(server.child.pid!).peakMiB
           const written = await completions(client)
           const sample: Sample = { ...result, idleMiB, loadMiB, peakMiB, lessonsCompleted: written.lessons, coursesCompleted: written.courses }
@@ -546,6 +563,7 @@ try {
   }
 } finally {
   await dropDatabase()
+  rmSync(logDir, { recursive: true, force: true })
 }
 
 function report(samples: Map<string, Array<Sample>>) {
@@ -591,4 +609,16 @@ function report(samples: Map<string, Array<Sample>>) {
     `\ntargets (the means)\nreq/s ≥ 0.8× bare (${throughput.toFixed(3)}×): ${throughput >= 0.8 ? "met" : "MISSED"}; ` +
       `p99 ≤ 1.5× bare (${latency.toFixed(2)}×): ${latency <= 1.5 ? "met" : "MISSED"}`
   )
+  // Beside the production peer, as issue #36 measures the reads: Coursekit's ratio to bare
+  // against the peer's, and its CPU per request against the peer's.
+  const peer = summary.get("fastify-prod")
+  if (peer !== undefined) {
+    const peerRounds = samples.get("fastify-prod")!.map((sample, round) => sample.requestsPerSecond / samples.get("bare")![round]!.requestsPerSecond)
+    const cpu = coursekit.serverCpu / peer.serverCpu
+    console.log(
+      `per round, fastify-prod ÷ bare: req/s ${peerRounds.map((ratio) => ratio.toFixed(3)).join(", ")} (median ${median(peerRounds).toFixed(3)})\n` +
+        `beside fastify-prod: req/s ÷ bare ${throughput.toFixed(3)} against ${(peer.rps / bare.rps).toFixed(3)}: ${throughput >= peer.rps / bare.rps ? "met" : "MISSED"}; ` +
+        `server CPU/request ≤ 1.2× fastify-prod's (${cpu.toFixed(2)}×): ${cpu <= 1.2 ? "met" : "MISSED"}`
+    )
+  }
 }

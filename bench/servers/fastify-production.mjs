@@ -41,10 +41,12 @@ class OneLinePerRequest extends LogController {
   }
 }
 
-/** Fastify with pino on and one log line per request. */
-export const productionFastify = () => Fastify({ logger: { level: "info" }, logController: new OneLinePerRequest() })
+/** Fastify with pino on and one log line per request; `options` are Fastify's own besides. */
+export const productionFastify = (options = {}) => Fastify({ ...options, logger: { level: "info" }, logController: new OneLinePerRequest() })
 
 const ajv = new Ajv({ allErrors: false })
+// A row's instants are `Date`s (`pg` parses timestamptz), which JSON Schema has no type for.
+ajv.addKeyword({ keyword: "instanceofDate", schemaType: "boolean", validate: (expected, data) => !expected || data instanceof Date, errors: false })
 
 /**
  * A checker of rows against `schema`: throws when a row does not match, so the request

@@ -17,7 +17,7 @@
  * keys in the same order); a refusal Coursekit's problem, the same bytes (a 400's detail
  * aside: Coursekit's names Schema's check).
  */
-const maxPositionSeconds = 604_800
+export const maxPositionSeconds = 604_800
 
 /** Visible now, for the row alias `alias`. */
 const visible = (alias) => `${alias}.status = 'published' AND (${alias}.publish_at IS NULL OR ${alias}.publish_at <= now())`
@@ -107,10 +107,10 @@ const refusalOf = (rows, lessonId) => {
     : `Lesson ${lessonId} opens for you at ${opensAt.toISOString()}.`, { available_at: opensAt === null ? null : opensAt.toISOString() })
 }
 
-const written = (row) => ({
+const written = (row, serialize = JSON.stringify) => ({
   status: 200,
   headers: json,
-  body: JSON.stringify({
+  body: serialize({
     lesson_id: row.lesson_id,
     course_id: row.course_id,
     completed: row.completed,
@@ -120,18 +120,57 @@ const written = (row) => ({
   })
 })
 
-/** `PgProgressRepo.record`'s statements on a connection of `pool`; answers `{ status, headers, body }`. */
-export const recordProgress = async (pool, userId, lessonId, { completed, position }) => {
+const instant = { anyOf: [{ type: "null" }, { type: "object", instanceofDate: true }] }
+
+/** JSON schema of the write's row (`writeSql`), for the production peer's row check: instants are `Date`s or null. */
+export const writeRowSchema = {
+  type: "object",
+  required: ["open", "opens_at", "course_completed_at", "lesson_id", "course_id", "completed", "completed_at", "position_seconds", "updated_at"],
+  properties: {
+    open: { type: "boolean" },
+    opens_at: instant,
+    course_completed_at: instant,
+    lesson_id: { type: ["integer", "null"] },
+    course_id: { type: ["integer", "null"] },
+    completed: { type: ["boolean", "null"] },
+    completed_at: instant,
+    position_seconds: { type: ["number", "null"] },
+    updated_at: instant
+  }
+}
+
+/** JSON schema of the answer (`LessonProgress`), the production peer's response schema. */
+export const progressSchema = {
+  type: "object",
+  required: ["lesson_id", "course_id", "completed", "completed_at", "position_seconds", "updated_at"],
+  properties: {
+    lesson_id: { type: "integer" },
+    course_id: { type: "integer" },
+    completed: { type: "boolean" },
+    completed_at: { type: ["string", "null"] },
+    position_seconds: { type: "number" },
+    updated_at: { type: "string" }
+  }
+}
+
+/**
+ * `PgProgressRepo.record`'s statements on a connection of `pool`; answers `{ status, headers, body }`.
+ * `production` (the `fastify-prod` peer): `checkRows` sees the write's rows before they are used,
+ * `serialize` writes the answer.
+ */
+export const recordProgress = async (pool, userId, lessonId, { completed, position }, production = {}) => {
   const write = { name: "write", text: writeSql, values: [userId, lessonId, completed, position] }
   // Not a completion: the write alone.
   if (completed !== true) {
     const { rows } = await pool.query(write)
-    return refusalOf(rows, lessonId) ?? written(rows[0])
+    production.checkRows?.(rows)
+    return refusalOf(rows, lessonId) ?? written(rows[0], production.serialize)
   }
   const client = await pool.connect()
   try {
     await client.query("BEGIN")
     const { rows } = await client.query(write)
+    production.checkRows?.(rows)
     const refusal = refusalOf(rows, lessonId)
     if (refusal !== null) {
       await client.query("ROLLBACK")
@@ -142,7 +181,7 @@ export const recordProgress = async (pool, userId, lessonId, { completed, positi
       await client.query({ name: "completion", text: completionSql, values: [userId, row.course_id] })
     }
     await client.query("COMMIT")
-    return written(row)
+    return written(row, production.serialize)
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {})
     throw error
