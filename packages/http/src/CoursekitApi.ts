@@ -26,8 +26,10 @@ import {
   LessonRevision,
   LessonUpdate,
   MediaFile,
+  MediaKind,
   MediaListItem,
   MediaUploadUrlRequest,
+  MediaVisibility,
   MultipartCompleteRequest,
   MultipartCreateRequest,
   MultipartStatus,
@@ -318,7 +320,9 @@ export class MediaApi extends HttpApiGroup.make("media")
     HttpApiEndpoint.get("list", "/admin/media", {
       query: {
         cursor: Schema.optional(MediaCursorParam).annotate({ description: "First media file id of the page (inclusive)." }),
-        limit: Schema.optional(PageLimitParam)
+        limit: Schema.optional(PageLimitParam),
+        kind: Schema.optional(MediaKind).annotate({ description: "Only files of this kind (video or image); default all." }),
+        visibility: Schema.optional(MediaVisibility).annotate({ description: "Only public or only private files; default both." })
       },
       success: HttpApiSchema.WithHeaders(Schema.Array(MediaListItem), NextLink),
       error: problemsFor("PersistenceError", "StorageError")
@@ -326,7 +330,9 @@ export class MediaApi extends HttpApiGroup.make("media")
       .annotate(
         OpenApi.Description,
         "A private file's url is signed for this response, valid until url_expires_at. Each file says what uses it " +
-          "(used_by: the lessons that play it, the course whose thumbnail it is), as DELETE's 409 would name them."
+          "(used_by: the lessons that play it, the course whose thumbnail it is), as DELETE's 409 would name them. " +
+          "kind and visibility narrow the list (a paid lesson's video: kind=video&visibility=private); a page holds " +
+          "limit files of those, and its Link keeps them."
       ),
     HttpApiEndpoint.delete("delete", "/admin/media", {
       query: { file_key: FileKey },

@@ -6,7 +6,7 @@
  *
  * @since 0.3.0
  */
-import { ConfirmedFile, type MediaDeletion, type MediaFileId, MediaFileRecord, MediaRepo, RecordVariants } from "@coursekit/core"
+import { ConfirmedFile, type MediaDeletion, MediaFileRecord, type MediaPageRequest, MediaRepo, privateKeyPrefix, RecordVariants } from "@coursekit/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { bounded, PgDeadline } from "./PgDeadline.ts"
@@ -48,9 +48,16 @@ export const makeMediaRepo = () => Effect.gen(function*() {
       )
       return new Set(rows.map((row) => row.key))
     }, bounded(timeout, "read media files")),
-    list: Effect.fn("MediaRepo.list")(function*(request: { readonly cursor: MediaFileId | undefined; readonly limit: number }) {
+    list: Effect.fn("MediaRepo.list")(function*(request: MediaPageRequest) {
+      // The kind is the content type's top level; the visibility is the key's prefix (`visibilityOf`).
+      const kind = request.kind === undefined ? sql`` : sql`AND content_type LIKE ${`${request.kind}/%`}`
+      const visibility = request.visibility === undefined
+        ? sql``
+        : request.visibility === "private"
+        ? sql`AND key LIKE ${`${privateKeyPrefix}%`}`
+        : sql`AND key NOT LIKE ${`${privateKeyPrefix}%`}`
       return yield* sql`
-        SELECT * FROM ${t.media_files} WHERE id >= ${request.cursor ?? 0} ORDER BY id LIMIT ${request.limit}
+        SELECT * FROM ${t.media_files} WHERE id >= ${request.cursor ?? 0} ${kind} ${visibility} ORDER BY id LIMIT ${request.limit}
       `.pipe(Effect.flatMap(decodeMedia), storeFailures("list media files"))
     }, bounded(timeout, "list media files")),
     delete: Effect.fn("MediaRepo.delete")(function*(key: string) {

@@ -43,7 +43,9 @@ const validParams: Record<string, string> = {
   section_id: "1",
   status: "draft",
   lessons: "detach",
-  as: "visitor"
+  as: "visitor",
+  kind: "video",
+  visibility: "private"
 }
 
 interface Operation {

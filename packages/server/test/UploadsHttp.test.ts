@@ -201,6 +201,42 @@ describe("upload flows over HTTP (PGlite, local disk)", () => {
         assertProblem(yield* mediaUrl({ filename: "x.mp4", type: "video/mp4", visibility: "secret" }), 400)
       }))
 
+    it.effect("GET /admin/media?kind=&visibility= lists only those files, limit of them a page, the Link keeping both; other values 400", () =>
+      Effect.gen(function*() {
+        const upload = (filename: string, type: string, visibility: string) =>
+          Effect.gen(function*() {
+            const issued = (yield* mediaUrl({ filename, type, visibility })).body
+            yield* putBytes(issued.upload_url, issued.headers, png)
+            return (yield* finalizeMedia(issued.file_key)).body as { id: number; file_key: string }
+          })
+        const first = yield* upload("filter-cover.png", "image/png", "public")
+        yield* upload("filter-paid-1.mp4", "video/mp4", "private")
+        yield* upload("filter-teaser.mp4", "video/mp4", "public")
+        yield* upload("filter-handout.png", "image/png", "private")
+        yield* upload("filter-paid-2.webm", "video/webm", "private")
+        const names = (query: string) =>
+          Effect.map(call(`/admin/media?cursor=${first.id}&limit=50${query}`, { admin: true }), (reply) => {
+            assert.strictEqual(reply.status, 200, reply.text)
+            return (reply.body as Array<{ name: string }>).map((file) => file.name).filter((name) => name.startsWith("filter-"))
+          })
+        assert.deepStrictEqual(yield* names(""), ["filter-cover.png", "filter-paid-1.mp4", "filter-teaser.mp4", "filter-handout.png", "filter-paid-2.webm"])
+        assert.deepStrictEqual(yield* names("&kind=video"), ["filter-paid-1.mp4", "filter-teaser.mp4", "filter-paid-2.webm"])
+        assert.deepStrictEqual(yield* names("&kind=image"), ["filter-cover.png", "filter-handout.png"])
+        assert.deepStrictEqual(yield* names("&visibility=public"), ["filter-cover.png", "filter-teaser.mp4"])
+        assert.deepStrictEqual(yield* names("&kind=video&visibility=private"), ["filter-paid-1.mp4", "filter-paid-2.webm"])
+        // A page of one private video; its Link goes on to the next private video, keeping the filter.
+        const page = yield* call(`/admin/media?cursor=${first.id}&limit=1&kind=video&visibility=private`, { admin: true })
+        assert.deepStrictEqual((page.body as Array<{ name: string }>).map((file) => file.name), ["filter-paid-1.mp4"])
+        const link = /<([^>]+)>; rel="next"/.exec(page.headers.get("link") ?? "")![1]!
+        const next = new URL(link, "http://x")
+        assert.deepStrictEqual([next.pathname, next.searchParams.get("kind"), next.searchParams.get("visibility"), next.searchParams.get("limit")], ["/admin/media", "video", "private", "1"])
+        const second = yield* call(`${next.pathname}${next.search}`, { admin: true })
+        assert.deepStrictEqual((second.body as Array<{ name: string }>).map((file) => file.name), ["filter-paid-2.webm"])
+        assertProblem(yield* call("/admin/media?kind=audio", { admin: true }), 400)
+        assertProblem(yield* call("/admin/media?visibility=secret", { admin: true }), 400)
+        assertProblem(yield* call("/admin/media?kind=video"), 401)
+      }))
+
     it.effect("GET /admin/media says per file what uses it (used_by), as DELETE's 409 names it", () =>
       Effect.gen(function*() {
         const upload = (visibility: "public" | "private") =>

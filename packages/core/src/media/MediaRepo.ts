@@ -8,7 +8,7 @@
  */
 import { Context, DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { PersistenceError } from "../shared/PersistenceError.ts"
-import type { ConfirmedFile, MediaFileId, MediaFileRecord } from "./Upload.ts"
+import { type ConfirmedFile, isKeptBy, type MediaFileId, type MediaFileRecord, type MediaPageRequest } from "./Upload.ts"
 
 /** What `MediaRepo.delete` did. */
 export type MediaDeletion = "deleted" | "absent" | "in-use"
@@ -19,7 +19,9 @@ export type MediaDeletion = "deleted" | "absent" | "in-use"
  * - `upsert` is keyed by `key` and atomic: any number of concurrent upserts of one key
  *   leave one record and all succeed; the id and `created_at` of the first stay.
  * - `existing` returns which of `keys` have a record.
- * - `list` returns records with `id >= cursor` in ascending id order, at most `limit`.
+ * - `list` returns records with `id >= cursor` in ascending id order, at most `limit`,
+ *   only those of `kind` (the content type's top level) and `visibility` (the key's
+ *   prefix) when given.
  * - `delete` removes the record of `key`: `"deleted"`, or `"absent"` when there was none.
  *   A store that references media from lessons (PostgreSQL) answers `"in-use"` and keeps
  *   the record while a lesson's `video_key` names it, also when the lesson was written
@@ -32,10 +34,7 @@ export class MediaRepo extends Context.Service<MediaRepo, {
   upsert(file: ConfirmedFile): Effect.Effect<MediaFileRecord, PersistenceError>
   findByKey(key: string): Effect.Effect<Option.Option<MediaFileRecord>, PersistenceError>
   existing(keys: ReadonlyArray<string>): Effect.Effect<ReadonlySet<string>, PersistenceError>
-  list(request: {
-    readonly cursor: MediaFileId | undefined
-    readonly limit: number
-  }): Effect.Effect<ReadonlyArray<MediaFileRecord>, PersistenceError>
+  list(request: MediaPageRequest): Effect.Effect<ReadonlyArray<MediaFileRecord>, PersistenceError>
   delete(key: string): Effect.Effect<MediaDeletion, PersistenceError>
 }>()("@coursekit/core/MediaRepo") {
   /** An in-memory repository: for tests and for trying the core without a database. */
@@ -60,7 +59,7 @@ export class MediaRepo extends Context.Service<MediaRepo, {
         list: (request) =>
           Effect.map(Ref.get(state), ({ files }) =>
             [...files.values()]
-              .filter((file) => request.cursor === undefined || file.id >= request.cursor)
+              .filter((file) => (request.cursor === undefined || file.id >= request.cursor) && isKeptBy(request, file))
               .sort((a, b) => a.id - b.id)
               .slice(0, request.limit)),
         delete: (key) =>

@@ -295,8 +295,25 @@ export const MediaListItem = Schema.Struct({
 }).annotate({ identifier: "MediaListItem" })
 export type MediaListItem = typeof MediaListItem.Type
 
-/** A page of the media library request: ascending by id, cursor inclusive. */
-export interface MediaPageRequest {
+/** A media file's kind: the top-level part of its content type. */
+export const MediaKind = Schema.Literals(["video", "image"]).annotate({
+  description: "video: video/mp4, video/webm or video/quicktime. image: the image types."
+})
+export type MediaKind = typeof MediaKind.Type
+
+/** Which files of the library a page holds: all, or only those of a kind, a visibility, or both. */
+export interface MediaFilter {
+  readonly kind?: MediaKind | undefined
+  readonly visibility?: MediaVisibility | undefined
+}
+
+/** Whether `file` is one `filter` keeps. */
+export const isKeptBy = (filter: MediaFilter, file: { readonly key: string; readonly content_type: string }) =>
+  (filter.kind === undefined || file.content_type.startsWith(`${filter.kind}/`)) &&
+  (filter.visibility === undefined || visibilityOf(file.key) === filter.visibility)
+
+/** A page of the media library request: ascending by id, cursor inclusive, the filter's files only. */
+export interface MediaPageRequest extends MediaFilter {
   readonly cursor: MediaFileId | undefined
   readonly limit: number
 }

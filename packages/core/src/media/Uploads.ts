@@ -480,7 +480,7 @@ export class Uploads extends Context.Service<Uploads, {
 
         const listMedia = Effect.fn("Uploads.listMedia")(function*(request: MediaPageRequest) {
           // One row past the page tells whether a next page exists, and where it starts.
-          const rows = yield* media.list({ cursor: request.cursor, limit: request.limit + 1 })
+          const rows = yield* media.list({ ...request, limit: request.limit + 1 })
           const shown = rows.slice(0, request.limit)
           const uses = yield* usesOf(shown.map((row) => row.key))
           const page: MediaPage = {

@@ -34,8 +34,9 @@ export const layerMedia = HttpApiBuilder.group(CoursekitApi, "media", Effect.fn(
     finalizeUpload: ({ payload }) => problems(uploads.finalizeMedia(payload)),
     list: ({ query, request }) => {
       const limit = query.limit ?? defaultPageSize
-      return uploads.listMedia({ cursor: mediaOfCursor(query.cursor), limit }).pipe(
-        Effect.map((page) => withNextLink(page, { prefix, url: request.url, limit })),
+      const filter = { kind: query.kind, visibility: query.visibility }
+      return uploads.listMedia({ ...filter, cursor: mediaOfCursor(query.cursor), limit }).pipe(
+        Effect.map((page) => withNextLink(page, { prefix, url: request.url, limit, keep: filter })),
         problems
       )
     },

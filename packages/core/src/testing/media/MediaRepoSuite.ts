@@ -62,6 +62,33 @@ export const mediaRepoSuite = <E>(name: string, repoLayer: Layer.Layer<MediaRepo
           assert.deepStrictEqual(page.map((record) => record.id), [...new Set(page.map((record) => record.id))].sort((a, b) => a - b))
           assert.strictEqual((yield* repo.list({ cursor: ids[0], limit: 1 })).length, 1)
         }))
+
+      it.effect("list keeps only the files of a kind (the content type's top level) and of a visibility (the key's prefix), in id order, limit counting kept files only", () =>
+        Effect.gen(function*() {
+          const repo = yield* MediaRepo
+          const id = globalThis.crypto.randomUUID()
+          const files = [
+            { key: `media/${id}-1.png`, name: "cover.png", content_type: "image/png" },
+            { key: `private/media/${id}-2.mp4`, name: "paid.mp4", content_type: "video/mp4" },
+            { key: `media/${id}-3.mp4`, name: "teaser.mp4", content_type: "video/mp4" },
+            { key: `private/media/${id}-4.webm`, name: "paid-2.webm", content_type: "video/webm" },
+            { key: `private/media/${id}-5.png`, name: "handout.png", content_type: "image/png" }
+          ]
+          const first = (yield* Effect.forEach(files, (file) => repo.upsert({ ...file, size_bytes: 1 })))[0]!.id
+          const mine = (page: ReadonlyArray<{ readonly key: string; readonly name: string }>) =>
+            page.filter((record) => record.key.includes(id)).map((record) => record.name)
+          const names = (filter: Omit<Parameters<MediaRepo["Service"]["list"]>[0], "cursor" | "limit">) =>
+            Effect.map(repo.list({ ...filter, cursor: first, limit: 1000 }), mine)
+          assert.deepStrictEqual(yield* names({}), ["cover.png", "paid.mp4", "teaser.mp4", "paid-2.webm", "handout.png"])
+          assert.deepStrictEqual(yield* names({ kind: "video" }), ["paid.mp4", "teaser.mp4", "paid-2.webm"])
+          assert.deepStrictEqual(yield* names({ kind: "image" }), ["cover.png", "handout.png"])
+          assert.deepStrictEqual(yield* names({ visibility: "private" }), ["paid.mp4", "paid-2.webm", "handout.png"])
+          assert.deepStrictEqual(yield* names({ visibility: "public" }), ["cover.png", "teaser.mp4"])
+          assert.deepStrictEqual(yield* names({ kind: "video", visibility: "private" }), ["paid.mp4", "paid-2.webm"])
+          // The limit counts kept files: the first private video, then (from the second's id) the second.
+          const [onePage] = yield* repo.list({ kind: "video", visibility: "private", cursor: first, limit: 1 })
+          assert.strictEqual(onePage!.name, "paid.mp4")
+        }))
     })
   })
 }

@@ -6,7 +6,7 @@
  */
 import { useState } from "react"
 import { Button, Dialog, DialogTrigger, FileTrigger, Heading, Modal } from "react-aria-components"
-import type { MediaFile } from "@coursekit/core"
+import { type MediaFile, mediaContentTypes } from "@coursekit/core"
 import { studioClient } from "../../app/studioClient.ts"
 import { PageButtons, useCursorPages } from "../../shared/CursorPaging.tsx"
 import { problemMessage } from "../../shared/problemMessage.ts"
@@ -15,7 +15,8 @@ import "./media.css"
 import { formatBytes } from "./transferRate.ts"
 import { UploadProgress } from "./UploadProgress.tsx"
 
-const videoTypes = ["video/mp4", "video/webm", "video/quicktime"]
+/** The video types the library takes, for the file chooser. */
+const videoTypes = mediaContentTypes.filter((type) => type.startsWith("video/"))
 
 interface Props {
   readonly videoUrl: string | null
@@ -26,13 +27,14 @@ interface Props {
 
 const Choices = ({ isPreview, choose }: { readonly isPreview: boolean; readonly choose: (media: MediaFile) => void }) => {
   const pages = useCursorPages()
-  const page = useMediaPage(pages.cursor)
-  const offered = (page.data?.items ?? []).filter((media) => videoTypes.includes(media.content_type) && (isPreview || media.visibility === "private"))
+  // The API lists only what may be chosen, so every page is full of choices.
+  const page = useMediaPage(pages.cursor, { kind: "video", visibility: isPreview ? undefined : "private" })
+  const offered = page.data?.items ?? []
   return (
     <>
       {page.isError && <p role="alert" className="error">{problemMessage(page.error)}</p>}
       {page.data !== undefined && (offered.length === 0
-        ? <p>No {isPreview ? "" : "private "}videos on this page of the library.</p>
+        ? <p>No {isPreview ? "" : "private "}videos in the library yet.</p>
         : (
           <ul className="video-choices" aria-label="Videos">
             {offered.map((media) => (

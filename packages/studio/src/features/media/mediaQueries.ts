@@ -1,6 +1,6 @@
 /** The media library as the API pages it, deleting a file, and uploading files into it. */
 import { CoursekitError, nextCursor } from "@coursekit/client"
-import { CourseId, MediaUses } from "@coursekit/core"
+import { CourseId, type MediaFilter, MediaUses } from "@coursekit/core"
 import { Option, Schema } from "effect"
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { studioClient } from "../../app/studioClient.ts"
@@ -8,16 +8,29 @@ import { studioClient } from "../../app/studioClient.ts"
 export const mediaPageSize = 20
 export const mediaKey = ["media"] as const
 
-const fetchPage = async (cursor: string | undefined) => {
+const fetchPage = async (cursor: string | undefined, filter: MediaFilter) => {
   const { body, headers } = await studioClient.media.list({
-    query: { limit: mediaPageSize, ...(cursor === undefined ? {} : { cursor }) }
+    query: {
+      limit: mediaPageSize,
+      ...(cursor === undefined ? {} : { cursor }),
+      ...(filter.kind === undefined ? {} : { kind: filter.kind }),
+      ...(filter.visibility === undefined ? {} : { visibility: filter.visibility })
+    }
   })
   return { items: body, next: nextCursor(headers.link) }
 }
 
-/** One page of the library; `cursor` is where it starts (the previous page's `Link`), undefined: the first. */
-export const useMediaPage = (cursor: string | undefined) =>
-  useQuery({ queryKey: [...mediaKey, cursor], queryFn: () => fetchPage(cursor), placeholderData: keepPreviousData })
+/**
+ * One page of the library, or of the files `filter` keeps (the API filters: a page is
+ * full whatever the library holds); `cursor` is where it starts (the previous page's
+ * `Link`), undefined: the first.
+ */
+export const useMediaPage = (cursor: string | undefined, filter: MediaFilter = {}) =>
+  useQuery({
+    queryKey: [...mediaKey, filter.kind, filter.visibility, cursor],
+    queryFn: () => fetchPage(cursor, filter),
+    placeholderData: keepPreviousData
+  })
 
 const decodeUses = Schema.decodeUnknownOption(MediaUses)
 
