@@ -297,7 +297,8 @@ export type MediaListItem = typeof MediaListItem.Type
 
 /** A media file's kind: the top-level part of its content type. */
 export const MediaKind = Schema.Literals(["video", "image"]).annotate({
-  description: "video: video/mp4, video/webm or video/quicktime. image: the image types."
+  description: `video: ${mediaContentTypes.filter((type) => type.startsWith("video/")).join(", ")}. ` +
+    `image: ${mediaContentTypes.filter((type) => type.startsWith("image/")).join(", ")}.`
 })
 export type MediaKind = typeof MediaKind.Type
 
