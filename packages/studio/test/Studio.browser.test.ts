@@ -359,7 +359,9 @@ if (chromiumTestsRun) {
       expect(stored.thumbnail_url).not.toBeNull()
       expect(stored.content_html).toBe("<p>Typed during the upload.</p>")
       // The image the editor shows is the stored one, and it loads under the policy.
-      expect(await page.getByRole("img", { name: "The course's thumbnail" }).evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(160)
+      // Polled: the element is there before its bytes are; a refused load ends complete at 0.
+      const thumbnail = page.getByRole("img", { name: "The course's thumbnail" })
+      await expect.poll(() => thumbnail.evaluate((image: HTMLImageElement) => image.complete ? image.naturalWidth : "loading"), { timeout: 30_000 }).toBe(160)
       await context.close()
     })
 

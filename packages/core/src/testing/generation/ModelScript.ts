@@ -103,7 +103,6 @@ export const wholeAnswerOf = (answer: ModelAnswer): Exclude<ModelAnswer, { reado
     : { _tag: "Status", status: how.status ?? 500 }
 }
 
-/** How long writing `text` takes at `pacing`: when its last chunk is sent. */
 /** When chunk `index` is due, in ms after the answer started. */
 export const chunkDueMs = (index: number, pacing: StreamPacing): number => pacing.firstChunkDelayMs + index * pacing.chunkDelayMs
 
@@ -122,6 +121,7 @@ export async function* atDueTimes<A>(pieces: ReadonlyArray<A>, pacing: StreamPac
   }
 }
 
+/** How long writing `text` takes at `pacing`: when its last chunk is due. */
 export const writingTimeMs = (text: string, pacing: StreamPacing): number =>
   pacing.firstChunkDelayMs + Math.max(0, chunksOf(text, pacing.chunkChars).length - 1) * pacing.chunkDelayMs
 
