@@ -48,7 +48,10 @@ export default defineConfig({
         globalSetup: [`${import.meta.dirname}/scripts/vitest-global-setup.ts`],
         env: { COURSEKIT_REQUIRE_POSTGRES: ci ? "1" : "", COURSEKIT_REQUIRE_BROWSER: ci ? "1" : "" },
         testTimeout: 30_000,
-        hookTimeout: 60_000
+        hookTimeout: 60_000,
+        // expect.poll gives up after 1 s by default: on a loaded CI machine one round trip
+        // (a write and the re-read it announces) can take that long. A poll ends when it holds.
+        expect: { poll: { timeout: 10_000 } }
       }
     }))
   }

@@ -163,8 +163,9 @@ if (chromiumTestsRun) {
         video.pause()
         return at
       })
+      // It plays on from there until read: on a loaded machine for a second or two.
       expect(resumed).toBeGreaterThanOrEqual(saved)
-      expect(resumed).toBeLessThan(saved + 1.5)
+      expect(resumed).toBeLessThan(saved + 3)
 
       // Mark as done, both open lessons: the bar follows the API's percent.
       await lesson(page, welcome.title).getByRole("button", { name: "Mark as done" }).click()

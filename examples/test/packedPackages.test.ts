@@ -3,11 +3,12 @@
  * every publishable package; the tarballs go into an empty project — no workspace, no
  * TypeScript, no tsx — with `effect` and `express`; the plain JavaScript app of
  * docs/embedding.md ("Installing the packages", the ```js server.js block, as written)
- * runs there under `node`, and a course is created through it and read back.
+ * runs there under `node`, and a course is created through it and read back. Each package
+ * has its README, and its exports' types resolve in a strict TypeScript project there.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { freePort } from "./FreePort.ts"
@@ -19,6 +20,32 @@ const documentedApp = () => {
   const blocks = [...readFileSync(join(root, "docs/embedding.md"), "utf8").matchAll(/^```js server\.js\n([\s\S]*?)^```$/gm)]
   expect(blocks).toHaveLength(1)
   return blocks[0]![1]!
+}
+
+/**
+ * Each installed package has its README, and every subpath it exports has types that a
+ * strict TypeScript project holding only the tarballs resolves: one without a declaration
+ * file is error TS7016 there, one not exported TS2307.
+ */
+const expectReadmesAndTypes = (app: string, names: ReadonlyArray<string>) => {
+  const specifiers = names.flatMap((name) => {
+    const directory = join(app, "node_modules", name)
+    expect(existsSync(join(directory, "README.md")), `${name} has a README`).toBe(true)
+    const manifest = JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as { exports: Record<string, unknown> }
+    return Object.keys(manifest.exports).map((subpath) => `${name}${subpath.slice(1)}`)
+  })
+  expect(specifiers).toContain("@coursekit/http/express")
+  writeFileSync(join(app, "types.ts"), specifiers.map((specifier, i) => `import * as m${i} from "${specifier}"\n`).join("") +
+    `export const modules = [${specifiers.map((_, i) => `m${i}`).join(", ")}]\n`)
+  writeFileSync(join(app, "tsconfig.json"), JSON.stringify({
+    compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: true, types: [] },
+    files: ["types.ts"]
+  }))
+  try {
+    execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", app], { cwd: app, stdio: "pipe", timeout: 120_000 })
+  } catch (error) {
+    throw new Error(`tsc in the empty project:\n${String((error as { stdout?: Buffer }).stdout ?? error)}`)
+  }
 }
 
 describe("the packed packages", () => {
@@ -42,6 +69,7 @@ describe("the packed packages", () => {
       })
       const installed = JSON.parse(readFileSync(join(app, "node_modules/@coursekit/server/package.json"), "utf8")) as { dependencies: Record<string, string> }
       expect(installed.dependencies["@coursekit/http"]).toBe("0.1.0")
+      expectReadmesAndTypes(app, packed.map((name) => `@coursekit/${name.replace(/^coursekit-|-0\.1\.0\.tgz$/g, "")}`))
       writeFileSync(join(app, "server.js"), documentedApp())
 
       const port = await freePort()

@@ -1,6 +1,6 @@
 import { Effect, Layer, Redacted, Stream } from "effect"
 import { assert, describe, it } from "@effect/vitest"
-import { LlmProviderHarness, llmProviderSuite, ModelAnswer } from "@coursekit/core/testing"
+import { LlmProviderHarness, llmProviderSuite, ModelAnswer, writingTimeMs } from "@coursekit/core/testing"
 import { OpenAiProvider } from "../src/index.ts"
 import { FakeOpenAiServer } from "../src/testing/index.ts"
 
@@ -84,7 +84,8 @@ describe("OpenAiProvider", () => {
       const fake = yield* FakeOpenAiServer.start()
       const provider = yield* OpenAiProvider.make({ model: "m", apiKey: Redacted.make(apiKey), baseUrl: fake.baseUrl })
       const text = "<p>" + "word ".repeat(20) + "</p>"
-      const paced = ModelAnswer.text(text, { firstChunkDelayMs: 50, chunkChars: 10, chunkDelayMs: 40 })
+      const pacing = { firstChunkDelayMs: 50, chunkChars: 10, chunkDelayMs: 100 }
+      const paced = ModelAnswer.text(text, pacing)
       fake.script.answerWith(paced)
       const started = performance.now()
       const arrivals: Array<number> = []
@@ -96,13 +97,17 @@ describe("OpenAiProvider", () => {
             streamedText += part.text
           }
         }))
-      // 11 chunks: the first after 50 ms, the last 10 × 40 ms later.
+      // 11 chunks: the first after 50 ms, the last 10 × 100 ms later. The fake starts after
+      // `started`, so its last chunk leaves no sooner than `lastDue`: a first part before
+      // then was not held for the whole answer (a loaded machine only makes the last later).
+      const lastDue = writingTimeMs(text, pacing)
+      assert.strictEqual(lastDue, 1_050)
       assert.strictEqual(streamedText, text)
       assert.isAtLeast(arrivals[0]!, 45)
-      assert.isBelow(arrivals[0]!, 300)
-      assert.isAtLeast(arrivals.at(-1)! - arrivals[0]!, 350)
+      assert.isBelow(arrivals[0]!, lastDue)
+      assert.isAtLeast(arrivals.at(-1)!, lastDue - 5)
       const wholeStarted = performance.now()
       assert.strictEqual((yield* provider.generate({ prompt: "p", system: "s" })).text, text)
-      assert.isAtLeast(performance.now() - wholeStarted, 440)
+      assert.isAtLeast(performance.now() - wholeStarted, lastDue - 10)
     }).pipe(Effect.scoped))
 })

@@ -117,15 +117,25 @@ describe("DataDirectoryLock", () => {
     const dir = directory()
     writeLock(dir, { pid: deadPid(), host: hostname() }, 60_000)
     const script = resolve(import.meta.dirname, "LockContender.ts")
-    const outcomes = await Promise.all(Array.from({ length: 6 }, () =>
-      new Promise<string>((done) => {
-        const child = spawn(process.execPath, ["--conditions=@coursekit/source", "--import", "tsx", script, dir], {
-          stdio: ["ignore", "pipe", "inherit"]
-        })
+    // The winner holds the lock until all have answered, however slowly each one started.
+    const contenders = Array.from({ length: 6 }, () => {
+      const child = spawn(process.execPath, ["--conditions=@coursekit/source", "--import", "tsx", script, dir], {
+        stdio: ["pipe", "pipe", "inherit"]
+      })
+      const exited = new Promise<void>((done) => child.on("exit", () => done()))
+      const answer = new Promise<string>((done) => {
         let output = ""
-        child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-        child.on("exit", () => done(output.trim()))
-      })))
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString()
+          if (output.includes("\n")) done(output.trim())
+        })
+        void exited.then(() => done(output.trim()))
+      })
+      return { child, answer, exited }
+    })
+    const outcomes = await Promise.all(contenders.map((contender) => contender.answer))
+    for (const { child } of contenders) child.stdin.end()
+    await Promise.all(contenders.map((contender) => contender.exited))
     expect(outcomes.filter((outcome) => outcome === "acquired")).toHaveLength(1)
     expect(outcomes.filter((outcome) => outcome === "DataDirectoryInUse")).toHaveLength(5)
   }, 60_000)

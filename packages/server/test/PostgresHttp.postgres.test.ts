@@ -275,7 +275,9 @@ if (serverUrl !== undefined) {
         Effect.gen(function*() {
           const { a, b } = yield* Instances
           const id = (yield* callAt(a, "/courses", { method: "POST", admin: true, json: { title: "Released", content_html: "" } })).body.id
-          const soon = new Date(Date.now() + 1500).toISOString()
+          // 5 s ahead: the reads "before" must all happen before it, on a loaded machine too.
+          const opensAt = Date.now() + 5_000
+          const soon = new Date(opensAt).toISOString()
           yield* callAt(a, "/courses", { method: "POST", admin: true, json: { title: "Scheduled", content_html: "", publish_at: soon } })
           // Both instances answer this page from their caches…
           for (const url of [a, b]) assert.isTrue((yield* servesFromCache(url, id)).cached)
@@ -283,7 +285,7 @@ if (serverUrl !== undefined) {
           // …which now hold it without the scheduled course…
           for (const url of [a, b]) assert.deepStrictEqual(yield* titlesAt(url, id), ["Released"])
           // …and show it from the instant on, with no write anywhere.
-          yield* Effect.sleep(Duration.millis(1800))
+          yield* Effect.sleep(Duration.millis(Math.max(0, opensAt - Date.now()) + 300))
           for (const url of [a, b]) assert.deepStrictEqual(yield* titlesAt(url, id), ["Released", "Scheduled"])
         }))
 

@@ -327,11 +327,13 @@ export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<Te
       it.effect("a scheduled course appears in the very next list response once its publish_at passes, with no write", () =>
         Effect.gen(function*() {
           const before = yield* createCourse({})
-          const soon = yield* createCourse({ publish_at: new Date(Date.now() + 1500).toISOString() })
+          // 5 s ahead: the reads "before" must all happen before it, on a loaded machine too.
+          const opensAt = Date.now() + 5_000
+          const soon = yield* createCourse({ publish_at: new Date(opensAt).toISOString() })
           const lesson = yield* call(`/courses/${soon.id}/lessons`, {
             method: "POST",
             admin: true,
-            json: { title: "Opens with the course", is_preview: true, publish_at: new Date(Date.now() + 1500).toISOString() }
+            json: { title: "Opens with the course", is_preview: true, publish_at: new Date(opensAt).toISOString() }
           })
           assert.strictEqual(lesson.status, 201, lesson.text)
           const ids = [before.id, soon.id]
@@ -341,7 +343,7 @@ export const publishingHttpSuite = <E>(name: string, serverLayer: Layer.Layer<Te
           assert.deepStrictEqual((yield* listed(ids)).ids, [before.id])
           const etag = first.reply.headers.get("etag")!
           assertProblem(yield* call(`/public/courses/${soon.slug}`), 404)
-          yield* Effect.sleep(Duration.millis(1800))
+          yield* Effect.sleep(Duration.millis(Math.max(0, opensAt - Date.now()) + 300))
           const revalidated = yield* call(`/courses?cursor=${before.id}&limit=50`, { headers: { "if-none-match": etag } })
           assert.strictEqual(revalidated.status, 200)
           assert.notStrictEqual(revalidated.headers.get("etag"), etag)

@@ -22,8 +22,9 @@ const slowCreate = (url: string, gapMs: number, onFirstPart: () => void) =>
       response.on("end", () => done({ status: response.statusCode!, body: JSON.parse(text) }))
     })
     request.on("error", fail)
-    request.write(body.slice(0, 10))
-    setTimeout(onFirstPart, 50)
+    // `onFirstPart` 300 ms after the first part left: time for a loaded server to have
+    // accepted the connection, which a listener that stops accepting would otherwise refuse.
+    request.write(body.slice(0, 10), () => setTimeout(onFirstPart, 300))
     setTimeout(() => request.end(body.slice(10)), gapMs)
   })
 
@@ -41,7 +42,7 @@ describe("standalone process", () => {
     expect(first.output).toContainEqual(expect.stringContaining(`"level":"INFO"`))
     const before = await create(first.url, "Before the signal")
     // A request still receiving its body when SIGTERM arrives must be finished, not cut.
-    const slow = slowCreate(first.url, 600, () => first.child.kill("SIGTERM"))
+    const slow = slowCreate(first.url, 1_200, () => first.child.kill("SIGTERM"))
     const inFlight = Array.from({ length: 10 }, (_, i) => create(first.url, `In flight ${i}`).catch(() => undefined))
     const slowResult = await slow
     expect(slowResult.status).toBe(201)

@@ -387,8 +387,9 @@ if (chromiumTestsRun) {
       // One Escape closes it, a revision selected (focus in the list) or not, and focus is back on "History".
       const historyButton = page.getByRole("button", { name: "History" })
       await page.keyboard.press("Escape")
-      await history.waitFor({ state: "detached", timeout: 2000 })
-      expect(await historyButton.evaluate((button) => button === document.activeElement)).toBe(true)
+      await history.waitFor({ state: "detached" })
+      // React Aria gives focus back in an animation frame after the dialog is gone.
+      await expect.poll(() => historyButton.evaluate((button) => button === document.activeElement)).toBe(true)
       await historyButton.click()
       await revisions.getByRole("option").last().click()
       await expect.poll(() => history.getByRole("table").textContent()).toContain("New words.")
