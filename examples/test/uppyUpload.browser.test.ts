@@ -44,10 +44,12 @@ interface Traffic {
   readonly lengths: Record<number, Array<number>>
   /** The answers of POST /admin/media/multipart. */
   readonly created: Array<{ readonly upload_id: string; readonly file_key: string; readonly part_size: number; readonly part_count: number }>
+  /** Reads of answers still under way: the counts above are whole once these settle. */
+  readonly pending: Array<Promise<unknown>>
 }
 
 const watch = (page: Page): Traffic => {
-  const traffic: Traffic = { api: [], puts: {}, stored: {}, lengths: {}, created: [] }
+  const traffic: Traffic = { api: [], puts: {}, stored: {}, lengths: {}, created: [], pending: [] }
   page.on("request", (request) => {
     const part = partOf(request)
     if (part !== undefined) return void (traffic.puts[part] = (traffic.puts[part] ?? 0) + 1)
@@ -57,17 +59,17 @@ const watch = (page: Page): Traffic => {
   page.on("response", (response) => {
     const request = response.request()
     if (request.method() === "POST" && new URL(request.url()).pathname === "/admin/media/multipart" && response.status() === 201) {
-      void response.json().then((created) => traffic.created.push(created))
+      traffic.pending.push(response.json().then((created) => traffic.created.push(created)))
     }
   })
   page.on("requestfinished", (request) => {
     const part = partOf(request)
     if (part === undefined) return
-    void Promise.all([request.response(), request.allHeaders()]).then(([response, headers]) => {
+    traffic.pending.push(Promise.all([request.response(), request.allHeaders()]).then(([response, headers]) => {
       if (response?.status() !== 200) return
       traffic.stored[part] = (traffic.stored[part] ?? 0) + 1
       ;(traffic.lengths[part] ??= []).push(Number(headers["content-length"]))
-    })
+    }))
   })
   return traffic
 }
@@ -176,6 +178,7 @@ if (chromiumTestsRun) {
       await completed(page)
       const shown = await uppyState(page)
       const progressSeen = await page.evaluate(() => Reflect.get(window, "progressSeen") as Array<number>)
+      await Promise.allSettled(traffic.pending)
       await page.close()
 
       expect(errors).toEqual([])
@@ -244,6 +247,7 @@ if (chromiumTestsRun) {
       await page.click("[data-cy=togglePauseResume]")
       await completed(page)
       const shown = await uppyState(page)
+      await Promise.allSettled(traffic.pending)
       await page.close()
 
       expect(errors).toEqual([])
@@ -278,6 +282,7 @@ if (chromiumTestsRun) {
       await addAndUpload(page, videos, video)
       await completed(page)
       const shown = await uppyState(page)
+      await Promise.allSettled(traffic.pending)
       await page.close()
 
       expect(errors).toEqual([])
@@ -310,6 +315,7 @@ if (chromiumTestsRun) {
       expect((await deleted).status()).toBe(204)
       await drop(held)
       const shown = await uppyState(page)
+      await Promise.allSettled(traffic.pending)
       await page.close()
 
       expect(errors).toEqual([])

@@ -292,7 +292,7 @@ describe.runIf(chromiumTestsRun)("Studio in chromium: Media", () => {
     await row.getByText("(Uploaded)").waitFor({ timeout: 120_000 })
     expect(puts.started.slice(sentBefore).filter((part) => held.has(part)), "a part storage held is not sent again").toEqual([])
     // 80 MiB in 5 MiB parts: each sent and held once at the end.
-    expect(new Set(puts.finished).size).toBe(16)
+    await expect.poll(() => new Set(puts.finished).size).toBe(16)
     const stored = (await storedMedia(studio.url())).find((media) => media.name === "offline.mp4")
     expect(stored?.size_bytes).toBe(80 * MiB)
     await context.close()
