@@ -146,7 +146,12 @@ if (chromiumTestsRun) {
       const traffic = watch(page)
       await page.goto(running.example().url)
       await page.waitForFunction(() => window.uppy !== undefined)
-      return { page, errors, traffic }
+      /** Closes the page once every answer's read has settled: then `traffic` is whole. */
+      const close = async () => {
+        await Promise.allSettled(traffic.pending)
+        await page.close()
+      }
+      return { page, errors, traffic, close }
     }
 
     /** GET /admin/media/multipart/{id} as an admin. */
@@ -166,7 +171,7 @@ if (chromiumTestsRun) {
     }
 
     it("uploads a video in parts of the service's part_size through the endpoints; the stored file has its SHA-256; progress reaches 100 %", async () => {
-      const { page, errors, traffic } = await open()
+      const { page, errors, traffic, close } = await open()
       // Uppy's progress as it goes, for (e).
       await page.evaluate(() => {
         const seen: Array<number> = []
@@ -178,8 +183,7 @@ if (chromiumTestsRun) {
       await completed(page)
       const shown = await uppyState(page)
       const progressSeen = await page.evaluate(() => Reflect.get(window, "progressSeen") as Array<number>)
-      await Promise.allSettled(traffic.pending)
-      await page.close()
+      await close()
 
       expect(errors).toEqual([])
       expect(shown.error).toBe("")
@@ -208,7 +212,7 @@ if (chromiumTestsRun) {
     }, 60_000)
 
     it("pauses mid-upload and resumes from Uppy's status bar: lists the parts storage holds and PUTs only the others", async () => {
-      const { page, errors, traffic } = await open()
+      const { page, errors, traffic, close } = await open()
       // Parts 1 and 2 go through; the first PUTs of parts 3 and 4 are held, so the pause
       // comes with two parts stored and two on their way.
       const held: Array<Route> = []
@@ -247,8 +251,7 @@ if (chromiumTestsRun) {
       await page.click("[data-cy=togglePauseResume]")
       await completed(page)
       const shown = await uppyState(page)
-      await Promise.allSettled(traffic.pending)
-      await page.close()
+      await close()
 
       expect(errors).toEqual([])
       expect(shown.error).toBe("")
@@ -269,7 +272,7 @@ if (chromiumTestsRun) {
     }, 60_000)
 
     it("retries a part PUT storage fails (500) and completes", async () => {
-      const { page, errors, traffic } = await open()
+      const { page, errors, traffic, close } = await open()
       let failed = false
       await page.route((url) => url.searchParams.has("partNumber"), (route) => {
         if (!failed && partOf(route.request()) === 2) {
@@ -282,8 +285,7 @@ if (chromiumTestsRun) {
       await addAndUpload(page, videos, video)
       await completed(page)
       const shown = await uppyState(page)
-      await Promise.allSettled(traffic.pending)
-      await page.close()
+      await close()
 
       expect(errors).toEqual([])
       expect(shown.error).toBe("")
@@ -301,7 +303,7 @@ if (chromiumTestsRun) {
     }, 60_000)
 
     it("cancels from Uppy's status bar: the upload is deleted (DELETE) and then unknown (404)", async () => {
-      const { page, errors, traffic } = await open()
+      const { page, errors, traffic, close } = await open()
       // Every part PUT is held: the upload is under way when it is cancelled.
       const held: Array<Route> = []
       await page.route((url) => url.searchParams.has("partNumber"), (route) => void held.push(route))
@@ -315,8 +317,7 @@ if (chromiumTestsRun) {
       expect((await deleted).status()).toBe(204)
       await drop(held)
       const shown = await uppyState(page)
-      await Promise.allSettled(traffic.pending)
-      await page.close()
+      await close()
 
       expect(errors).toEqual([])
       expect(shown.files).toBe(0)

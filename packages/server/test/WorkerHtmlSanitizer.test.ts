@@ -18,6 +18,9 @@ const documents = [
 /** A document that keeps a worker busy for a few hundred milliseconds. */
 const slowDocument = "<b><p>x".repeat(40_000)
 
+/** Limits far past `slowDocument`, so that only time (or memory) refuses it. */
+const roomyLimits = { maxElements: 10_000_000, maxLength: 100_000_000 }
+
 describe("WorkerHtmlSanitizer", () => {
   it.effect("sanitizes in worker processes exactly as the in-process pipelines do, authored, model output and streamed", () =>
     Effect.gen(function*() {
@@ -55,9 +58,12 @@ describe("WorkerHtmlSanitizer", () => {
       assert.deepInclude(refused, { _tag: "HtmlTooComplex", reason: "time" })
       assert.strictEqual(refused.message, "Sanitizing the HTML took longer than 80ms; it is too complex.")
       assert.strictEqual(yield* workers.sanitizeAuthored("<p>after</p>"), "<p>after</p>")
+    }).pipe(Effect.provide(WorkerHtmlSanitizer.layer({
       // Well under the document's few hundred milliseconds, and time for the next answer to
       // come back on a loaded machine.
-    }).pipe(Effect.provide(WorkerHtmlSanitizer.layer({ timeBudget: Duration.millis(80), limits: { maxElements: 10_000_000, maxLength: 100_000_000 } }))))
+      timeBudget: Duration.millis(80),
+      limits: roomyLimits
+    }))))
 
   it.effect("a document that fills a worker's heap is refused as too complex, and the pool goes on", () =>
     Effect.gen(function*() {
@@ -81,14 +87,13 @@ describe("WorkerHtmlSanitizer", () => {
       assert.strictEqual(refused._tag, "SanitizerOverloaded")
       assert.isTrue(Exit.isSuccess(yield* Fiber.await(busy)))
       assert.strictEqual(yield* Fiber.join(queued), "<p>queued</p>")
-    }).pipe(Effect.provide(WorkerHtmlSanitizer.layer({ workers: 1, maxQueue: 1, limits: { maxElements: 10_000_000, maxLength: 100_000_000 } }))))
+    }).pipe(Effect.provide(WorkerHtmlSanitizer.layer({ workers: 1, maxQueue: 1, limits: roomyLimits }))))
 
   it.effect("while a worker sanitizes a slow document, this thread spends little CPU on it and its event loop keeps turning", () =>
     Effect.gen(function*() {
-      const limits = { maxElements: 10_000_000, maxLength: 100_000_000 }
       const local = yield* Effect.provide(Effect.gen(function*() {
         return yield* HtmlSanitizer
-      }), HtmlSanitizer.layerWith(defaultAllowList, limits))
+      }), HtmlSanitizer.layerWith(defaultAllowList, roomyLimits))
       const workers = yield* HtmlSanitizer
       // Warm both so that start-up is not measured.
       yield* local.sanitizeAuthored("<p>warm</p>")
@@ -115,7 +120,7 @@ describe("WorkerHtmlSanitizer", () => {
     }).pipe(Effect.provide(WorkerHtmlSanitizer.layer({
       // The loop is what is measured: a machine loaded by other suites may take the document past the default 2 s.
       timeBudget: Duration.seconds(30),
-      limits: { maxElements: 10_000_000, maxLength: 100_000_000 }
+      limits: roomyLimits
     }))))
 })
 
